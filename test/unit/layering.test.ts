@@ -1,0 +1,41 @@
+// The towers stay apart: the agent and the webview never import `vscode`, and
+// the agent core imports neither `vscode` nor the ACP SDK (adapters do).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return /\.(ts|mts|js)$/.test(name) ? [path] : [];
+  });
+}
+
+function importersOf(dir: string, pattern: RegExp): string[] {
+  return sources(dir).filter((file) => pattern.test(readFileSync(file, 'utf8')));
+}
+
+const importOf = (module: string) =>
+  new RegExp(`(from\\s+|import\\s*\\(\\s*|require\\s*\\(\\s*|import\\s+)['"]${module}['"]`);
+
+test('agent/ does not import vscode', () => {
+  assert.deepEqual(importersOf('agent', importOf('vscode')), []);
+});
+
+test('webview/ does not import vscode', () => {
+  assert.deepEqual(importersOf('webview', importOf('vscode')), []);
+});
+
+test('agent/core imports neither vscode nor the ACP SDK', () => {
+  assert.deepEqual(importersOf('agent/core', importOf('(vscode|@agentclientprotocol/sdk[^\'"]*)')), []);
+});
+
+test('the pattern catches every import form', () => {
+  const pattern = importOf('vscode');
+  for (const line of [`import * as vscode from 'vscode';`, `const v = require("vscode")`, `await import('vscode')`, `import 'vscode';`]) {
+    assert.match(line, pattern, line);
+  }
+  assert.doesNotMatch(`import { x } from './vscodeish';`, pattern);
+});
