@@ -1,5 +1,5 @@
 import './main.css';
-import { HostMessage, PROTOCOL_VERSION, type WebviewMessage } from './protocol';
+import { parseHostMessage, PROTOCOL_VERSION, type WebviewMessage } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -11,12 +11,12 @@ status.textContent = 'Starting agent…';
 document.body.append(status);
 
 window.addEventListener('message', (event: MessageEvent) => {
-  const parsed = HostMessage.safeParse(event.data);
-  if (!parsed.success) {
-    console.warn('accord: dropped an invalid message from the extension', parsed.error.issues);
+  const parsed = parseHostMessage(event.data);
+  if (!parsed.ok) {
+    console.warn(`accord: ${parsed.error}`);
     return;
   }
-  const message = parsed.data;
+  const message = parsed.message;
   if (message.type === 'agentStatus') {
     const { state, agentName, agentVersion, message: detail } = message.status;
     status.dataset.state = state;

@@ -1,26 +1,226 @@
 // The one message protocol between the extension and the chat webview. Both
 // sides validate every message they receive against these schemas.
-import { z } from 'zod';
+//
+// Envelopes are strict (a malformed message is dropped whole); ACP payloads
+// relayed verbatim are lenient (only the discriminant is checked here, the
+// webview's reducer reads the fields it knows and ignores the rest), so a newer
+// agent never breaks the panel.
+//
+// Epochs: the extension bumps `epoch` each time the panel switches session
+// (new, load). Session-scoped messages in both directions carry the epoch they
+// belong to; a receiver drops a message whose epoch is not its current one.
+//
+// zod/mini keeps this file's share of the webview bundle small.
+import * as z from 'zod/mini';
 
 export const PROTOCOL_VERSION = 1;
 
+const MAX_TEXT = 4_000_000;
+const text = z.string().check(z.maxLength(MAX_TEXT));
+const shortText = z.string().check(z.maxLength(4096));
+const id = z.string().check(z.minLength(1), z.maxLength(512));
+const epoch = z.number().check(z.int(), z.nonnegative());
+
+/** Agent process state, shown in the panel header. */
 export const AgentStatus = z.object({
   state: z.enum(['starting', 'connected', 'restarting', 'stopped', 'error', 'untrusted']),
-  agentName: z.string().optional(),
-  agentVersion: z.string().optional(),
-  message: z.string().optional(),
+  agentName: z.optional(shortText),
+  agentVersion: z.optional(shortText),
+  message: z.optional(shortText),
 });
 export type AgentStatus = z.infer<typeof AgentStatus>;
 
+/** An ACP `session/update` `update` object, relayed verbatim. */
+export const AcpSessionUpdate = z.looseObject({ sessionUpdate: z.string() });
+export type AcpSessionUpdate = z.infer<typeof AcpSessionUpdate>;
+
+/** An ACP ToolCallUpdate (lenient: only the id is required). */
+export const AcpToolCallPatch = z.looseObject({ toolCallId: id });
+export type AcpToolCallPatch = z.infer<typeof AcpToolCallPatch>;
+
+/** Only once-only choices ever reach the panel; the extension filters the rest. */
+export const ApprovalOption = z.object({
+  optionId: id,
+  name: shortText,
+  kind: z.enum(['allow_once', 'reject_once']),
+});
+export type ApprovalOption = z.infer<typeof ApprovalOption>;
+
+export const SessionSummary = z.object({
+  sessionId: id,
+  title: z.optional(z.nullable(shortText)),
+  updatedAt: z.optional(z.nullable(shortText)),
+  cwd: z.optional(shortText),
+});
+export type SessionSummary = z.infer<typeof SessionSummary>;
+
+/** ACP SessionConfigOption[] (lenient; options of unknown `type` are ignored by the panel). */
+export const AcpConfigOptions = z.array(z.looseObject({ id, name: shortText, type: z.string() }));
+export type AcpConfigOptions = z.infer<typeof AcpConfigOptions>;
+
+/** ACP AvailableCommand[]. */
+export const AcpAvailableCommands = z.array(
+  z.looseObject({ name: shortText, description: z.optional(shortText) }),
+);
+export type AcpAvailableCommands = z.infer<typeof AcpAvailableCommands>;
+
+export const PromptCapabilities = z.object({
+  image: z.optional(z.boolean()),
+  audio: z.optional(z.boolean()),
+  embeddedContext: z.optional(z.boolean()),
+});
+export type PromptCapabilities = z.infer<typeof PromptCapabilities>;
+
+export const StopReason = z.enum(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled', 'error']);
+export type StopReason = z.infer<typeof StopReason>;
+
+export const DiffReviewState = z.enum(['pending', 'accepted', 'rejected', 'partial']);
+export type DiffReviewState = z.infer<typeof DiffReviewState>;
+
+export const FileCompletion = z.object({
+  /** Absolute path, or a selection reference built by the extension. */
+  path: shortText,
+  label: shortText,
+  detail: z.optional(shortText),
+  kind: z.enum(['file', 'folder', 'selection']),
+});
+export type FileCompletion = z.infer<typeof FileCompletion>;
+
 /** Extension → webview. */
 export const HostMessage = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('hello'), version: z.number(), epoch: z.number() }),
+  z.object({ type: z.literal('hello'), version: z.number(), epoch }),
   z.object({ type: z.literal('agentStatus'), status: AgentStatus }),
+  z.object({ type: z.literal('settings'), hideThoughts: z.boolean() }),
+  z.object({
+    type: z.literal('sessionList'),
+    sessions: z.array(SessionSummary),
+    currentSessionId: z.optional(id),
+  }),
+  /** A new or loaded session becomes the panel's session; clears the transcript. */
+  z.object({
+    type: z.literal('sessionStarted'),
+    epoch,
+    sessionId: id,
+    origin: z.enum(['new', 'load']),
+    title: z.optional(shortText),
+  }),
+  /** Between replayBegin and replayEnd, updates are history from `session/load`. */
+  z.object({ type: z.literal('replayBegin'), epoch }),
+  z.object({ type: z.literal('replayEnd'), epoch }),
+  /** `sessionId` may be a child (subagent) session of the panel's session. */
+  z.object({ type: z.literal('sessionUpdate'), epoch, sessionId: id, update: AcpSessionUpdate }),
+  z.object({ type: z.literal('turnStarted'), epoch }),
+  z.object({
+    type: z.literal('turnEnded'),
+    epoch,
+    stopReason: StopReason,
+    /** For stopReason 'error': what happened, for a person. */
+    error: z.optional(shortText),
+  }),
+  z.object({
+    type: z.literal('approvalPending'),
+    epoch,
+    requestId: id,
+    toolCall: AcpToolCallPatch,
+    options: z.array(ApprovalOption),
+  }),
+  z.object({
+    type: z.literal('approvalResolved'),
+    epoch,
+    requestId: id,
+    outcome: z.enum(['selected', 'cancelled']),
+    optionId: z.optional(id),
+  }),
+  z.object({ type: z.literal('configOptions'), epoch, configOptions: AcpConfigOptions }),
+  z.object({ type: z.literal('availableCommands'), epoch, commands: AcpAvailableCommands }),
+  z.object({ type: z.literal('promptCapabilities'), epoch, capabilities: PromptCapabilities }),
+  z.object({
+    type: z.literal('fileCompletions'),
+    query: shortText,
+    items: z.array(FileCompletion).check(z.maxLength(500)),
+  }),
+  z.object({
+    type: z.literal('diffReview'),
+    epoch,
+    toolCallId: id,
+    path: shortText,
+    state: DiffReviewState,
+  }),
 ]);
 export type HostMessage = z.infer<typeof HostMessage>;
+export type HostMessageOf<T extends HostMessage['type']> = Extract<HostMessage, { type: T }>;
+
+export const PromptMention = z.object({
+  path: shortText,
+  name: shortText,
+  kind: z.enum(['file', 'folder', 'selection']),
+});
+export type PromptMention = z.infer<typeof PromptMention>;
+
+export const PromptImage = z.object({
+  mimeType: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
+  /** base64 */
+  data: z.string().check(z.maxLength(20_000_000)),
+  name: z.optional(shortText),
+});
+export type PromptImage = z.infer<typeof PromptImage>;
 
 /** Webview → extension. */
 export const WebviewMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), version: z.number() }),
+  /** The extension turns mentions into resource links or embedded resources per the agent's prompt capabilities. */
+  z.object({
+    type: z.literal('sendPrompt'),
+    epoch,
+    text,
+    mentions: z.array(PromptMention).check(z.maxLength(100)),
+    images: z.array(PromptImage).check(z.maxLength(10)),
+  }),
+  z.object({ type: z.literal('cancelTurn'), epoch }),
+  z.object({ type: z.literal('answerApproval'), epoch, requestId: id, optionId: id }),
+  z.object({
+    type: z.literal('openLocation'),
+    path: shortText,
+    line: z.optional(z.number().check(z.int(), z.positive())),
+  }),
+  /** A link the person clicked; the extension validates the scheme and confirms before opening. */
+  z.object({ type: z.literal('openLink'), href: shortText }),
+  z.object({ type: z.literal('reviewDiff'), epoch, toolCallId: id, path: shortText }),
+  z.object({
+    type: z.literal('setConfigOption'),
+    epoch,
+    configId: id,
+    value: z.union([shortText, z.boolean()]),
+  }),
+  z.object({ type: z.literal('newSession') }),
+  z.object({ type: z.literal('loadSession'), sessionId: id }),
+  z.object({ type: z.literal('requestFileCompletions'), query: shortText }),
+  z.object({ type: z.literal('copyText'), text }),
+  /** Diagnostics from the panel (e.g. an ignored unknown update kind) for the output channel. */
+  z.object({ type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: shortText }),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessage>;
+export type WebviewMessageOf<T extends WebviewMessage['type']> = Extract<WebviewMessage, { type: T }>;
+
+export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };
+
+function parseWith<T>(schema: z.ZodMiniType<T>, raw: unknown, from: string): Parsed<T> {
+  const result = schema.safeParse(raw);
+  if (result.success) return { ok: true, message: result.data };
+  const kind = typeof raw === 'object' && raw !== null && 'type' in raw ? String(raw.type).slice(0, 64) : typeof raw;
+  const where = result.error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join('.') || '(message)'}: ${issue.code}`)
+    .join('; ');
+  return { ok: false, error: `Dropped an invalid ${from} message (${kind}): ${where}` };
+}
+
+/** Validate a message received by the webview. */
+export function parseHostMessage(raw: unknown): Parsed<HostMessage> {
+  return parseWith(HostMessage, raw, 'extension');
+}
+
+/** Validate a message received by the extension. */
+export function parseWebviewMessage(raw: unknown): Parsed<WebviewMessage> {
+  return parseWith(WebviewMessage, raw, 'webview');
+}
