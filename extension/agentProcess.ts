@@ -1,0 +1,163 @@
+// Runs the agent as a child process and speaks ACP to it over its stdio.
+// The bundled agent runs on VS Code's own runtime (process.execPath with
+// ELECTRON_RUN_AS_NODE=1), so users need no separate Node install.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Readable, Writable } from 'node:stream';
+import * as vscode from 'vscode';
+import {
+  client,
+  methods,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  type ClientApp,
+  type ClientConnection,
+  type InitializeResponse,
+} from '@agentclientprotocol/sdk';
+import type { AgentStatus } from '../webview/protocol';
+
+export interface AgentCommand {
+  command: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/** The bundled agent: `dist/agent.js acp` on VS Code's own Node runtime. */
+export function bundledAgentCommand(extensionUri: vscode.Uri): AgentCommand {
+  return {
+    command: process.execPath,
+    args: [vscode.Uri.joinPath(extensionUri, 'dist', 'agent.js').fsPath, 'acp'],
+    env: { ELECTRON_RUN_AS_NODE: '1' },
+  };
+}
+
+export interface AgentProcessOptions {
+  agent: AgentCommand;
+  /** Receives the agent's stderr, line by line. */
+  log: vscode.LogOutputChannel;
+  /** Registers client-side ACP handlers (permissions, session updates...) on the app before it connects. */
+  configureClient?: (app: ClientApp) => ClientApp;
+}
+
+/**
+ * One agent process and its ACP connection. `start()` spawns and initializes;
+ * `onDidExit` fires when the process ends, which is where a restart policy
+ * hooks in (this class never restarts by itself).
+ */
+export class AgentProcess implements vscode.Disposable {
+  private child: ChildProcess | undefined;
+  private connectionValue: ClientConnection | undefined;
+  private statusValue: AgentStatus = { state: 'stopped' };
+  private initializeResult: InitializeResponse | undefined;
+  private readonly statusEmitter = new vscode.EventEmitter<AgentStatus>();
+  private readonly exitEmitter = new vscode.EventEmitter<{ code: number | null; signal: NodeJS.Signals | null }>();
+  readonly onDidChangeStatus = this.statusEmitter.event;
+  readonly onDidExit = this.exitEmitter.event;
+
+  constructor(private readonly options: AgentProcessOptions) {}
+
+  get status(): AgentStatus {
+    return this.statusValue;
+  }
+
+  /** The agent's `initialize` answer, once connected. */
+  get agentInfo(): InitializeResponse | undefined {
+    return this.initializeResult;
+  }
+
+  /** The live ACP connection, once connected. */
+  get connection(): ClientConnection | undefined {
+    return this.connectionValue;
+  }
+
+  async start(): Promise<void> {
+    if (this.child) return;
+    const { agent, log } = this.options;
+    this.setStatus({ state: 'starting' });
+    log.info(`starting agent: ${agent.command} ${agent.args.join(' ')}`);
+
+    const child = spawn(agent.command, agent.args, {
+      cwd: agent.cwd,
+      env: { ...process.env, ...agent.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    pipeLines(child.stderr!, (line) => log.info(`[agent] ${line}`));
+    const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
+    child.once('exit', (code, signal) => {
+      this.child = undefined;
+      this.connectionValue?.close();
+      this.connectionValue = undefined;
+      log.warn(`agent exited (code ${code}, signal ${signal})`);
+      if (this.statusValue.state !== 'error') {
+        this.setStatus({ state: 'stopped', message: `The agent stopped (exit code ${code ?? signal}).` });
+      }
+      this.exitEmitter.fire({ code, signal });
+    });
+
+    const app = (this.options.configureClient ?? ((a) => a))(client({ name: 'accord-vscode' }));
+    const stream = ndJsonStream(
+      Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
+    );
+    const connection = app.connect(stream);
+    this.connectionValue = connection;
+    try {
+      const result = await Promise.race([
+        connection.agent.request(methods.agent.initialize, {
+          protocolVersion: PROTOCOL_VERSION,
+          // Honest: this client does not yet serve fs/* or terminal/* to agents.
+          clientCapabilities: {},
+          clientInfo: { name: 'accord-vscode', title: 'Accord for VS Code', version: ACCORD_VERSION },
+        }),
+        spawnFailed.then((error) => Promise.reject(error)),
+      ]);
+      if (result.protocolVersion !== PROTOCOL_VERSION) {
+        throw new Error(`the agent speaks ACP version ${result.protocolVersion}; Accord speaks ${PROTOCOL_VERSION}`);
+      }
+      this.initializeResult = result;
+      const info = result.agentInfo;
+      log.info(`connected to ${info?.name ?? 'agent'} ${info?.version ?? ''}`.trim());
+      this.setStatus({ state: 'connected', agentName: info?.title ?? info?.name ?? 'agent', agentVersion: info?.version });
+    } catch (error) {
+      const message = `Could not start the agent: ${error instanceof Error ? error.message : String(error)}. See "Accord: Show Agent Log".`;
+      log.error(message);
+      this.setStatus({ state: 'error', message });
+      this.stop();
+    }
+  }
+
+  /** Restricted workspaces do not start agents: an agent reads and changes files and runs commands. */
+  markUntrusted(): void {
+    this.setStatus({ state: 'untrusted', message: 'Trust this workspace to start the agent.' });
+  }
+
+  stop(): void {
+    this.connectionValue?.close();
+    this.child?.kill();
+  }
+
+  dispose(): void {
+    this.stop();
+    this.statusEmitter.dispose();
+    this.exitEmitter.dispose();
+  }
+
+  private setStatus(status: AgentStatus): void {
+    this.statusValue = status;
+    this.statusEmitter.fire(status);
+  }
+}
+
+function pipeLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let pending = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) if (line.trim()) onLine(line);
+  });
+  stream.on('end', () => {
+    if (pending.trim()) onLine(pending);
+  });
+}
