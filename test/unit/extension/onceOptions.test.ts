@@ -1,0 +1,53 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import type { PermissionOption } from '@agentclientprotocol/sdk';
+import { answerCancelled, answerDeclined, answerSelected, isOnceOption, onceChoices } from '../../../extension/approvals/onceOptions';
+
+const opt = (optionId: string, kind: PermissionOption['kind'], name = optionId): PermissionOption => ({ optionId, kind, name });
+
+describe('once-only permission options', () => {
+  test('offers allow_once and reject_once, never the standing options', () => {
+    const c = onceChoices([opt('aa', 'allow_always'), opt('a', 'allow_once'), opt('r', 'reject_once'), opt('ra', 'reject_always')]);
+    assert.deepEqual(c.buttons.map((b) => [b.label, b.optionId, b.kind]), [
+      ['Allow once', 'a', 'allow_once'],
+      ['Reject', 'r', 'reject_once'],
+    ]);
+    assert.equal(c.explanation, undefined);
+    assert.equal(isOnceOption(c, 'aa'), undefined);
+    assert.equal(isOnceOption(c, 'ra'), undefined);
+  });
+
+  test('dismissal and timeout answer reject_once, never allow', () => {
+    const c = onceChoices([opt('a', 'allow_once'), opt('r', 'reject_once')]);
+    assert.deepEqual(answerDeclined(c), { outcome: { outcome: 'selected', optionId: 'r' } });
+  });
+
+  test('only "always" offered: explanation, no allow button, decline with reject_once', () => {
+    const c = onceChoices([opt('aa', 'allow_always'), opt('r', 'reject_once')]);
+    assert.deepEqual(c.buttons.map((b) => b.optionId), ['r']);
+    assert.match(c.explanation ?? '', /standing permission/);
+    assert.deepEqual(answerDeclined(c), { outcome: { outcome: 'selected', optionId: 'r' } });
+  });
+
+  test('only standing options: the answer is cancelled, not reject_always', () => {
+    const c = onceChoices([opt('aa', 'allow_always'), opt('ra', 'reject_always')]);
+    assert.deepEqual(c.buttons, []);
+    assert.deepEqual(answerDeclined(c), { outcome: { outcome: 'cancelled' } });
+  });
+
+  test('unknown option kinds are ignored', () => {
+    const c = onceChoices([{ optionId: 'x', kind: '_vendor_thing' as PermissionOption['kind'], name: 'X' }, opt('a', 'allow_once')]);
+    assert.deepEqual(c.buttons.map((b) => b.optionId), ['a']);
+    assert.deepEqual(answerDeclined(c), { outcome: { outcome: 'cancelled' } });
+  });
+
+  test('several allow_once options keep the agent names apart', () => {
+    const c = onceChoices([opt('m', 'allow_once', 'Yes, approve edits manually'), opt('p', 'allow_once', 'Yes, plan only'), opt('r', 'reject_once')]);
+    assert.deepEqual(c.buttons.map((b) => b.label), ['Allow once: Yes, approve edits manually', 'Allow once: Yes, plan only', 'Reject']);
+  });
+
+  test('answers', () => {
+    assert.deepEqual(answerSelected({ label: 'Allow once', optionId: 'a', kind: 'allow_once' }), { outcome: { outcome: 'selected', optionId: 'a' } });
+    assert.deepEqual(answerCancelled(), { outcome: { outcome: 'cancelled' } });
+  });
+});

@@ -1,0 +1,65 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { UpdateRouter, type RoutedUpdate } from '../../../extension/client/updateRouter';
+import { sliceLines } from '../../../extension/client/textSlice';
+
+const chunk = (sessionUpdate: string, text = 'x') => ({ sessionUpdate, content: { type: 'text', text } });
+
+describe('session/update routing', () => {
+  test('delivers tracked sessions, skips untracked ones without throwing', () => {
+    const logs: string[] = [];
+    const r = new UpdateRouter((m) => logs.push(m));
+    const got: RoutedUpdate[] = [];
+    r.onUpdate((u) => got.push(u));
+    r.track('s1');
+    assert.equal(r.route({ sessionId: 's1', update: chunk('agent_message_chunk') }), 'delivered');
+    assert.equal(r.route({ sessionId: 'other', update: chunk('agent_message_chunk') }), 'untracked');
+    assert.equal(got.length, 1);
+    assert.match(logs.join('\n'), /does not track/);
+  });
+
+  test('unknown kinds are relayed and logged; malformed ones dropped', () => {
+    const logs: string[] = [];
+    const r = new UpdateRouter((m) => logs.push(m));
+    const got: RoutedUpdate[] = [];
+    r.onUpdate((u) => got.push(u));
+    r.track('s');
+    assert.equal(r.route({ sessionId: 's', update: { sessionUpdate: '_vendor_thing', x: 1 } }), 'delivered');
+    assert.equal(r.route({ sessionId: 's' }), 'malformed');
+    assert.equal(r.route(null), 'malformed');
+    assert.equal(got.length, 1);
+    assert.match(logs.join('\n'), /unknown session\/update kind "_vendor_thing"/);
+  });
+
+  test('replayed history is marked; the live echo of a prompt is dropped', () => {
+    const r = new UpdateRouter();
+    const got: RoutedUpdate[] = [];
+    r.onUpdate((u) => got.push(u));
+    r.beginReplay('s');
+    r.route({ sessionId: 's', update: chunk('user_message_chunk', 'old') });
+    r.endReplay('s');
+    assert.equal(r.route({ sessionId: 's', update: chunk('user_message_chunk', 'live') }), 'echo');
+    r.route({ sessionId: 's', update: chunk('agent_message_chunk') });
+    assert.deepEqual(got.map((u) => [u.update.sessionUpdate, u.replay]), [['user_message_chunk', true], ['agent_message_chunk', false]]);
+  });
+
+  test('a throwing listener does not stop the others', () => {
+    const r = new UpdateRouter();
+    let seen = 0;
+    r.onUpdate(() => { throw new Error('boom'); });
+    r.onUpdate(() => { seen++; });
+    r.track('s');
+    r.route({ sessionId: 's', update: chunk('plan') });
+    assert.equal(seen, 1);
+  });
+});
+
+describe('fs/read_text_file line and limit', () => {
+  const text = 'one\ntwo\nthree\nfour';
+  test('whole text without line/limit', () => assert.equal(sliceLines(text), text));
+  test('1-based line', () => assert.equal(sliceLines(text, 3), 'three\nfour'));
+  test('line and limit', () => assert.equal(sliceLines(text, 2, 2), 'two\nthree\n'));
+  test('limit alone', () => assert.equal(sliceLines(text, null, 1), 'one\n'));
+  test('past the end', () => assert.equal(sliceLines(text, 10, 5), ''));
+  test('CRLF kept', () => assert.equal(sliceLines('a\r\nb\r\n', 2), 'b\r\n'));
+});
