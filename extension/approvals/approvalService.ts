@@ -1,0 +1,148 @@
+// `session/request_permission` → a native VS Code dialog that shows the whole
+// effect and answers once. A modal when the person is looking at Accord, a
+// notification with buttons otherwise. Dismissal, closing, the timeout, a
+// cancelled turn or the agent withdrawing the request never allow.
+// Pending approvals can be answered from the dialog, the panel or the status
+// bar; the first answer wins and later ones are ignored.
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
+import { answerCancelled, answerDeclined, answerSelected, onceChoices, type OnceButton, type OnceChoices } from './onceOptions';
+import { summarizeEffect, type EffectSummary } from './effectSummary';
+import type { DiffPreview } from './diffPreview';
+
+export const SHOW_DIFF_LABEL = 'Show Diff';
+
+export interface PendingApproval {
+  requestId: string;
+  sessionId: string;
+  agentName: string;
+  params: RequestPermissionRequest;
+  choices: OnceChoices;
+  summary: EffectSummary;
+  /** How it was settled, once it is. */
+  outcome?: { how: 'selected' | 'declined' | 'cancelled' | 'timeout'; optionId?: string };
+}
+
+export interface ApprovalServiceOptions {
+  diffs: DiffPreview;
+  /** Minutes before an unanswered approval is declined. */
+  timeoutMinutes: () => number;
+  /** True when the chat panel is visible; with window focus, approvals use a modal. */
+  panelVisible: () => boolean;
+  log: (message: string) => void;
+}
+
+export class ApprovalService implements vscode.Disposable {
+  private readonly pending = new Map<string, { approval: PendingApproval; settle: (r: RequestPermissionResponse, how: NonNullable<PendingApproval['outcome']>) => void }>();
+  private readonly changeEmitter = new vscode.EventEmitter<{ approval: PendingApproval; settled: boolean }>();
+  /** Fires when an approval starts waiting and when it is settled. */
+  readonly onDidChange = this.changeEmitter.event;
+
+  constructor(private readonly options: ApprovalServiceOptions) {}
+
+  get pendingApprovals(): PendingApproval[] {
+    return [...this.pending.values()].map((p) => p.approval);
+  }
+
+  /** Handles one permission request; resolves with the once-only answer. */
+  request(params: RequestPermissionRequest, agentName: string, signal?: AbortSignal): Promise<RequestPermissionResponse> {
+    const choices = onceChoices(params.options);
+    const summary = summarizeEffect(params.toolCall, `${agentName} wants to use a tool`);
+    const approval: PendingApproval = { requestId: randomUUID(), sessionId: params.sessionId, agentName, params, choices, summary };
+    return new Promise((resolve) => {
+      const timeoutMs = Math.max(1, this.options.timeoutMinutes()) * 60_000;
+      const timer = setTimeout(() => settle(answerDeclined(choices), { how: 'timeout' }), timeoutMs);
+      const onAbort = () => settle(answerCancelled(), { how: 'cancelled' });
+      const settle = (response: RequestPermissionResponse, how: NonNullable<PendingApproval['outcome']>) => {
+        if (approval.outcome) return;
+        approval.outcome = how;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.pending.delete(approval.requestId);
+        this.options.log(`approval ${approval.requestId} (${summary.title}): ${how.how}${how.optionId ? ` ${how.optionId}` : ''}`);
+        resolve(response);
+        this.changeEmitter.fire({ approval, settled: true });
+      };
+      this.pending.set(approval.requestId, { approval, settle });
+      signal?.addEventListener('abort', onAbort);
+      if (signal?.aborted) return onAbort();
+      this.changeEmitter.fire({ approval, settled: false });
+      void this.ask(approval);
+    });
+  }
+
+  /** An answer from the panel or a re-shown dialog. Returns false if already settled or not a once-only option. */
+  answer(requestId: string, optionId: string): boolean {
+    const entry = this.pending.get(requestId);
+    const button = entry?.approval.choices.buttons.find((b) => b.optionId === optionId);
+    if (!entry || !button) return false;
+    entry.settle(answerSelected(button), { how: 'selected', optionId });
+    return true;
+  }
+
+  /** Declines (reject once, or cancelled when none) — the panel's dismiss. */
+  decline(requestId: string): void {
+    const entry = this.pending.get(requestId);
+    entry?.settle(answerDeclined(entry.approval.choices), { how: 'declined' });
+  }
+
+  /** The turn was cancelled: every approval still pending for the session answers `cancelled`, as ACP requires. */
+  cancelSession(sessionId: string): void {
+    for (const { approval, settle } of [...this.pending.values()]) {
+      if (approval.sessionId === sessionId) settle(answerCancelled(), { how: 'cancelled' });
+    }
+  }
+
+  /** The agent went away: nothing can be answered any more. */
+  cancelAll(): void {
+    for (const { settle } of [...this.pending.values()]) settle(answerCancelled(), { how: 'cancelled' });
+  }
+
+  /** Shows the dialog again for the oldest pending approval (status bar, command). */
+  async showPending(requestId?: string): Promise<void> {
+    const approval = requestId ? this.pending.get(requestId)?.approval : this.pendingApprovals[0];
+    if (approval) await this.ask(approval, true);
+    else void vscode.window.showInformationMessage('No Accord approval is waiting.');
+  }
+
+  dispose(): void {
+    this.cancelAll();
+    this.changeEmitter.dispose();
+  }
+
+  private async ask(approval: PendingApproval, forceModal = false): Promise<void> {
+    const { choices, summary } = approval;
+    const modal = forceModal || (vscode.window.state.focused && this.options.panelVisible());
+    const items: (vscode.MessageItem & { button?: OnceButton; diff?: boolean })[] = choices.buttons.map((button) => ({
+      title: button.label,
+      button,
+      isCloseAffordance: modal && button === choices.fallbackReject,
+    }));
+    if (summary.files.length > 0) items.push({ title: SHOW_DIFF_LABEL, diff: true });
+    const detail = [summary.detail, choices.explanation].filter(Boolean).join('\n\n');
+    const message = `${approval.agentName}: ${summary.title}`;
+    while (!approval.outcome) {
+      const picked = modal
+        ? await vscode.window.showWarningMessage(message, { modal: true, detail }, ...items)
+        : await vscode.window.showWarningMessage(`${message} — ${detail.replace(/\n/g, ' · ')}`, ...items);
+      if (approval.outcome) {
+        if (picked) void vscode.window.showInformationMessage('That approval was already answered.');
+        return;
+      }
+      if (picked?.diff) {
+        for (const file of summary.files) await this.options.diffs.show(file);
+        continue; // the dialog closed to show the diff; ask again
+      }
+      if (picked?.button) return void this.answer(approval.requestId, picked.button.optionId);
+      return this.decline(approval.requestId); // dismissed or closed: never allow
+    }
+  }
+}
+
+/** One line for status bar tooltips and notifications. */
+export function approvalHeadline(approval: PendingApproval): string {
+  const file = approval.summary.files[0];
+  return file ? `${approval.summary.title} (${path.basename(file.path)})` : approval.summary.title;
+}

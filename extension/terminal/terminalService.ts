@@ -1,0 +1,117 @@
+// ACP `terminal/*` over real VS Code terminals: each command runs as a child
+// process whose output is both shown in a terminal (a Pseudoterminal) and
+// captured under the agent's byte limit.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import {
+  RequestError,
+  type CreateTerminalRequest,
+  type TerminalExitStatus,
+  type TerminalOutputResponse,
+} from '@agentclientprotocol/sdk';
+import { OutputBuffer } from './outputBuffer';
+
+interface RunningTerminal {
+  sessionId: string;
+  child: ChildProcess;
+  output: OutputBuffer;
+  exit: Promise<TerminalExitStatus>;
+  exitStatus?: TerminalExitStatus;
+  terminal: vscode.Terminal;
+}
+
+export class TerminalService implements vscode.Disposable {
+  private readonly terminals = new Map<string, RunningTerminal>();
+
+  constructor(private readonly defaultCwd: () => string | undefined) {}
+
+  create(params: CreateTerminalRequest, agentName: string): { terminalId: string } {
+    const terminalId = randomUUID();
+    const cwd = params.cwd ?? this.defaultCwd();
+    const env = { ...process.env, ...Object.fromEntries((params.env ?? []).map((e) => [e.name, e.value])) };
+    // A lone command string with spaces is a shell line (several agents send them so); argv otherwise.
+    const shellLine = (params.args ?? []).length === 0 && /\s/.test(params.command.trim());
+    const child = spawn(params.command, params.args ?? [], {
+      cwd, env, shell: shellLine, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = new OutputBuffer(params.outputByteLimit ?? undefined);
+    const writeEmitter = new vscode.EventEmitter<string>();
+    const closeEmitter = new vscode.EventEmitter<number | void>();
+    const pty: vscode.Pseudoterminal = {
+      onDidWrite: writeEmitter.event,
+      onDidClose: closeEmitter.event,
+      open: () => writeEmitter.fire(`\x1b[2m$ ${[params.command, ...(params.args ?? [])].join(' ')}${cwd ? `   (in ${cwd})` : ''}\x1b[0m\r\n`),
+      close: () => killTree(child), // the person closed the terminal
+    };
+    const terminal = vscode.window.createTerminal({ name: `${agentName}: ${params.command}`, pty, isTransient: true });
+    const onData = (chunk: Buffer) => {
+      output.append(chunk);
+      writeEmitter.fire(chunk.toString('utf8').replace(/\r?\n/g, '\r\n'));
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    const exit = new Promise<TerminalExitStatus>((resolve) => {
+      child.once('error', (error) => {
+        onData(Buffer.from(`${error.message}\n`));
+        resolve({ exitCode: 127, signal: null });
+      });
+      child.once('close', (code, signal) => resolve({ exitCode: code, signal: signal ?? null }));
+    });
+    const entry: RunningTerminal = { sessionId: params.sessionId, child, output, exit, terminal };
+    void exit.then((status) => {
+      entry.exitStatus = status;
+      writeEmitter.fire(`\r\n\x1b[2m[exited${status.signal ? ` by ${status.signal}` : ` with code ${status.exitCode}`}]\x1b[0m\r\n`);
+    });
+    this.terminals.set(terminalId, entry);
+    return { terminalId };
+  }
+
+  output(terminalId: string): TerminalOutputResponse {
+    const t = this.get(terminalId);
+    return { output: t.output.text(), truncated: t.output.truncated, ...(t.exitStatus ? { exitStatus: t.exitStatus } : {}) };
+  }
+
+  async waitForExit(terminalId: string, signal?: AbortSignal): Promise<TerminalExitStatus> {
+    const t = this.get(terminalId);
+    if (!signal) return t.exit;
+    return Promise.race([t.exit, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(RequestError.requestCancelled())))]);
+  }
+
+  kill(terminalId: string): Record<string, never> {
+    killTree(this.get(terminalId).child);
+    return {};
+  }
+
+  /** Kills the command if still running and forgets the id; the VS Code terminal stays for the person to read. */
+  release(terminalId: string): Record<string, never> {
+    const t = this.get(terminalId);
+    if (!t.exitStatus) killTree(t.child);
+    this.terminals.delete(terminalId);
+    return {};
+  }
+
+  releaseSession(sessionId: string): void {
+    for (const [id, t] of this.terminals) if (t.sessionId === sessionId) this.release(id);
+  }
+
+  dispose(): void {
+    for (const id of [...this.terminals.keys()]) this.release(id);
+  }
+
+  private get(terminalId: string): RunningTerminal {
+    const t = this.terminals.get(terminalId);
+    if (!t) throw RequestError.invalidParams({ terminalId }, `No terminal ${terminalId}: it was released or never created.`);
+    return t;
+  }
+}
+
+function killTree(child: ChildProcess): void {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  try {
+    if (process.platform !== 'win32') process.kill(-child.pid, 'SIGTERM');
+    else child.kill();
+  } catch {
+    child.kill();
+  }
+}
