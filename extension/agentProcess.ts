@@ -10,8 +10,10 @@ import {
   ndJsonStream,
   PROTOCOL_VERSION,
   type ClientApp,
+  type ClientCapabilities,
   type ClientConnection,
   type InitializeResponse,
+  type Stream,
 } from '@agentclientprotocol/sdk';
 import type { AgentStatus } from '../webview/protocol';
 
@@ -37,6 +39,10 @@ export interface AgentProcessOptions {
   log: vscode.LogOutputChannel;
   /** Registers client-side ACP handlers (permissions, session updates...) on the app before it connects. */
   configureClient?: (app: ClientApp) => ClientApp;
+  /** What this client serves to the agent; advertise only what the registered handlers really do. */
+  clientCapabilities?: ClientCapabilities;
+  /** Wraps the message stream, e.g. to record the ACP traffic log. */
+  tapStream?: (stream: Stream) => Stream;
 }
 
 /**
@@ -96,18 +102,18 @@ export class AgentProcess implements vscode.Disposable {
     });
 
     const app = (this.options.configureClient ?? ((a) => a))(client({ name: 'accord-vscode' }));
-    const stream = ndJsonStream(
+    const rawStream = ndJsonStream(
       Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
       Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
     );
+    const stream = this.options.tapStream ? this.options.tapStream(rawStream) : rawStream;
     const connection = app.connect(stream);
     this.connectionValue = connection;
     try {
       const result = await Promise.race([
         connection.agent.request(methods.agent.initialize, {
           protocolVersion: PROTOCOL_VERSION,
-          // Honest: this client does not yet serve fs/* or terminal/* to agents.
-          clientCapabilities: {},
+          clientCapabilities: this.options.clientCapabilities ?? {},
           clientInfo: { name: 'accord-vscode', title: 'Accord for VS Code', version: ACCORD_VERSION },
         }),
         spawnFailed.then((error) => Promise.reject(error)),
