@@ -42,6 +42,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     );
   }
 
+  /** True once the webview has completed the `ready` handshake. */
+  get isReady(): boolean {
+    return this.ready;
+  }
+
   /** Sends a message once the webview has said it is ready; earlier messages are dropped (state is re-sent on ready). */
   post(message: HostMessage): void {
     if (this.view && this.ready) void this.view.webview.postMessage(message);

@@ -4,7 +4,13 @@ import { AgentProcess, bundledAgentCommand } from './agentProcess';
 import { ChatViewProvider } from './chatViewProvider';
 import { registerTestCommands } from './testCommands';
 
-export function activate(context: vscode.ExtensionContext): void {
+/** What activate() returns; the extension-host tests use it to look inside. */
+export interface AccordApi {
+  readonly agent: AgentProcess;
+  readonly chat: ChatViewProvider;
+}
+
+export function activate(context: vscode.ExtensionContext): AccordApi {
   const log = vscode.window.createOutputChannel('Accord Agent', { log: true });
   const agent = new AgentProcess({ agent: bundledAgentCommand(context.extensionUri), log });
   const chat = new ChatViewProvider(context.extensionUri, log, () => agent.status);
@@ -27,6 +33,7 @@ export function activate(context: vscode.ExtensionContext): void {
     agent.markUntrusted();
     context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void agent.start()));
   }
+  return { agent, chat };
 }
 
 export function deactivate(): void {}

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 
 export function registerTestCommands(context: vscode.ExtensionContext): void {
+  void vscode.commands.executeCommand('setContext', 'accord.testMode', true);
   context.subscriptions.push(
     // Raises an approval notification and resolves with the button the person clicked.
     vscode.commands.registerCommand('accord.test.raiseApproval', async (title = 'Accord wants to run: npm test') => {

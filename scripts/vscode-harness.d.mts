@@ -1,0 +1,39 @@
+// Types for scripts/vscode-harness.mjs, for the TypeScript tests that use it.
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+
+export const root: string;
+export const chromiumPath: string;
+export interface VscodePaths { home: string; installed: boolean; serverMain: string; node: string }
+export function vscodePaths(): VscodePaths;
+export function ensureVscode(): VscodePaths;
+export function installVsix(vsix: string, dirs: { extensionsDir: string; userDataDir: string }): void;
+
+export interface StartServerOptions {
+  dataDir?: string;
+  token?: string;
+  port?: number;
+  smokeTestDriver?: boolean;
+  workspaceTrust?: boolean;
+  vsix?: string;
+  env?: Record<string, string>;
+  onLog?: (text: string) => void;
+}
+export interface VscodeServer {
+  port: number;
+  url(folder: string, query?: Record<string, string>): string;
+  remote(file: string): string;
+  output: string[];
+  close(): Promise<void>;
+  dirs: { userDataDir: string; extensionsDir: string };
+}
+export function startServer(options?: StartServerOptions): Promise<VscodeServer>;
+
+export interface Workbench { page: Page; browser: Browser; exitCode: Promise<number>; close(): Promise<void> }
+export function openWorkbench(
+  server: VscodeServer,
+  options: { folder: string; payload?: [string, string][]; onLog?: (type: string, text: string) => void },
+): Promise<Workbench>;
+export function findNotification(page: Page, text: string, timeoutMs?: number): Promise<Locator>;
+export function findDialog(page: Page, text: string, timeoutMs?: number): Promise<Locator>;
+export function webviewFrame(page: Page): FrameLocator;
+export function performUiAction(page: Page, json: string, onLog: (type: string, text: string) => void): Promise<void>;

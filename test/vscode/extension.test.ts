@@ -1,0 +1,55 @@
+// Runs inside the real VS Code extension host (see scripts/vscode-tests.mjs).
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { AccordApi } from '../../extension/extension';
+import { ui } from './ui';
+
+const EXTENSION_ID = 'accord-dev.accord';
+
+async function accord(): Promise<AccordApi> {
+  const extension = vscode.extensions.getExtension<AccordApi>(EXTENSION_ID);
+  assert.ok(extension, `extension ${EXTENSION_ID} is not installed`);
+  return extension.activate();
+}
+
+async function eventually<T>(what: string, probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('Accord in a real VS Code', () => {
+  it('connects to the bundled agent and reports its name and version from initialize', async () => {
+    const api = await accord();
+    const status = await eventually('the agent to connect', () =>
+      api.agent.status.state === 'connected' ? api.agent.status : undefined,
+    );
+    const packageVersion = (vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { version: string }).version;
+    assert.equal(status.agentName, 'Accord');
+    assert.equal(status.agentVersion, packageVersion);
+    assert.equal(api.agent.agentInfo?.protocolVersion, 1);
+  });
+
+  it('contributes its commands', async () => {
+    const commands = await vscode.commands.getCommands(true);
+    for (const id of ['accord.showAgentLog', 'accord.test.raiseApproval']) {
+      assert.ok(commands.includes(id), `command ${id} is missing`);
+    }
+  });
+
+  it('shows the chat panel and completes the ready handshake', async () => {
+    const api = await accord();
+    await vscode.commands.executeCommand('workbench.view.extension.accord');
+    await eventually('the chat webview to say ready', () => api.chat.isReady);
+  });
+
+  it('gets "Allow once" when the person clicks it on an approval notification', async () => {
+    const answer = vscode.commands.executeCommand<string>('accord.test.raiseApproval', 'Accord wants to run: echo hello');
+    ui({ notification: 'Accord wants to run: echo hello', click: 'Allow once' });
+    assert.equal(await answer, 'Allow once');
+  });
+});

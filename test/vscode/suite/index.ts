@@ -1,0 +1,24 @@
+// Loaded by VS Code's extension host (payload `extensionTestsPath`): runs every
+// compiled *.test.js next to this folder with mocha and prints one
+// "N passed, N failed" line, which scripts/vscode-tests.mjs reads.
+import { readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import Mocha from 'mocha';
+
+export function run(): Promise<void> {
+  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec' });
+  const testsRoot = path.resolve(__dirname, '..');
+  const files = readdirSync(testsRoot, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.test.js'))
+    .sort();
+  for (const file of files) mocha.addFile(path.join(testsRoot, file));
+  console.log('@@accord-suite-start'); // the runner hides workbench noise logged before this line
+  return new Promise((resolve, reject) => {
+    mocha.run((failures) => {
+      const total = mocha.suite.total();
+      console.log(`${total - failures} passed, ${failures} failed`);
+      if (failures > 0) reject(new Error(`${failures} of ${total} extension-host tests failed`));
+      else resolve();
+    });
+  });
+}

@@ -1,0 +1,23 @@
+// Lets a test running inside the extension host ask the harness (Playwright,
+// outside VS Code) to act on the workbench UI. The test logs one line; the
+// harness performs it. Format and fields: test/vscode/README.md.
+export interface UiAction {
+  /** Text of a notification (toast or Notifications center) to act on. */
+  notification?: string;
+  /** Text of a modal dialog to act on. */
+  dialog?: string;
+  /** Button label to click in that notification or dialog, e.g. "Allow once". */
+  click?: string;
+  /** CSS selector of an element to click inside the Accord chat webview. */
+  webviewClick?: string;
+  /** A key to press, e.g. "Escape" or "Control+Enter". */
+  press?: string;
+  /** Text to type with the keyboard. */
+  type?: string;
+  /** Name of a screenshot to save as test-results/<name>.png. */
+  screenshot?: string;
+}
+
+export function ui(action: UiAction): void {
+  console.log(`@@ui ${JSON.stringify(action)}`);
+}
