@@ -1,0 +1,214 @@
+// One reviewed file: what the agent proposed, the decisions taken on it, and
+// what the review has put in the person's tree. Pure; no vscode import.
+import { composeText, computeHunks, decodeText, hunkKey, lineCounts, type Hunk } from './hunks';
+
+/** File content; `null` when the file does not exist. */
+export type Content = Uint8Array | null;
+
+/** Where a change comes from; decides whether a pending change is already on disk. */
+export type ChangeOrigin =
+  /** The bundled agent's isolated workspace (`_accord/...` methods). */
+  | 'isolated'
+  /** A third-party agent's `fs/write_text_file`, held until accepted. */
+  | 'staged'
+  /** A third-party agent that wrote straight to disk; the base is a snapshot. */
+  | 'direct';
+
+/** What a change source reports for one file in one turn. */
+export interface ProposedChange {
+  origin: ChangeOrigin;
+  sessionId: string;
+  turnId: string;
+  /** Absolute path the proposed content belongs at. */
+  path: string;
+  /** For a move: the absolute path the file came from (its base is there). */
+  movedFrom?: string;
+  /** Content before the agent's change (at `movedFrom ?? path`). */
+  base: Content;
+  /** Content the agent proposes at `path`; `null` deletes the file. */
+  proposed: Content;
+}
+
+export type Decision = 'pending' | 'accepted' | 'rejected';
+export type FileKind = 'added' | 'modified' | 'deleted' | 'moved';
+
+export interface FileReview {
+  readonly id: string;
+  readonly origin: ChangeOrigin;
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly path: string;
+  readonly movedFrom: string | undefined;
+  base: Content;
+  proposed: Content;
+  /** Set when either side is binary: shown, never diffed, decided as a whole. */
+  binary: boolean;
+  /** Text of each side for diffing (`""` for an absent side); unset when binary. */
+  baseText: string;
+  proposedText: string;
+  hunks: Hunk[];
+  /** Decision per hunk, by `hunkKey`, so a rewrite by the agent keeps earlier decisions. */
+  hunkDecisions: Map<string, Decision>;
+  /** Decision on the file as a whole: the only one for binary files, and the move itself for moves. */
+  wholeDecision: Decision;
+  /** What the review last put (or found) in the person's tree, per path. */
+  landed: Map<string, Content>;
+  /** Set when the last attempt to land decisions met the person's own edits. */
+  conflict: string | undefined;
+  /** Set once the file's turn was undone. */
+  undone: boolean;
+}
+
+export function fileId(change: Pick<ProposedChange, 'sessionId' | 'turnId' | 'path'>): string {
+  return `${change.sessionId}\u0000${change.turnId}\u0000${change.path}`;
+}
+
+export function createFileReview(change: ProposedChange): FileReview {
+  const file: FileReview = {
+    id: fileId(change),
+    origin: change.origin,
+    sessionId: change.sessionId,
+    turnId: change.turnId,
+    path: change.path,
+    movedFrom: change.movedFrom,
+    base: change.base,
+    proposed: change.proposed,
+    binary: false,
+    baseText: '',
+    proposedText: '',
+    hunks: [],
+    hunkDecisions: new Map(),
+    wholeDecision: 'pending',
+    landed: new Map(),
+    conflict: undefined,
+    undone: false,
+  };
+  recompute(file);
+  file.landed = desiredTree(file);
+  return file;
+}
+
+/**
+ * Takes a newer proposal for the same file and turn. Decisions on hunks that
+ * are unchanged survive. For a direct-to-disk agent the new content is what is
+ * on disk now, so that is what has landed, and hunks it rejected before are
+ * asked again (the agent wrote them anew).
+ */
+export function updateFileReview(file: FileReview, change: ProposedChange): void {
+  file.proposed = change.proposed;
+  file.conflict = undefined;
+  recompute(file);
+  if (file.origin === 'direct') {
+    for (const [key, decision] of file.hunkDecisions) {
+      if (decision === 'rejected') file.hunkDecisions.delete(key);
+    }
+    if (file.wholeDecision === 'rejected') file.wholeDecision = 'pending';
+    file.landed.set(file.path, change.proposed);
+  }
+}
+
+function recompute(file: FileReview): void {
+  const baseText = file.base === null ? '' : decodeText(file.base);
+  const proposedText = file.proposed === null ? '' : decodeText(file.proposed);
+  file.binary = baseText === undefined || proposedText === undefined;
+  file.baseText = baseText ?? '';
+  file.proposedText = proposedText ?? '';
+  file.hunks = file.binary ? [] : computeHunks(file.baseText, file.proposedText);
+}
+
+export function kindOf(file: FileReview): FileKind {
+  if (file.movedFrom !== undefined) return 'moved';
+  if (file.base === null) return 'added';
+  if (file.proposed === null) return 'deleted';
+  return 'modified';
+}
+
+export function hunkDecision(file: FileReview, index: number): Decision {
+  const hunk = file.hunks[index];
+  return hunk ? (file.hunkDecisions.get(hunkKey(hunk)) ?? 'pending') : 'pending';
+}
+
+export function setHunkDecision(file: FileReview, index: number, decision: Decision): void {
+  const hunk = file.hunks[index];
+  if (hunk) file.hunkDecisions.set(hunkKey(hunk), decision);
+}
+
+/** Accepts or rejects every hunk and the file as a whole. */
+export function setAllDecisions(file: FileReview, decision: Decision): void {
+  file.hunks.forEach((_, index) => setHunkDecision(file, index, decision));
+  file.wholeDecision = decision;
+}
+
+/** Whether anything in the file still waits for a decision. */
+export function isPending(file: FileReview): boolean {
+  if (file.undone) return false;
+  if (needsWholeDecision(file) && file.wholeDecision === 'pending') return true;
+  return file.hunks.some((_, index) => hunkDecision(file, index) === 'pending');
+}
+
+/** Binary files, changes without hunks (an empty file added) and unaccepted moves are decided as a whole. */
+function needsWholeDecision(file: FileReview): boolean {
+  return file.binary || file.hunks.length === 0 || (file.movedFrom !== undefined && !movedByHunks(file));
+}
+
+/** Pending counts as landed only for an agent that already wrote to disk. */
+function counts(file: FileReview, decision: Decision): boolean {
+  return decision === 'accepted' || (decision === 'pending' && file.origin === 'direct');
+}
+
+/** Indices of hunks whose change should be in the tree. */
+export function chosenHunks(file: FileReview, includePending = false): Set<number> {
+  const chosen = new Set<number>();
+  file.hunks.forEach((_, index) => {
+    const decision = hunkDecision(file, index);
+    if (counts(file, decision) || (includePending && decision === 'pending')) chosen.add(index);
+  });
+  return chosen;
+}
+
+function movedByHunks(file: FileReview): boolean {
+  return file.hunks.some((_, index) => hunkDecision(file, index) === 'accepted');
+}
+
+/**
+ * The contents the decisions ask for, per path. An added or deleted file
+ * exists exactly when its one hunk is chosen; a move happens when the file (or
+ * any of its hunks) is accepted; binary files are all or nothing.
+ */
+export function desiredTree(file: FileReview): Map<string, Content> {
+  const tree = new Map<string, Content>();
+  if (file.binary) {
+    const landed = counts(file, file.wholeDecision);
+    if (file.movedFrom !== undefined) {
+      tree.set(file.movedFrom, landed ? null : file.base);
+      tree.set(file.path, landed ? file.proposed : null);
+    } else {
+      tree.set(file.path, landed ? file.proposed : file.base);
+    }
+    return tree;
+  }
+  const chosen = chosenHunks(file);
+  const text = composeText(file.baseText, file.hunks, chosen);
+  const content = new TextEncoder().encode(text);
+  if (file.movedFrom !== undefined) {
+    const moved = counts(file, file.wholeDecision) || movedByHunks(file);
+    tree.set(file.movedFrom, moved ? null : content);
+    tree.set(file.path, moved ? content : null);
+    return tree;
+  }
+  const whole = counts(file, file.wholeDecision);
+  if (file.base === null) {
+    const exists = file.hunks.length === 0 ? whole : chosen.size > 0;
+    tree.set(file.path, exists ? content : null);
+  } else if (file.proposed === null) {
+    const deleted = file.hunks.length === 0 ? whole : chosen.size === file.hunks.length;
+    tree.set(file.path, deleted ? null : content);
+  } else {
+    tree.set(file.path, content);
+  }
+  return tree;
+}
+
+export function fileLineCounts(file: FileReview): { added: number; removed: number } {
+  return lineCounts(file.hunks);
+}
