@@ -38,7 +38,14 @@ export type ToolEffect =
   | { type: 'none' }
   | { type: 'files'; changes: FileChange[] }
   | { type: 'command'; command: CommandEffect }
-  | { type: 'plan' };
+  | { type: 'plan' }
+  /**
+   * The call cannot go ahead as given (path outside the workspace, text not
+   * found, ...). Nothing to approve: the turn loop reports `message` to the
+   * model as a failed result without asking; `run` given this effect returns
+   * the same failure.
+   */
+  | { type: 'error'; message: string };
 
 /** Content shown to the person; mirrors ACP `ToolCallContent`. */
 export type ToolUserContent =
