@@ -1,0 +1,49 @@
+// Reads `.accord/policy.json`. A missing file means "no standing permissions";
+// a broken one is a clear error naming the field, and the agent then asks for
+// everything (never allows) until a person fixes it.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { z } from 'zod';
+import { POLICY_FILE, PolicySchema, type Policy } from './schema';
+
+export type LoadedPolicy =
+  | { status: 'ok'; policy: Policy; file: string }
+  | { status: 'missing'; policy: Policy; file: string }
+  /** Fail closed: every call asks; `error` says what is wrong and where. */
+  | { status: 'invalid'; error: string; file: string };
+
+export const EMPTY_POLICY: Policy = PolicySchema.parse({ version: 1 });
+
+function describeIssues(error: z.ZodError, file: string): string {
+  const lines = error.issues.slice(0, 5).map((issue) => {
+    const where = issue.path.length ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : '(top level)';
+    return `  ${where}: ${issue.message}`;
+  });
+  return `${file} is not valid, so Accord will ask before every action until it is fixed:\n${lines.join('\n')}`;
+}
+
+/** Parses policy text; `file` is only used in messages. */
+export function parsePolicy(text: string, file: string): LoadedPolicy {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { status: 'invalid', file, error: `${file} is not valid JSON (${(error as Error).message}), so Accord will ask before every action until it is fixed.` };
+  }
+  const parsed = PolicySchema.safeParse(json);
+  if (!parsed.success) return { status: 'invalid', file, error: describeIssues(parsed.error, file) };
+  return { status: 'ok', policy: parsed.data, file };
+}
+
+/** Loads the policy of the project at `projectRoot` (the person's real tree, not the session copy). */
+export async function loadPolicy(projectRoot: string): Promise<LoadedPolicy> {
+  const file = path.join(projectRoot, POLICY_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing', policy: EMPTY_POLICY, file };
+    return { status: 'invalid', file, error: `${file} cannot be read (${(error as Error).message}), so Accord will ask before every action.` };
+  }
+  return parsePolicy(text, file);
+}

@@ -1,0 +1,64 @@
+// `.accord/policy.json`: the only place standing permissions live. A person
+// writes it and reviews it in the repository; the agent can never write it.
+import { z } from 'zod';
+
+export const POLICY_FILE = '.accord/policy.json';
+
+const toolKinds = ['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other'] as const;
+
+/** `example.com`, `*.example.com`, optionally `:port`. No schemes, paths or bare `*`. */
+const domainPattern = z
+  .string()
+  .regex(/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?$/i, 'a domain such as "registry.npmjs.org" or "*.example.com" (no scheme, no path)');
+
+/**
+ * One argv token pattern: a literal or a picomatch glob for ONE argument
+ * (`"--*"`, `"test:*"`), or exactly `"**"` as the last element for "any
+ * further arguments". Without a trailing `"**"` the argv length must match.
+ */
+const argvPattern = z
+  .array(z.string().min(1))
+  .min(1)
+  .refine((p) => p.slice(0, -1).every((token) => token !== '**'), '"**" may only be the last element')
+  .refine((p) => p[0] !== '**' && p[0] !== '*', 'the first element must name the program');
+
+export const RuleSchema = z
+  .object({
+    decision: z.enum(['allow', 'ask', 'deny']),
+    /** Tool name (`read_file`, `run_command`, `mcp:<server>:<tool>`); picomatch glob. */
+    tool: z.string().min(1).optional(),
+    kind: z.enum(toolKinds).optional(),
+    /** Globs relative to the workspace root, matched against every file the call touches. */
+    paths: z.array(z.string().min(1)).min(1).optional(),
+    /** Alternatives: the call's argv must match one of them. */
+    commands: z.array(argvPattern).min(1).optional(),
+    /** Network destinations of a fetch-like call. */
+    domains: z.array(domainPattern).min(1).optional(),
+    /** Shown to the person and the model when this rule decides. */
+    reason: z.string().optional(),
+  })
+  .strict();
+
+export const McpServerSchema = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, "_" and "-" only'),
+    command: z.array(z.string().min(1)).min(1),
+    env: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+
+export const PolicySchema = z
+  .object({
+    version: z.literal(1),
+    rules: z.array(RuleSchema).default([]),
+    /** Domains sandboxed commands may reach (through the sandbox's proxy). Default: none. */
+    network: z.object({ allowedDomains: z.array(domainPattern).default([]) }).strict().default({ allowedDomains: [] }),
+    /** MCP servers the agent may start. Declared here so they are reviewable; never from `session/new`. */
+    mcpServers: z.array(McpServerSchema).default([]),
+  })
+  .strict();
+
+export type Rule = z.infer<typeof RuleSchema>;
+export type Policy = z.infer<typeof PolicySchema>;
+export type McpServerDeclaration = z.infer<typeof McpServerSchema>;
+export type ToolKindName = (typeof toolKinds)[number];

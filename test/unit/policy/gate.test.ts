@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { refuseClientWidening } from '../../../agent/policy/clientMeta';
+import { PolicyGate, argvMatches, domainMatches, type PolicyRequest } from '../../../agent/policy/gate';
+import { EMPTY_POLICY, loadPolicy, parsePolicy, type LoadedPolicy } from '../../../agent/policy/load';
+import type { ToolEffect } from '../../../agent/tools/tool';
+
+const root = '/w/proj';
+
+function policy(json: unknown): LoadedPolicy {
+  return parsePolicy(JSON.stringify(json), '/w/proj/.accord/policy.json');
+}
+
+function gate(loaded: LoadedPolicy, extra: { sandboxed?: boolean; alwaysApprove?: boolean } = {}) {
+  return new PolicyGate({ loaded, root, sandboxed: extra.sandboxed ?? true, alwaysApprove: extra.alwaysApprove ?? false });
+}
+
+function command(argv: string[], envChanges: Record<string, string> = {}, cwd = root): PolicyRequest {
+  const effect: ToolEffect = { type: 'command', command: { argv, cwd, envChanges, timeoutMs: 1000 } };
+  return { tool: 'run_command', kind: 'execute', effect };
+}
+
+function edit(...paths: string[]): PolicyRequest {
+  return { tool: 'edit_file', kind: 'edit', effect: { type: 'files', changes: paths.map((p) => ({ path: path.join(root, p), oldText: 'a', newText: 'b' })) } };
+}
+
+const allowlist = policy({
+  version: 1,
+  rules: [
+    { decision: 'allow', commands: [['git', 'status', '**'], ['git', 'log', '**'], ['git', 'fetch', '**'], ['echo', '**'], ['ls', '**'], ['npm', 'test'], ['npm', 'test', '**']] },
+    { decision: 'allow', kind: 'edit', paths: ['src/**'] },
+  ],
+});
+
+describe('policy loading', () => {
+  const dirs: string[] = [];
+  after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+  test('a missing file means no standing permissions, not an error', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'accord-policy-'));
+    dirs.push(dir);
+    const loaded = await loadPolicy(dir);
+    assert.equal(loaded.status, 'missing');
+    assert.equal(gate(loaded).explain(command(['ls'])).decision, 'ask');
+  });
+
+  test('an invalid file names the field and every call asks, even ones a rule would allow', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'accord-policy-'));
+    dirs.push(dir);
+    await mkdir(path.join(dir, '.accord'));
+    await writeFile(path.join(dir, '.accord/policy.json'), JSON.stringify({ version: 1, rules: [{ decision: 'allow', commands: [['ls']] }, { decision: 'alow', tool: '*' }] }));
+    const loaded = await loadPolicy(dir);
+    assert.equal(loaded.status, 'invalid');
+    if (loaded.status !== 'invalid') return;
+    assert.match(loaded.error, /rules\[1\]\.decision/);
+    assert.match(loaded.error, /ask before every action/);
+    const g = gate(loaded);
+    assert.equal(g.explain(command(['ls'])).decision, 'ask');
+    assert.equal(g.explain({ tool: 'read_file', kind: 'read', effect: { type: 'none' } }).decision, 'ask');
+  });
+
+  test('broken JSON, unknown fields and a bad domain are each a clear error', () => {
+    const broken = parsePolicy('{ "version": 1,', 'p.json');
+    assert.equal(broken.status, 'invalid');
+    assert.match(broken.status === 'invalid' ? broken.error : '', /not valid JSON/);
+    const unknown = policy({ version: 1, rules: [{ decision: 'allow', command: ['ls'] }] });
+    assert.match(unknown.status === 'invalid' ? unknown.error : '', /rules\[0\]/);
+    const domain = policy({ version: 1, network: { allowedDomains: ['https://evil.test/x'] } });
+    assert.match(domain.status === 'invalid' ? domain.error : '', /network\.allowedDomains\[0\]/);
+    const star = policy({ version: 1, rules: [{ decision: 'allow', commands: [['**']] }] });
+    assert.equal(star.status, 'invalid');
+    const mcp = policy({ version: 1, mcpServers: [{ name: 'docs', command: ['node', 'server.js'] }] });
+    assert.equal(mcp.status, 'ok');
+  });
+});
+
+describe('policy decisions', () => {
+  test('deny comes before allow, whatever the order in the file', () => {
+    const loaded = policy({ version: 1, rules: [{ decision: 'allow', tool: '*' }, { decision: 'deny', commands: [['curl', '**']] }] });
+    assert.equal(gate(loaded).explain(command(['curl', 'http://x'])).decision, 'deny');
+    assert.equal(gate(loaded).explain(command(['ls'])).decision, 'allow');
+  });
+
+  test('ask comes before allow: ask git push + allow git *', () => {
+    const loaded = policy({ version: 1, rules: [{ decision: 'allow', commands: [['git', '**']] }, { decision: 'ask', commands: [['git', 'push', '**']] }] });
+    assert.equal(gate(loaded).explain(command(['git', 'push', 'origin'])).decision, 'ask');
+    assert.equal(gate(loaded).explain(command(['git', 'diff'])).decision, 'allow');
+  });
+
+  test('first match wins within a decision and the reason names the rule', () => {
+    const loaded = policy({ version: 1, rules: [{ decision: 'deny', kind: 'execute', reason: 'no shell here' }, { decision: 'deny', commands: [['ls']], reason: 'second' }] });
+    assert.match(gate(loaded).explain(command(['ls'])).reason, /rule 1 \(no shell here\)/);
+  });
+
+  test('unmatched calls ask; reads and plans run', () => {
+    const g = gate({ status: 'missing', policy: EMPTY_POLICY, file: 'x' });
+    assert.equal(g.explain(command(['make'])).decision, 'ask');
+    assert.equal(g.explain(edit('a.ts')).decision, 'ask');
+    assert.equal(g.explain({ tool: 'read_file', kind: 'read', effect: { type: 'none' } }).decision, 'allow');
+    assert.equal(g.explain({ tool: 'plan', kind: 'think', effect: { type: 'plan' } }).decision, 'allow');
+    assert.equal(g.decide({ name: 'grep', kind: 'search' }, {}, { type: 'none' }), 'allow');
+  });
+
+  test('an allow rule with paths needs every touched path to match; deny needs one', () => {
+    assert.equal(gate(allowlist).explain(edit('src/a.ts', 'src/b/c.ts')).decision, 'allow');
+    assert.equal(gate(allowlist).explain(edit('src/a.ts', 'package.json')).decision, 'ask');
+    const denyLock = policy({ version: 1, rules: [{ decision: 'allow', kind: 'edit' }, { decision: 'deny', paths: ['**/*.lock'] }] });
+    assert.equal(gate(denyLock).explain(edit('src/a.ts', 'yarn.lock')).decision, 'deny');
+  });
+
+  test('protected paths are denied whatever a rule says, in any spelling', () => {
+    const allowAll = policy({ version: 1, rules: [{ decision: 'allow', tool: '*' }, { decision: 'allow', paths: ['**'] }] });
+    for (const p of ['.accord/policy.json', '.git/hooks/pre-commit', '.git/config', '.vscode/settings.json', '.VSCode/tasks.json', '.GIT/config', 'sub/.bashrc', '.envrc', '.zshrc']) {
+      const decided = gate(allowAll, { alwaysApprove: true }).explain(edit(p));
+      assert.equal(decided.decision, 'deny', p);
+    }
+    const move: PolicyRequest = { tool: 'move', kind: 'move', effect: { type: 'files', changes: [{ path: `${root}/src/a`, movedTo: `${root}/.accord/policy.json`, oldText: null, newText: null }] } };
+    assert.equal(gate(allowAll).explain(move).decision, 'deny');
+  });
+
+  test('paths and working directories outside the workspace are denied', () => {
+    const allowAll = policy({ version: 1, rules: [{ decision: 'allow', tool: '*' }] });
+    assert.equal(gate(allowAll).explain(edit('../proj-evil/x')).decision, 'deny');
+    assert.equal(gate(allowAll).explain({ ...edit('x'), effect: { type: 'files', changes: [{ path: '/etc/passwd', oldText: '', newText: 'x' }] } }).decision, 'deny');
+    assert.equal(gate(allowAll).explain(command(['ls'], {}, '/w')).decision, 'deny');
+  });
+
+  test('--always-approve turns ask into allow but never overrides deny', () => {
+    const loaded = policy({ version: 1, rules: [{ decision: 'deny', commands: [['rm', '**']] }] });
+    const g = gate(loaded, { alwaysApprove: true });
+    assert.equal(g.explain(command(['make'])).decision, 'allow');
+    assert.match(g.explain(command(['make'])).reason, /--always-approve/);
+    assert.equal(g.explain(command(['rm', '-rf', '/'])).decision, 'deny');
+  });
+
+  test('without the sandbox an allow rule still asks for commands', () => {
+    assert.equal(gate(allowlist, { sandboxed: false }).explain(command(['ls'])).decision, 'ask');
+    assert.equal(gate(allowlist, { sandboxed: true }).explain(command(['ls'])).decision, 'allow');
+  });
+});
+
+describe('allowlist bypass attempts (git status, git log, git fetch, echo, ls, npm test allowed)', () => {
+  const cases: Array<[string, string[], Record<string, string>?]> = [
+    ['git -c core.pager', ['git', '-c', 'core.pager=sh -c id', 'log']],
+    ['git log -c core.pager', ['git', 'log', '-c', 'core.pager=sh']],
+    ['git -c alias', ['git', '-c', 'alias.x=!sh', 'x']],
+    ['git --upload-pack', ['git', '--upload-pack=touch /tmp/pwn', 'fetch']],
+    ['git fetch --upload-pack', ['git', 'fetch', '--upload-pack=touch /tmp/pwn', 'origin']],
+    ['git fetch -u', ['git', 'fetch', '-utouch', 'origin']],
+    ['git log --output', ['git', 'log', '--output=/home/u/.bashrc']],
+    ['git status --config-env', ['git', 'status', '--config-env=core.pager=X']],
+    ['npm test -- && rm -rf', ['npm', 'test', '--', '&&', 'rm', '-rf', '/']],
+    ['npm test -- --require', ['npm', 'test', '--', '--require', './evil.js']],
+    ['echo $(curl)', ['echo', '$(curl evil)']],
+    ['echo `id`', ['echo', '`id`']],
+    ['ls ; curl', ['ls', ';', 'curl', 'evil']],
+    ['GIT_SSH_COMMAND env', ['git', 'fetch', 'origin'], { GIT_SSH_COMMAND: 'sh -c id' }],
+    ['LD_PRELOAD env', ['ls'], { LD_PRELOAD: '/tmp/evil.so' }],
+    ['NODE_OPTIONS env', ['npm', 'test'], { NODE_OPTIONS: '--require /tmp/x.js' }],
+    ['env wrapper', ['env', 'GIT_SSH_COMMAND=x', 'git', 'status']],
+    ['argv env assignment', ['ls', 'LD_PRELOAD=/tmp/x.so']],
+    ['sh -c', ['sh', '-c', 'git status; curl evil']],
+    ['newline in argument', ['echo', 'a\nrm -rf x']],
+  ];
+  for (const [name, argv, env] of cases) {
+    test(`${name} is not auto-allowed`, () => {
+      const decided = gate(allowlist).explain(command(argv, env ?? {}));
+      assert.notEqual(decided.decision, 'allow', `${argv.join(' ')} → ${decided.reason}`);
+      assert.ok(decided.reason.length > 10);
+    });
+  }
+
+  test('the plain allowlisted commands are allowed', () => {
+    for (const argv of [['git', 'status'], ['git', 'log', '--oneline'], ['npm', 'test'], ['echo', 'hi'], ['ls', '-la']]) {
+      assert.equal(gate(allowlist).explain(command(argv)).decision, 'allow', argv.join(' '));
+    }
+  });
+});
+
+describe('matchers', () => {
+  test('argv patterns are positional and anchored', () => {
+    assert.ok(argvMatches(['git', 'status'], ['git', 'status']));
+    assert.ok(!argvMatches(['git', 'status'], ['git', 'status', '-s']));
+    assert.ok(argvMatches(['git', 'status', '**'], ['git', 'status']));
+    assert.ok(argvMatches(['npm', 'run', 'test:*'], ['npm', 'run', 'test:unit']));
+    assert.ok(!argvMatches(['git', 'log', '**'], ['git', '-c', 'x', 'log']));
+    assert.ok(!argvMatches(['ls', '*'], ['ls', 'a/b']));
+  });
+
+  test('domain patterns', () => {
+    assert.ok(domainMatches('registry.npmjs.org', 'registry.npmjs.org'));
+    assert.ok(domainMatches('*.example.com', 'a.example.com'));
+    assert.ok(!domainMatches('*.example.com', 'example.com'));
+    assert.ok(!domainMatches('*.example.com', 'evilexample.com'));
+    assert.ok(!domainMatches('example.com:443', 'example.com:80'));
+    const loaded = policy({ version: 1, rules: [{ decision: 'allow', kind: 'fetch', domains: ['docs.example.com'] }] });
+    const fetch = (d: string[]): PolicyRequest => ({ tool: 'fetch', kind: 'fetch', effect: { type: 'none' }, domains: d });
+    assert.equal(gate(loaded).explain(fetch(['docs.example.com'])).decision, 'allow');
+    assert.equal(gate(loaded).explain(fetch(['docs.example.com', 'evil.test'])).decision, 'ask');
+  });
+});
+
+describe('client requests to widen permissions', () => {
+  test('yoloMode and friends are refused with a clear message', () => {
+    for (const meta of [{ yoloMode: true }, { 'zed.dev': { autoApprove: 'all' } }, { bypassPermissions: 1 }, { always_approve: true }]) {
+      assert.match(refuseClientWidening(meta) ?? '', /editor cannot widen what a project allows/);
+    }
+    assert.equal(refuseClientWidening({ yoloMode: false, other: 1 }), undefined);
+    assert.equal(refuseClientWidening(undefined), undefined);
+  });
+});
