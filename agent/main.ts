@@ -1,29 +1,46 @@
 // `accord` CLI. `accord acp` serves ACP v1 on stdio; stdout carries protocol
-// only, so every log goes to stderr.
+// only, so every log goes to stderr (set up by the first import).
+import './stderrConsole';
 import { Readable, Writable } from 'node:stream';
-import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { createAccordAgent } from './acp/app';
+import { ProcessRunner } from './exec/processRunner';
+import { login } from './login';
+import { builtinTools } from './tools/index';
 
-declare const ACCORD_VERSION: string;
+type Command = (args: string[]) => Promise<number>;
 
-function serveAcp(): void {
-  const app = agent({ name: 'accord' }).onRequest(methods.agent.initialize, () => ({
-    protocolVersion: PROTOCOL_VERSION,
-    agentCapabilities: {},
-    agentInfo: { name: 'accord', title: 'Accord', version: ACCORD_VERSION },
-    authMethods: [],
-  }));
+async function serveAcp(): Promise<number> {
+  const app = createAccordAgent({ env: process.env, tools: builtinTools(), commands: new ProcessRunner() });
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
-  const connection = app.connect(stream);
-  void connection.closed.then(() => process.exit(0));
+  await app.connect(stream).closed;
+  return 0;
 }
 
-const command = process.argv[2];
-if (command === 'acp') {
-  serveAcp();
-} else {
-  process.stderr.write(`usage: accord acp\n`);
-  process.exit(command ? 2 : 0);
+/** Subcommands by name: the hook where other parts plug in theirs (e.g. `sessions` from the session log). */
+const commands: Record<string, Command> = {
+  acp: () => serveAcp(),
+  login: (args) => login(args, process.env),
+};
+
+const usage = 'usage: accord acp | accord login [anthropic|openai|openai-compatible]\n';
+
+async function main(): Promise<void> {
+  const [name, ...args] = process.argv.slice(2);
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    process.stderr.write(usage);
+    process.exit(name ? 2 : 0);
+  }
+  try {
+    process.exit(await command(args));
+  } catch (error) {
+    process.stderr.write(`accord ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
 }
+
+void main();

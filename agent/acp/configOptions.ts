@@ -1,0 +1,62 @@
+// The session's config options: `model` (category model) and
+// `reasoning_effort` (category thought_level). Every change answers with the
+// full set and is mirrored as `config_option_update`.
+import type { ReasoningEffort, Session } from '../core/session';
+import type { SelectConfigOption } from '../core/updates';
+import type { Env } from '../models/credentials';
+import { parseModelId, modelLabel } from '../models/modelId';
+import { availableModelIds } from '../models/resolve';
+
+const efforts: Array<{ value: ReasoningEffort; name: string }> = [
+  { value: 'off', name: 'Off' },
+  { value: 'low', name: 'Low' },
+  { value: 'medium', name: 'Medium' },
+  { value: 'high', name: 'High' },
+];
+
+function label(id: string): string {
+  try {
+    return modelLabel(parseModelId(id));
+  } catch {
+    return id;
+  }
+}
+
+export async function configOptionsFor(session: Session, env: Env): Promise<SelectConfigOption[]> {
+  const options: SelectConfigOption[] = [];
+  const models = await availableModelIds(env, session.settings.model);
+  if (session.settings.model) {
+    options.push({
+      id: 'model',
+      name: 'Model',
+      category: 'model',
+      type: 'select',
+      currentValue: session.settings.model,
+      options: models.map((id) => ({ value: id, name: label(id) })),
+    });
+  }
+  options.push({
+    id: 'reasoning_effort',
+    name: 'Reasoning effort',
+    description: 'How much the model thinks before answering, where the model supports it.',
+    category: 'thought_level',
+    type: 'select',
+    currentValue: session.settings.reasoningEffort,
+    options: efforts,
+  });
+  return options;
+}
+
+export class ConfigValueError extends Error {}
+
+/** Applies one change; throws ConfigValueError with a person-readable message for an unknown id or value. */
+export async function applyConfigOption(session: Session, env: Env, configId: string, value: unknown): Promise<void> {
+  const current = await configOptionsFor(session, env);
+  const option = current.find((o) => o.id === configId);
+  if (!option) throw new ConfigValueError(`Unknown config option "${configId}". Known: ${current.map((o) => o.id).join(', ')}.`);
+  if (typeof value !== 'string' || !option.options.some((o) => o.value === value)) {
+    throw new ConfigValueError(`"${String(value)}" is not a value of ${configId}. Choose one of: ${option.options.map((o) => o.value).join(', ')}.`);
+  }
+  if (configId === 'model') session.settings = { ...session.settings, model: value };
+  else session.settings = { ...session.settings, reasoningEffort: value as ReasoningEffort };
+}

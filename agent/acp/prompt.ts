@@ -1,0 +1,29 @@
+// ACP prompt blocks → the model's user message. Text, images and embedded
+// text resources pass through; links become a mention the model can follow
+// with its tools.
+import type { ContentBlock } from '@agentclientprotocol/sdk';
+import type { UserContent } from 'ai';
+
+type UserPart = Exclude<UserContent, string>[number];
+
+function toPart(block: ContentBlock): UserPart | undefined {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'image':
+      return { type: 'image', image: block.data, mediaType: block.mimeType };
+    case 'resource_link':
+      return { type: 'text', text: `[@${block.name}](${block.uri})` };
+    case 'resource': {
+      const resource = block.resource;
+      if ('text' in resource) return { type: 'text', text: `<context uri="${resource.uri}">\n${resource.text}\n</context>` };
+      return { type: 'text', text: `[binary attachment ${resource.uri} (${resource.mimeType ?? 'unknown type'}) not shown]` };
+    }
+    default:
+      return undefined;
+  }
+}
+
+export function toUserContent(prompt: ContentBlock[]): UserContent {
+  return prompt.map(toPart).filter((part): part is UserPart => part !== undefined);
+}

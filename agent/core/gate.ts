@@ -1,0 +1,30 @@
+// The permission gate: the single place that decides whether a tool call runs,
+// asks the person, or is refused. The policy layer replaces the decision
+// source by injecting another `PermissionGate`.
+import type { Tool, ToolEffect } from '../tools/tool';
+
+export type GateDecision = 'allow' | 'ask' | 'deny';
+
+export interface PermissionGate {
+  decide(tool: Tool<any>, input: unknown, effect: ToolEffect): GateDecision | Promise<GateDecision>;
+}
+
+const withoutAsking = new Set<Tool['kind']>(['read', 'search', 'think']);
+
+/** Reading, searching, thinking and planning run freely; anything else asks. */
+export const askBeforeChanges: PermissionGate = {
+  decide(tool, _input, effect) {
+    if (effect.type === 'plan') return 'allow';
+    return withoutAsking.has(tool.kind) && effect.type === 'none' ? 'allow' : 'ask';
+  },
+};
+
+export type PermissionAnswer = 'allow' | 'reject' | 'cancelled';
+
+/**
+ * Asks the person about one call. The adapter implements it with
+ * `session/request_permission`; aborting `signal` withdraws the question.
+ */
+export interface PermissionAsker {
+  ask(toolCall: import('./updates').ToolCallFields, signal: AbortSignal): Promise<PermissionAnswer>;
+}

@@ -1,0 +1,66 @@
+// One conversation: its directory, settings, the model-facing history and the
+// update stream. History changes only through `appendHistory`, so a session
+// log can persist it and rebuild a session from it.
+import type { ModelMessage } from 'ai';
+import { UpdateEmitter } from './emitter';
+import type { PlanEntry } from '../tools/tool';
+
+export type ReasoningEffort = 'off' | 'low' | 'medium' | 'high';
+
+export interface SessionSettings {
+  /** `provider:model`, or undefined when no model is configured. */
+  model: string | undefined;
+  reasoningEffort: ReasoningEffort;
+}
+
+export type HistoryListener = (messages: readonly ModelMessage[]) => void;
+
+export class Session {
+  readonly updates = new UpdateEmitter();
+  plan: PlanEntry[] = [];
+  /** Cumulative USD cost; undefined once any request could not be priced. */
+  cost: number | undefined = 0;
+  private readonly messages: ModelMessage[] = [];
+  private readonly historyListeners = new Set<HistoryListener>();
+  private turn: AbortController | undefined;
+
+  constructor(
+    readonly id: string,
+    /** Absolute, existing directory: the tools' root. */
+    readonly cwd: string,
+    public settings: SessionSettings,
+  ) {}
+
+  get history(): readonly ModelMessage[] {
+    return this.messages;
+  }
+
+  appendHistory(...messages: ModelMessage[]): void {
+    this.messages.push(...messages);
+    for (const listener of this.historyListeners) listener(messages);
+  }
+
+  onHistoryAppend(listener: HistoryListener): () => void {
+    this.historyListeners.add(listener);
+    return () => this.historyListeners.delete(listener);
+  }
+
+  get turnRunning(): boolean {
+    return this.turn !== undefined;
+  }
+
+  /** Starts a turn; its signal reaches the model stream, every tool and child process. */
+  beginTurn(): AbortSignal {
+    if (this.turn) throw new Error('A turn is already running in this session; cancel it or wait for it to end.');
+    this.turn = new AbortController();
+    return this.turn.signal;
+  }
+
+  endTurn(): void {
+    this.turn = undefined;
+  }
+
+  cancel(): void {
+    this.turn?.abort();
+  }
+}

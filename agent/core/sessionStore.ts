@@ -1,0 +1,35 @@
+// Live sessions by id. A persistent store (the session log) can wrap or
+// replace this behind the same interface.
+import { randomUUID } from 'node:crypto';
+import { Session, type SessionSettings } from './session';
+
+export interface SessionStore {
+  create(cwd: string, settings: SessionSettings): Session;
+  get(sessionId: string): Session | undefined;
+  /** Cancels any running turn and forgets the session. */
+  remove(sessionId: string): void;
+  list(): Session[];
+}
+
+export class MemorySessionStore implements SessionStore {
+  private readonly sessions = new Map<string, Session>();
+
+  create(cwd: string, settings: SessionSettings): Session {
+    const session = new Session(randomUUID(), cwd, settings);
+    this.sessions.set(session.id, session);
+    return session;
+  }
+
+  get(sessionId: string): Session | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  remove(sessionId: string): void {
+    this.sessions.get(sessionId)?.cancel();
+    this.sessions.delete(sessionId);
+  }
+
+  list(): Session[] {
+    return [...this.sessions.values()];
+  }
+}

@@ -1,0 +1,149 @@
+// One model tool call, end to end: parse the input, announce it, compute its
+// effect, pass the gate (maybe asking the person), run it, report the result.
+// Every failure here is a result the model sees, never a failed turn.
+import type { Tool, ToolContext, ToolEffect, ToolResult, ToolUserContent } from '../tools/tool';
+import type { PermissionAsker, PermissionGate } from './gate';
+import type { Session } from './session';
+import type { ToolCallContent } from './updates';
+
+export interface ToolCallRequest {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+export interface ToolCallDeps {
+  session: Session;
+  tools: ReadonlyMap<string, Tool<any>>;
+  gate: PermissionGate;
+  permissions: PermissionAsker;
+  /** Shared by every call of the turn; `progress` is added per call. */
+  context: Omit<ToolContext, 'progress'>;
+}
+
+/** Output shown live on the card is capped; the final result replaces it. */
+const PROGRESS_TAIL_CHARS = 8_000;
+
+export interface ToolCallOutcome {
+  forModel: string;
+  isError: boolean;
+}
+
+function toAcpContent(content: ToolUserContent[]): ToolCallContent[] {
+  return content.map((item) => {
+    if (item.type === 'text') return { type: 'content', content: { type: 'text', text: item.text } };
+    return item;
+  });
+}
+
+/** What the person sees when asked: the whole effect, not a summary. */
+function effectContent(effect: ToolEffect): ToolCallContent[] {
+  if (effect.type === 'files') {
+    return effect.changes.map((change) =>
+      change.newText === null
+        ? { type: 'content', content: { type: 'text', text: change.movedTo ? `Move ${change.path} → ${change.movedTo}` : `Delete ${change.path}` } }
+        : { type: 'diff', path: change.movedTo ?? change.path, oldText: change.oldText, newText: change.newText },
+    );
+  }
+  if (effect.type === 'command') {
+    const { argv, cwd, envChanges, timeoutMs } = effect.command;
+    const env = Object.entries(envChanges).map(([k, v]) => `${k}=${v}`).join(' ');
+    const line = `Run ${JSON.stringify(argv)} in ${cwd}${env ? ` with ${env}` : ''} (timeout ${Math.round(timeoutMs / 1000)} s)`;
+    return [{ type: 'content', content: { type: 'text', text: line } }];
+  }
+  return [];
+}
+
+function effectRawInput(input: unknown, effect: ToolEffect): unknown {
+  if (effect.type === 'command') return { ...(input as object), argv: effect.command.argv, cwd: effect.command.cwd, envChanges: effect.command.envChanges };
+  return input;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Promise<ToolCallOutcome> {
+  const { session } = deps;
+  const emit = session.updates.emit.bind(session.updates);
+  let shown = '';
+  let progressDone: Promise<void> = Promise.resolve();
+  const context: ToolContext = {
+    ...deps.context,
+    progress(text) {
+      shown = (shown + text).slice(-PROGRESS_TAIL_CHARS);
+      const snapshot = shown;
+      progressDone = progressDone.then(() =>
+        emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, content: [{ type: 'content', content: { type: 'text', text: snapshot } }] }),
+      );
+    },
+  };
+  const fail = async (message: string, status: 'failed' = 'failed'): Promise<ToolCallOutcome> => {
+    await emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, status, content: [{ type: 'content', content: { type: 'text', text: message } }] });
+    return { forModel: message, isError: true };
+  };
+
+  const tool = deps.tools.get(call.toolName);
+  if (!tool) {
+    await emit({ sessionUpdate: 'tool_call', toolCallId: call.toolCallId, title: call.toolName, kind: 'other', status: 'pending', rawInput: call.input });
+    return fail(`There is no tool named "${call.toolName}". Available tools: ${[...deps.tools.keys()].join(', ')}.`);
+  }
+  const parsed = tool.input.safeParse(call.input);
+  if (!parsed.success) {
+    await emit({ sessionUpdate: 'tool_call', toolCallId: call.toolCallId, title: tool.name, kind: tool.kind, status: 'pending', rawInput: call.input });
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
+    return fail(`Invalid input for ${tool.name}: ${issues}`);
+  }
+  const input = parsed.data;
+  let described: ReturnType<Tool['describe']>;
+  try {
+    described = tool.describe(input, context);
+  } catch {
+    described = { title: tool.name, locations: [] };
+  }
+  await emit({
+    sessionUpdate: 'tool_call',
+    toolCallId: call.toolCallId,
+    title: described.title,
+    kind: tool.kind,
+    status: 'pending',
+    locations: described.locations,
+    rawInput: input,
+  });
+
+  let effect: ToolEffect;
+  try {
+    effect = await tool.effect(input, context);
+  } catch (error) {
+    if (context.signal.aborted) return fail('Cancelled.');
+    return fail(errorText(error));
+  }
+
+  if (effect.type === 'error') return fail(effect.message);
+  const decision = await deps.gate.decide(tool, input, effect);
+  if (decision === 'deny') return fail(`The project's policy does not allow this ${tool.kind} call, so it was not run.`);
+  if (decision === 'ask') {
+    const answer = await deps.permissions.ask(
+      { toolCallId: call.toolCallId, title: described.title, kind: tool.kind, status: 'pending', locations: described.locations, rawInput: effectRawInput(input, effect), content: effectContent(effect) },
+      context.signal,
+    );
+    if (answer === 'cancelled' || context.signal.aborted) return fail('Cancelled before it ran.');
+    if (answer === 'reject') return fail('The person declined this call, so it was not run. Ask them how they want to proceed instead of retrying it unchanged.');
+  }
+
+  await emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, status: 'in_progress' });
+  let result: ToolResult;
+  try {
+    result = await tool.run(input, context, effect);
+  } catch (error) {
+    await progressDone;
+    if (context.signal.aborted) return fail('Cancelled while running.');
+    return fail(`${tool.name} failed: ${errorText(error)}`);
+  }
+  await progressDone;
+  await emit({
+    sessionUpdate: 'tool_call_update',
+    toolCallId: call.toolCallId,
+    status: result.isError ? 'failed' : 'completed',
+    content: toAcpContent(result.forUser),
+  });
+  return { forModel: result.forModel, isError: result.isError === true };
+}

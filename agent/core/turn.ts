@@ -1,0 +1,203 @@
+// The turn loop: stream one model request, run the tool calls it asks for,
+// feed the results back, and repeat until the model is done, the cap on model
+// requests is reached, or the person cancels. Returns exactly one stop reason.
+import { jsonSchema, streamText, type ModelMessage, type ToolSet, type UserContent } from 'ai';
+import { z } from 'zod';
+import type { CommandRunner, PlanEntry, Tool } from '../tools/tool';
+import { describeModelError } from '../models/errors';
+import type { ResolvedModel } from '../models/resolve';
+import { measureRequest } from '../models/usage';
+import type { PermissionAsker, PermissionGate } from './gate';
+import type { Session } from './session';
+import { runToolCall, type ToolCallRequest } from './toolCall';
+import type { StopReason } from './updates';
+
+export interface TurnDeps {
+  /** Resolves the session's current model; throws a person-readable error when it cannot. */
+  model(session: Session): Promise<ResolvedModel>;
+  tools: readonly Tool<any>[];
+  gate: PermissionGate;
+  permissions: PermissionAsker;
+  commands: CommandRunner;
+  /** Cap on model requests per turn. */
+  maxTurnRequests: number;
+  /** Passed to the ai SDK; it backs off and honours retry-after. */
+  maxRetries: number;
+  systemPrompt(session: Session): string;
+}
+
+/** Tool definitions for the model, deliberately without `execute`: every call goes through the gate. */
+export function modelTools(tools: readonly Tool<any>[]): ToolSet {
+  return Object.fromEntries(
+    tools.map((tool) => [
+      tool.name,
+      { description: tool.description, inputSchema: jsonSchema(z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as any) },
+    ]),
+  );
+}
+
+const cancelledResult = 'Cancelled by the person before this call ran.';
+
+export async function runTurn(session: Session, prompt: UserContent, deps: TurnDeps): Promise<StopReason> {
+  const signal = session.beginTurn();
+  try {
+    return await loop(session, prompt, deps, signal);
+  } finally {
+    session.endTurn();
+  }
+}
+
+async function say(session: Session, text: string): Promise<void> {
+  await session.updates.emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+}
+
+async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signal: AbortSignal): Promise<StopReason> {
+  session.appendHistory({ role: 'user', content: prompt });
+  let model: ResolvedModel;
+  try {
+    model = await deps.model(session);
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    await say(session, text);
+    session.appendHistory({ role: 'assistant', content: text });
+    return 'end_turn';
+  }
+  const toolsByName = new Map(deps.tools.map((tool) => [tool.name, tool]));
+  const tools = modelTools(deps.tools);
+
+  for (let request = 1; ; request++) {
+    if (signal.aborted) return 'cancelled';
+    if (request > deps.maxTurnRequests) {
+      await say(session, `\n\nStopped after ${deps.maxTurnRequests} model requests in one turn (the cap, ACCORD_MAX_TURN_REQUESTS). Send another message to continue.`);
+      return 'max_turn_requests';
+    }
+    const step = await streamOnce(session, model, tools, deps, signal);
+    if (step.kind === 'cancelled') return 'cancelled';
+    if (step.kind === 'failed') {
+      const text = describeModelError(step.error, model.id, model.endpoint);
+      await say(session, `${step.streamedText ? '\n\n' : ''}${text}`);
+      return 'end_turn';
+    }
+    session.appendHistory(...step.messages);
+    if (step.finishReason === 'length') return 'max_tokens';
+    if (step.finishReason === 'content-filter') return 'refusal';
+    if (step.calls.length === 0) {
+      if (step.invalidCalls > 0) continue;
+      return 'end_turn';
+    }
+
+    const results: Array<{ call: ToolCallRequest; forModel: string; isError: boolean }> = [];
+    const context = {
+      root: session.cwd,
+      signal,
+      commands: deps.commands,
+      setPlan: (entries: PlanEntry[]) => {
+        session.plan = entries;
+        void session.updates.emit({ sessionUpdate: 'plan', entries });
+      },
+    };
+    for (const call of step.calls) {
+      if (signal.aborted) {
+        results.push({ call, forModel: cancelledResult, isError: true });
+        continue;
+      }
+      const outcome = await runToolCall(call, { session, tools: toolsByName, gate: deps.gate, permissions: deps.permissions, context });
+      results.push({ call, ...outcome });
+    }
+    session.appendHistory({
+      role: 'tool',
+      content: results.map(({ call, forModel, isError }) => ({
+        type: 'tool-result' as const,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: isError ? { type: 'error-text' as const, value: forModel } : { type: 'text' as const, value: forModel },
+      })),
+    });
+    if (signal.aborted) return 'cancelled';
+  }
+}
+
+type StepResult =
+  | { kind: 'cancelled' }
+  | { kind: 'failed'; error: unknown; streamedText: boolean }
+  | { kind: 'done'; messages: ModelMessage[]; calls: ToolCallRequest[]; invalidCalls: number; finishReason: string };
+
+async function streamOnce(
+  session: Session,
+  model: ResolvedModel,
+  tools: ToolSet,
+  deps: TurnDeps,
+  signal: AbortSignal,
+): Promise<StepResult> {
+  const calls: ToolCallRequest[] = [];
+  let invalidCalls = 0;
+  let error: unknown;
+  let finishReason = 'other';
+  let streamedText = '';
+  const emit = session.updates.emit.bind(session.updates);
+  const providerOptions = model.providerOptions(session.settings.reasoningEffort);
+  const result = streamText({
+    model: model.language,
+    system: deps.systemPrompt(session),
+    messages: [...session.history],
+    tools,
+    abortSignal: signal,
+    maxRetries: deps.maxRetries,
+    ...(providerOptions ? { providerOptions } : {}),
+    // Failures are handled from the stream's `error` part; keep the SDK quiet on stderr.
+    onError: () => {},
+  });
+  try {
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case 'text-delta':
+          streamedText += part.text;
+          await emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: part.text } });
+          break;
+        case 'reasoning-delta':
+          if (part.text) await emit({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: part.text } });
+          break;
+        case 'tool-call':
+          if (part.invalid) {
+            // The SDK already answers the model with a tool error for calls it could not parse.
+            invalidCalls++;
+            await emit({ sessionUpdate: 'tool_call', toolCallId: part.toolCallId, title: part.toolName, kind: 'other', status: 'failed', rawInput: part.input,
+              content: [{ type: 'content', content: { type: 'text', text: `The model sent input that could not be read: ${String((part.error as Error | undefined)?.message ?? part.error).split('\n')[0]}` } }] });
+          } else {
+            calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+          }
+          break;
+        case 'finish-step': {
+          finishReason = part.finishReason;
+          const measured = measureRequest(model.parsed, part.usage);
+          session.cost = session.cost === undefined || measured.cost === undefined ? undefined : session.cost + measured.cost;
+          await emit({
+            sessionUpdate: 'usage_update',
+            used: measured.used,
+            size: measured.size,
+            ...(session.cost !== undefined ? { cost: { amount: session.cost, currency: 'USD' } } : {}),
+          });
+          break;
+        }
+        case 'error':
+          error ??= part.error;
+          break;
+        default:
+          break;
+      }
+    }
+  } catch (thrown) {
+    error ??= thrown;
+  }
+  if (signal.aborted) {
+    // Keep what the person already saw, so the next turn's model knows it.
+    if (streamedText) session.appendHistory({ role: 'assistant', content: streamedText });
+    return { kind: 'cancelled' };
+  }
+  if (error !== undefined) {
+    if (streamedText) session.appendHistory({ role: 'assistant', content: streamedText });
+    return { kind: 'failed', error, streamedText: streamedText.length > 0 };
+  }
+  const response = await result.response;
+  return { kind: 'done', messages: response.messages, calls, invalidCalls, finishReason };
+}

@@ -1,0 +1,58 @@
+// The session updates the core produces. They mirror ACP v1 `session/update`
+// payloads field for field, so the adapter forwards them unchanged; the core
+// itself stays free of the protocol SDK.
+import type { PlanEntry, ToolKind, ToolLocation } from '../tools/tool';
+
+export interface TextContent {
+  type: 'text';
+  text: string;
+}
+
+export type ToolCallContent =
+  | { type: 'content'; content: TextContent }
+  | { type: 'diff'; path: string; oldText?: string | null; newText: string }
+  | { type: 'terminal'; terminalId: string };
+
+export type ToolCallStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
+
+/** Fields of an ACP ToolCall / ToolCallUpdate; only `toolCallId` is required. */
+export interface ToolCallFields {
+  toolCallId: string;
+  title?: string;
+  kind?: ToolKind;
+  status?: ToolCallStatus;
+  content?: ToolCallContent[];
+  locations?: ToolLocation[];
+  rawInput?: unknown;
+  rawOutput?: unknown;
+}
+
+export interface SelectConfigOption {
+  id: string;
+  name: string;
+  description?: string;
+  category?: string;
+  type: 'select';
+  currentValue: string;
+  options: Array<{ value: string; name: string; description?: string }>;
+}
+
+export interface AvailableCommand {
+  name: string;
+  description: string;
+  input?: { hint: string };
+}
+
+export type SessionUpdate =
+  | { sessionUpdate: 'user_message_chunk'; content: TextContent }
+  | { sessionUpdate: 'agent_message_chunk'; content: TextContent }
+  | { sessionUpdate: 'agent_thought_chunk'; content: TextContent }
+  | ({ sessionUpdate: 'tool_call'; title: string } & ToolCallFields)
+  | ({ sessionUpdate: 'tool_call_update' } & ToolCallFields)
+  | { sessionUpdate: 'plan'; entries: PlanEntry[] }
+  | { sessionUpdate: 'usage_update'; used: number; size: number; cost?: { amount: number; currency: string } }
+  | { sessionUpdate: 'available_commands_update'; availableCommands: AvailableCommand[] }
+  | { sessionUpdate: 'config_option_update'; configOptions: SelectConfigOption[] };
+
+/** Exactly one per prompt. */
+export type StopReason = 'end_turn' | 'cancelled' | 'max_tokens' | 'max_turn_requests' | 'refusal';

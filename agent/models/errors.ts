@@ -1,0 +1,64 @@
+// Provider failures as sentences a person can act on. The turn ends with this
+// text in the conversation; no stack trace ever reaches the client.
+import { APICallError, RetryError } from 'ai';
+import { MissingKeyError } from './resolve';
+import { ModelIdError } from './modelId';
+
+function innermost(error: unknown): unknown {
+  if (RetryError.isInstance(error)) return error.lastError;
+  return error;
+}
+
+function causeCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** `modelId` and `endpoint` name what failed, so the message says what to fix. */
+export function describeModelError(error: unknown, modelId: string, endpoint: string): string {
+  if (error instanceof MissingKeyError || error instanceof ModelIdError) return error.message;
+  const retried = RetryError.isInstance(error) ? ` (tried ${error.errors.length} times)` : '';
+  const cause = innermost(error);
+  const code = causeCode(cause);
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ECONNRESET') {
+    return `Could not reach the model server at ${endpoint} (${code})${retried}. Check that it is running and that the base URL is right, or choose another model.`;
+  }
+  if (APICallError.isInstance(cause)) {
+    const status = cause.statusCode;
+    const detail = providerMessage(cause.responseBody);
+    const suffix = detail ? ` The provider said: "${detail}"` : '';
+    if (status === 401 || status === 403) {
+      return `The provider rejected the API key for ${modelId} (HTTP ${status}). Set a valid key (environment variable, \`accord login\`, or "Accord: Set API Key" in VS Code) and try again.${suffix}`;
+    }
+    if (status === 404) return `The provider does not know the model ${modelId} (HTTP 404). Choose another model.${suffix}`;
+    if (status === 429) {
+      return `The provider is rate-limiting requests for ${modelId} (HTTP 429)${retried}. Wait a moment and try again, or check your plan's limits.${suffix}`;
+    }
+    if (status !== undefined && status >= 500) {
+      return `The provider had a server error for ${modelId} (HTTP ${status})${retried}. Try again shortly.${suffix}`;
+    }
+    if (status !== undefined) return `The provider refused the request for ${modelId} (HTTP ${status}).${suffix}`;
+  }
+  const name = (cause as { name?: unknown })?.name;
+  if (name === 'AI_JSONParseError' || name === 'AI_TypeValidationError') {
+    return `The model server at ${endpoint} sent a response Accord could not read, so the turn stopped. Try again; if it keeps happening, the server may not be fully OpenAI/Anthropic compatible.`;
+  }
+  const message = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
+  return `The request to ${modelId} failed: ${message}`;
+}
+
+function providerMessage(body: string | undefined): string | undefined {
+  if (!body) return undefined;
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
+    const message = typeof parsed.error === 'string' ? parsed.error : parsed.error?.message ?? parsed.message;
+    return typeof message === 'string' ? message.slice(0, 300) : undefined;
+  } catch {
+    return body.slice(0, 200);
+  }
+}

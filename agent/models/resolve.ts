@@ -1,0 +1,100 @@
+// Turns a `provider:model` id into an ai SDK model plus what the loop needs
+// to know about it (provider options for reasoning, pricing identity).
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import type { ReasoningEffort } from '../core/session';
+import { apiKeyFor, baseUrlFor, type Env } from './credentials';
+import { detectLocalServers } from './detect';
+import { formatModelId, parseModelId, type ModelId } from './modelId';
+
+type ProviderOptions = Record<string, Record<string, any>>;
+
+export interface ResolvedModel {
+  id: string;
+  parsed: ModelId;
+  language: LanguageModel;
+  /** Where requests go, for error messages. */
+  endpoint: string;
+  providerOptions(effort: ReasoningEffort): ProviderOptions | undefined;
+}
+
+export class MissingKeyError extends Error {}
+
+const thinkingBudget = { low: 2048, medium: 8192, high: 24576 } as const;
+const isOpenAIReasoningModel = (model: string) => /^(o\d|gpt-5)/.test(model);
+
+export function resolveModel(id: string, env: Env): ResolvedModel {
+  const parsed = parseModelId(id);
+  const canonical = formatModelId(parsed);
+  if (parsed.provider === 'anthropic') {
+    const apiKey = apiKeyFor(env, 'anthropic');
+    if (!apiKey) throw new MissingKeyError(missingKeyMessage('Anthropic', 'ANTHROPIC_API_KEY', 'anthropic'));
+    const baseURL = baseUrlFor(env, 'anthropic');
+    const provider = createAnthropic({ apiKey, ...(baseURL ? { baseURL } : {}) });
+    return {
+      id: canonical,
+      parsed,
+      language: provider(parsed.model),
+      endpoint: baseURL ?? 'https://api.anthropic.com/v1',
+      providerOptions: (effort) =>
+        effort === 'off' ? undefined : { anthropic: { thinking: { type: 'enabled', budgetTokens: thinkingBudget[effort] } } },
+    };
+  }
+  if (parsed.provider === 'openai') {
+    const apiKey = apiKeyFor(env, 'openai');
+    if (!apiKey) throw new MissingKeyError(missingKeyMessage('OpenAI', 'OPENAI_API_KEY', 'openai'));
+    const baseURL = baseUrlFor(env, 'openai');
+    const provider = createOpenAI({ apiKey, ...(baseURL ? { baseURL } : {}) });
+    return {
+      id: canonical,
+      parsed,
+      language: provider.responses(parsed.model),
+      endpoint: baseURL ?? 'https://api.openai.com/v1',
+      providerOptions: (effort) =>
+        effort === 'off' || !isOpenAIReasoningModel(parsed.model)
+          ? undefined
+          : { openai: { reasoningEffort: effort, reasoningSummary: 'auto' } },
+    };
+  }
+  const baseURL = parsed.baseUrl!;
+  const apiKey = apiKeyFor(env, 'openai-compatible');
+  const provider = createOpenAICompatible({ name: 'local', baseURL, includeUsage: true, ...(apiKey ? { apiKey } : {}) });
+  return {
+    id: canonical,
+    parsed,
+    language: provider.chatModel(parsed.model),
+    endpoint: baseURL,
+    providerOptions: () => undefined,
+  };
+}
+
+function missingKeyMessage(name: string, variable: string, provider: string): string {
+  return `No ${name} API key is configured. Set ${variable} in the environment Accord starts from, run \`accord login ${provider}\`, or use the command "Accord: Set API Key" in VS Code.`;
+}
+
+/** The model a new session starts with: ACCORD_MODEL, else a provider with a key, else a detected local server. */
+export async function defaultModelId(env: Env): Promise<string | undefined> {
+  if (env.ACCORD_MODEL) return env.ACCORD_MODEL;
+  if (apiKeyFor(env, 'anthropic')) return 'anthropic:claude-sonnet-4-5';
+  if (apiKeyFor(env, 'openai')) return 'openai:gpt-5';
+  const [server] = await detectLocalServers(env);
+  const model = server?.models[0];
+  return server && model ? formatModelId({ provider: 'openai-compatible', baseUrl: server.baseUrl, model }) : undefined;
+}
+
+/** Models worth offering in the picker: the configured one, each keyed provider's defaults, detected local models. */
+export async function availableModelIds(env: Env, current: string | undefined): Promise<string[]> {
+  const ids = new Set<string>();
+  if (current) ids.add(current);
+  if (env.ACCORD_MODEL) ids.add(env.ACCORD_MODEL);
+  if (apiKeyFor(env, 'anthropic')) for (const m of ['claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5']) ids.add(`anthropic:${m}`);
+  if (apiKeyFor(env, 'openai')) for (const m of ['gpt-5', 'gpt-5-mini']) ids.add(`openai:${m}`);
+  if (!env.ACCORD_MODEL && ids.size === 0) {
+    for (const server of await detectLocalServers(env)) {
+      for (const model of server.models) ids.add(formatModelId({ provider: 'openai-compatible', baseUrl: server.baseUrl, model }));
+    }
+  }
+  return [...ids];
+}

@@ -1,0 +1,140 @@
+// Drives the real agent through the SDK's client: in memory, or as the built
+// `dist/agent.js acp` child process over stdio. Records every update and
+// answers permission requests with a per-test policy.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import {
+  client,
+  methods,
+  ndJsonStream,
+  type ClientConnection,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
+} from '@agentclientprotocol/sdk';
+import { createAccordAgent, type AccordAgentOptions } from '../../../agent/acp/app';
+import { ProcessRunner } from '../../../agent/exec/processRunner';
+import { builtinTools } from '../../../agent/tools/index';
+
+export type PermissionPolicy = (request: RequestPermissionRequest, signal: AbortSignal) => Promise<RequestPermissionResponse>;
+
+export const allowOnce: PermissionPolicy = async () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } });
+export const rejectOnce: PermissionPolicy = async () => ({ outcome: { outcome: 'selected', optionId: 'reject_once' } });
+/** Never answers until the agent withdraws the request. */
+export const neverAnswer: PermissionPolicy = (_request, signal) =>
+  new Promise((resolve) => signal.addEventListener('abort', () => resolve({ outcome: { outcome: 'cancelled' } }), { once: true }));
+
+export interface Harness {
+  connection: ClientConnection;
+  updates: SessionNotification[];
+  permissionRequests: RequestPermissionRequest[];
+  permissions: { policy: PermissionPolicy };
+  /** Resolves once an update matching `predicate` has arrived. */
+  waitForUpdate(predicate: (n: SessionNotification) => boolean): Promise<SessionNotification>;
+  newSession(cwd: string): Promise<string>;
+  prompt(sessionId: string, text: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Environment that reaches no real provider and probes no local server. */
+export function isolatedEnv(extra: Record<string, string>, configDir: string): Record<string, string | undefined> {
+  return { PATH: process.env.PATH, HOME: configDir, ACCORD_CONFIG_DIR: configDir, ACCORD_LOCAL_SERVERS: '', ...extra };
+}
+
+function clientApp(state: Pick<Harness, 'updates' | 'permissionRequests' | 'permissions'>, notify: () => void) {
+  return client({ name: 'accord-test' })
+    .onNotification(methods.client.session.update, ({ params }) => {
+      state.updates.push(params);
+      notify();
+    })
+    .onRequest(methods.client.session.requestPermission, ({ params, signal }) => {
+      state.permissionRequests.push(params);
+      notify();
+      return state.permissions.policy(params, signal);
+    });
+}
+
+function harnessFor(connect: (app: ReturnType<typeof clientApp>) => ClientConnection, cleanup: () => Promise<void>): Harness {
+  const updates: SessionNotification[] = [];
+  const permissionRequests: RequestPermissionRequest[] = [];
+  const permissions = { policy: allowOnce };
+  const waiters: Array<() => void> = [];
+  const notify = () => waiters.splice(0).forEach((w) => w());
+  const connection = connect(clientApp({ updates, permissionRequests, permissions }, notify));
+  const harness: Harness = {
+    connection,
+    updates,
+    permissionRequests,
+    permissions,
+    async waitForUpdate(predicate) {
+      for (;;) {
+        const found = updates.find(predicate);
+        if (found) return found;
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+    async newSession(cwd) {
+      await connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const { sessionId } = await connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+      return sessionId;
+    },
+    async prompt(sessionId, text) {
+      const { stopReason } = await connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
+      return stopReason;
+    },
+    async close() {
+      connection.close();
+      await cleanup();
+    },
+  };
+  return harness;
+}
+
+export function inMemoryAgent(options: Partial<AccordAgentOptions> & { env: AccordAgentOptions['env'] }): Harness {
+  const agentApp = createAccordAgent({ tools: builtinTools(), commands: new ProcessRunner(), maxRetries: 0, ...options });
+  return harnessFor((app) => app.connect(agentApp), async () => {});
+}
+
+export interface ChildHarness extends Harness {
+  child: ChildProcess;
+  stdout: Buffer[];
+  stderr: string[];
+}
+
+/** Tests run from the repository root (npm test, node --test). */
+export const agentBundle = join(process.cwd(), 'dist/agent.js');
+
+export function childAgent(env: Record<string, string | undefined>): ChildHarness {
+  const child = spawn(process.execPath, [agentBundle, 'acp'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const stdout: Buffer[] = [];
+  const stderr: string[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const harness = harnessFor(
+    (app) => app.connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>)),
+    async () => {
+      child.stdin!.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  );
+  return Object.assign(harness, { child, stdout, stderr });
+}
+
+export function tempDir(prefix: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export function updatesOf(harness: Harness, sessionId: string, kind: string): any[] {
+  return harness.updates.filter((n) => n.sessionId === sessionId && n.update.sessionUpdate === kind).map((n) => n.update);
+}
+
+export function messageText(harness: Harness, sessionId: string, kind = 'agent_message_chunk'): string {
+  return updatesOf(harness, sessionId, kind).map((u) => u.content.text).join('');
+}
