@@ -57,6 +57,8 @@ export interface FileReview {
   conflict: string | undefined;
   /** Set once the file's turn was undone. */
   undone: boolean;
+  /** Set when a later turn changed the same file again; that review carries on from this one. */
+  supersededBy: string | undefined;
 }
 
 export function fileId(change: Pick<ProposedChange, 'sessionId' | 'turnId' | 'path'>): string {
@@ -82,6 +84,7 @@ export function createFileReview(change: ProposedChange): FileReview {
     landed: new Map(),
     conflict: undefined,
     undone: false,
+    supersededBy: undefined,
   };
   recompute(file);
   file.landed = desiredTree(file);
@@ -141,7 +144,7 @@ export function setAllDecisions(file: FileReview, decision: Decision): void {
 
 /** Whether anything in the file still waits for a decision. */
 export function isPending(file: FileReview): boolean {
-  if (file.undone) return false;
+  if (file.undone || file.supersededBy !== undefined) return false;
   if (needsWholeDecision(file) && file.wholeDecision === 'pending') return true;
   return file.hunks.some((_, index) => hunkDecision(file, index) === 'pending');
 }

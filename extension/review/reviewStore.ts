@@ -59,10 +59,29 @@ export class ReviewStore {
       file = existing;
     } else {
       file = createFileReview(change);
+      this.carryOver(file);
       this.files.set(file.id, file);
     }
     this.changed();
     return file;
+  }
+
+  /**
+   * A staged or isolated change to a file that an earlier turn already
+   * proposed, still undecided, continues that review: the base is the same, so
+   * decisions taken on identical hunks stand, and what landed is what landed.
+   * A direct-to-disk turn starts from its own snapshot and needs none of this.
+   */
+  private carryOver(file: FileReview): void {
+    if (file.origin === 'direct') return;
+    const earlier = this.inSession(file.sessionId).filter(
+      (f) => f.path === file.path && f.origin === file.origin && !f.undone && f.supersededBy === undefined,
+    );
+    for (const previous of earlier) {
+      previous.supersededBy = file.id;
+      for (const [key, decision] of previous.hunkDecisions) file.hunkDecisions.set(key, decision);
+      for (const [path, content] of previous.landed) file.landed.set(path, content);
+    }
   }
 
   get(id: string): FileReview | undefined {
@@ -105,7 +124,7 @@ export class ReviewStore {
 
   /** Accept or reject every file given (a turn, a session) as one step. */
   decideFiles(files: FileReview[], decision: Exclude<Decision, 'pending'>): Promise<LandResult> {
-    const live = files.filter((f) => !f.undone);
+    const live = files.filter(isLive);
     for (const file of live) setAllDecisions(file, decision);
     if (decision === 'rejected' && live.length > 0) {
       this.note(live[0]!.sessionId, `rejected your changes to ${live.map((f) => f.path).join(', ')}`);
@@ -118,7 +137,7 @@ export class ReviewStore {
    * note for the agent's next prompt so it does not build on changes that are gone.
    */
   async undoTurn(sessionId: string, turnId: string): Promise<LandResult> {
-    const files = this.inTurn(sessionId, turnId).filter((f) => !f.undone);
+    const files = this.inTurn(sessionId, turnId).filter(isLive);
     for (const file of files) setAllDecisions(file, 'rejected');
     const result = await this.land(files);
     for (const file of result.landed) file.undone = true;
@@ -232,6 +251,11 @@ export function sameContent(a: Content, b: Content): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** A review that can still take decisions: not undone, not continued by a later turn. */
+export function isLive(file: FileReview): boolean {
+  return !file.undone && file.supersededBy === undefined;
 }
 
 function unique(values: string[]): string[] {

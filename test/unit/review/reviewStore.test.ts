@@ -67,7 +67,7 @@ describe('review store, staged changes (nothing on disk until accepted)', () => 
     store.propose(change({ origin: 'staged' }));
     store.propose(change({ origin: 'staged', path: '/w/b.txt', base: bytes('b\n'), proposed: bytes('B\n') }));
     store.propose(change({ origin: 'staged', path: '/w/new.txt', base: null, proposed: bytes('fresh\n') }));
-    store.propose(change({ origin: 'staged', turnId: 't2', path: '/w/b.txt', base: bytes('b\n'), proposed: bytes('b2\n') }));
+    store.propose(change({ origin: 'staged', turnId: 't2', path: '/w/c.txt', base: bytes('c\n'), proposed: bytes('c2\n') }));
     const accepted = await store.decideFiles(store.inTurn('s1', 't1'), 'accepted');
     assert.equal(accepted.landed.length, 3);
     assert.equal(tree.text('/w/a.txt'), proposed);
@@ -185,5 +185,23 @@ describe('review store, direct-to-disk changes (already on disk, base is a snaps
     const file = store.propose(change({ origin: 'direct', path: '/w/new.txt', base: null, proposed: bytes('x\n') }));
     await store.decideFile(file, 'rejected');
     assert.equal(tree.files.has('/w/new.txt'), false);
+  });
+});
+
+describe('review store, a file changed again in a later turn', () => {
+  test('the later staged review continues the earlier one: decisions and landed text carry over', async () => {
+    const tree = new MemoryTree();
+    tree.set('/w/a.txt', base);
+    const store = new ReviewStore(tree);
+    const first = store.propose(change({ origin: 'staged' }));
+    await store.decideHunk(first, 0, 'accepted');
+    const second = store.propose(change({ origin: 'staged', turnId: 't2', proposed: bytes(proposed.replace('ten', 'eleven')) }));
+    assert.equal(first.supersededBy, second.id);
+    assert.equal(isPending(first), false);
+    assert.equal(second.hunks.length, 3);
+    await store.decideFiles(store.inTurn('s1', 't2'), 'accepted');
+    assert.equal(tree.text('/w/a.txt'), proposed.replace('ten', 'eleven'));
+    await store.decideFile(second, 'rejected');
+    assert.equal(tree.text('/w/a.txt'), base);
   });
 });

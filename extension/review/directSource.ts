@@ -1,0 +1,104 @@
+// Third-party agents that write straight to disk (the Claude adapter, Codex…).
+// The extension cannot stop the write, so it keeps what the file was: a
+// snapshot at turn start for files already known, and on each tool call for
+// the paths it names (the diff's `oldText` when the agent sends one). A file
+// watcher reports the writes; each becomes a change against its snapshot, and
+// rejecting it puts the snapshot back.
+import { fileId, type Content } from './fileReview';
+import { diffBlocks, isFinished, touchedPaths, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
+import { sameContent, type RealTree } from './reviewStore';
+
+interface ActiveTurn {
+  turnId: string;
+  /** path → content before the agent's change. */
+  snapshots: Map<string, Content>;
+}
+
+export interface DirectSourceOptions {
+  /** Paths worth a snapshot when a turn starts (open documents, files touched earlier). */
+  knownPaths(): string[];
+}
+
+export class DirectDiskSource implements TurnAwareSource {
+  readonly origin = 'direct' as const;
+  private readonly active = new Map<string, ActiveTurn>();
+  /** Paths touched in earlier turns: worth a snapshot at the next turn's start. */
+  private readonly touched = new Set<string>();
+
+  constructor(
+    private readonly sink: ChangeSink,
+    private readonly tree: RealTree,
+    private readonly options: DirectSourceOptions,
+  ) {}
+
+  async beginTurn(sessionId: string, turnId: string): Promise<void> {
+    const turn: ActiveTurn = { turnId, snapshots: new Map() };
+    this.active.set(sessionId, turn);
+    for (const path of new Set([...this.options.knownPaths(), ...this.touched])) {
+      turn.snapshots.set(path, await this.tree.read(path));
+    }
+  }
+
+  async toolCall(sessionId: string, turnId: string, call: ToolCallFacts): Promise<void> {
+    const turn = this.active.get(sessionId);
+    if (!turn || turn.turnId !== turnId) return;
+    const oldTexts = new Map(diffBlocks(call).map((d) => [d.path, d.oldText]));
+    for (const path of touchedPaths(call)) {
+      this.touched.add(path);
+      if (turn.snapshots.has(path)) continue;
+      // Before the call runs, the file on disk is the base. Once it ran, the
+      // agent's own oldText is the only record of what was there.
+      if (!isFinished(call)) turn.snapshots.set(path, await this.tree.read(path));
+      else if (oldTexts.has(path)) {
+        const oldText = oldTexts.get(path);
+        turn.snapshots.set(path, oldText === null || oldText === undefined ? null : new TextEncoder().encode(oldText));
+      }
+    }
+    if (isFinished(call)) for (const path of touchedPaths(call)) await this.collect(sessionId, turn, path);
+  }
+
+  /**
+   * The file watcher saw `path` created, changed or deleted. Attributed to a
+   * running turn that has a snapshot of it; a new file with no snapshot is an
+   * addition when exactly one direct turn is running (otherwise whose it is
+   * cannot be told, and it is left alone).
+   */
+  async fileChanged(path: string): Promise<void> {
+    const claimed = [...this.active].filter(([, turn]) => turn.snapshots.has(path));
+    if (claimed.length > 0) {
+      for (const [sessionId, turn] of claimed) await this.collect(sessionId, turn, path);
+      return;
+    }
+    if (this.active.size !== 1) return;
+    const [sessionId, turn] = [...this.active][0]!;
+    const now = await this.tree.read(path);
+    if (now === null) return;
+    // The watcher reports after the write, so a path with no snapshot is only
+    // known to be new when nothing from an earlier turn knew it either.
+    if (this.touched.has(path)) return;
+    turn.snapshots.set(path, null);
+    this.touched.add(path);
+    await this.collect(sessionId, turn, path);
+  }
+
+  async endTurn(sessionId: string, turnId: string): Promise<void> {
+    const turn = this.active.get(sessionId);
+    if (!turn || turn.turnId !== turnId) return;
+    for (const path of turn.snapshots.keys()) await this.collect(sessionId, turn, path);
+    this.active.delete(sessionId);
+  }
+
+  private async collect(sessionId: string, turn: ActiveTurn, path: string): Promise<void> {
+    const base = turn.snapshots.get(path) ?? null;
+    const now = await this.tree.read(path);
+    const existing = this.sink.get(fileId({ sessionId, turnId: turn.turnId, path }));
+    // The review's own writes (a rejection restoring the snapshot) come back
+    // through the watcher; they are not the agent's.
+    if (existing ? sameContent(existing.landed.get(path) ?? null, now) : sameContent(base, now)) return;
+    this.sink.propose({ origin: 'direct', sessionId, turnId: turn.turnId, path, base, proposed: now });
+  }
+
+  dispose(): void {
+    this.active.clear();
+  }
+}

@@ -1,0 +1,165 @@
+// The three change sources against a real ReviewStore and a real directory on
+// disk (a temp dir). The isolated source talks to a scripted stand-in for the
+// agent's `_accord/workspace/*` methods, which the bundled agent serves for real.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ReviewStore, type RealTree } from '../../../extension/review/reviewStore';
+import { DirectDiskSource } from '../../../extension/review/directSource';
+import { StagedWriteSource } from '../../../extension/review/stagedSource';
+import { IsolatedWorkspaceSource, WORKSPACE_METHODS } from '../../../extension/review/isolatedSource';
+import { isPending, kindOf, type Content } from '../../../extension/review/fileReview';
+
+/** The person's tree as plain files in a temp dir. */
+const diskTree: RealTree = {
+  async read(path: string): Promise<Content> {
+    try {
+      return new Uint8Array(await readFile(path));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  },
+  async write(path: string, content: Content): Promise<void> {
+    if (content === null) await unlink(path);
+    else await writeFile(path, content);
+  },
+};
+
+let root = '';
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), 'accord-review-'));
+});
+after(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const text = (path: string) => readFile(path, 'utf8');
+
+describe('DirectDiskSource', () => {
+  test('a write straight to disk is reviewed against the turn-start snapshot, and Reject restores it', async () => {
+    const file = join(root, 'direct.txt');
+    await writeFile(file, 'a\nb\nc\n');
+    const store = new ReviewStore(diskTree);
+    const source = new DirectDiskSource(store, diskTree, { knownPaths: () => [file] });
+    await source.beginTurn('s', 't1');
+    await writeFile(file, 'a\nB\nc\n'); // the agent writes; the watcher reports it
+    await source.fileChanged(file);
+    const [review] = store.all();
+    assert.ok(review);
+    assert.equal(review.hunks.length, 1);
+    await store.decideFile(review, 'rejected');
+    assert.equal(await text(file), 'a\nb\nc\n');
+    // The watcher reports the review's own restore; it is not a new change.
+    await source.fileChanged(file);
+    assert.equal(review.proposedText, 'a\nB\nc\n');
+    assert.equal(isPending(review), false);
+  });
+
+  test("a tool call's locations are snapshotted before it runs; its completion collects the change", async () => {
+    const file = join(root, 'tool.txt');
+    await writeFile(file, 'old\n');
+    const store = new ReviewStore(diskTree);
+    const source = new DirectDiskSource(store, diskTree, { knownPaths: () => [] });
+    await source.beginTurn('s', 't1');
+    await source.toolCall('s', 't1', { toolCallId: 'c1', status: 'pending', locations: [{ path: file }] });
+    await writeFile(file, 'new\n');
+    await source.toolCall('s', 't1', { toolCallId: 'c1', status: 'completed' });
+    assert.equal(store.all().length, 0, 'a completed update without locations names no file');
+    await source.toolCall('s', 't1', { toolCallId: 'c1', status: 'completed', locations: [{ path: file }] });
+    const [review] = store.all();
+    assert.equal(review?.baseText, 'old\n');
+    assert.equal(review?.proposedText, 'new\n');
+  });
+
+  test("a diff block's oldText is the base when the call was first seen already finished", async () => {
+    const file = join(root, 'late.txt');
+    await writeFile(file, 'after\n');
+    const store = new ReviewStore(diskTree);
+    const source = new DirectDiskSource(store, diskTree, { knownPaths: () => [] });
+    await source.beginTurn('s', 't1');
+    await source.toolCall('s', 't1', {
+      toolCallId: 'c2',
+      status: 'completed',
+      content: [{ type: 'diff', path: file, oldText: 'before\n', newText: 'after\n' }],
+    });
+    const [review] = store.all();
+    assert.equal(review?.baseText, 'before\n');
+    await store.decideFile(review!, 'rejected');
+    assert.equal(await text(file), 'before\n');
+  });
+
+  test('a new file seen by the watcher is an addition; rejecting deletes it', async () => {
+    const file = join(root, 'created.txt');
+    const store = new ReviewStore(diskTree);
+    const source = new DirectDiskSource(store, diskTree, { knownPaths: () => [] });
+    await source.beginTurn('s', 't1');
+    await writeFile(file, 'hello\n');
+    await source.fileChanged(file);
+    const [review] = store.all();
+    assert.equal(review && kindOf(review), 'added');
+    await store.decideFile(review!, 'rejected');
+    assert.equal(await diskTree.read(file), null);
+  });
+});
+
+describe('StagedWriteSource', () => {
+  test('a staged write does not touch the file until accepted, and the agent reads its own text', async () => {
+    const file = join(root, 'staged.txt');
+    await writeFile(file, 'one\n');
+    const store = new ReviewStore(diskTree);
+    const source = new StagedWriteSource(store, diskTree);
+    await source.stage('s', 't1', file, 'one\ntwo\n');
+    assert.equal(await text(file), 'one\n');
+    assert.equal(source.readStaged('s', file), 'one\ntwo\n');
+    await source.stage('s', 't1', file, 'ONE\ntwo\n');
+    const [review] = store.all();
+    assert.equal(review?.baseText, 'one\n', 'the baseline is the file before the first write');
+    await store.decideFiles(store.all(), 'accepted');
+    assert.equal(await text(file), 'ONE\ntwo\n');
+  });
+});
+
+describe('IsolatedWorkspaceSource', () => {
+  test("reads the agent's changed files through the workspace methods and proposes them", async () => {
+    const calls: string[] = [];
+    const agentFiles: Record<string, { base: string | null; current: string | null }> = {
+      'src/a.txt': { base: 'x\n', current: 'y\n' },
+      'src/new.txt': { base: null, current: 'n\n' },
+    };
+    const agent = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
+      calls.push(method);
+      if (method === WORKSPACE_METHODS.listChanges) {
+        return { files: [{ path: 'src/a.txt', status: 'modified' }, { path: 'src/new.txt', status: 'added' }] };
+      }
+      if (method === WORKSPACE_METHODS.readFile) {
+        const entry = agentFiles[params.path as string];
+        const value = params.side === 'base' ? entry?.base : entry?.current;
+        return value === null || value === undefined ? { exists: false } : { exists: true, text: value };
+      }
+      throw new Error(`unexpected ${method}`);
+    };
+    const store = new ReviewStore(diskTree);
+    const source = new IsolatedWorkspaceSource(store, agent, root);
+    await source.toolCall('s', 't1', { toolCallId: 'c', status: 'in_progress' });
+    assert.equal(calls.length, 0, 'nothing is read before a tool call finishes');
+    await source.toolCall('s', 't1', { toolCallId: 'c', status: 'completed' });
+    const reviews = store.all();
+    assert.deepEqual(reviews.map((r) => [r.path, kindOf(r)]), [
+      [join(root, 'src', 'a.txt'), 'modified'],
+      [join(root, 'src', 'new.txt'), 'added'],
+    ]);
+    const before = calls.length;
+    await source.endTurn('s', 't1');
+    assert.equal(store.all().length, 2);
+    assert.equal(calls.length - before, 3, 'unchanged files are listed and read, not proposed again');
+  });
+
+  test('an answer of the wrong shape is a clear error', async () => {
+    const store = new ReviewStore(diskTree);
+    const source = new IsolatedWorkspaceSource(store, async () => ({ nope: true }), root);
+    await assert.rejects(source.refresh('s', 't1'), /not what Accord expects/);
+  });
+});
