@@ -1,28 +1,95 @@
+// The chat panel's entry: validate every message from the extension, reduce
+// it into the store, render at most once per animation frame.
+import '@vscode/codicons/dist/codicon.css';
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import './main.css';
 import { parseHostMessage, PROTOCOL_VERSION, type WebviewMessage } from './protocol';
+import { ChatStore } from './state/store';
+import { App } from './view/app';
+import { newUiState, type ViewContext } from './view/context';
+import { forgetRenderCache } from './view/items';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
 const vscode = acquireVsCodeApi();
 const post = (message: WebviewMessage) => vscode.postMessage(message);
 
-const status = document.createElement('div');
-status.id = 'agent-status';
-status.textContent = 'Starting agent…';
-document.body.append(status);
+const store = new ChatStore((level, message) => {
+  console.warn(`accord: ${message}`);
+  post({ type: 'log', level, message });
+});
+
+let uiRev = 0;
+let frame = 0;
+function schedule(): void {
+  if (frame === 0) frame = requestAnimationFrame(flush);
+}
+
+const ctx: ViewContext = {
+  store,
+  ui: newUiState(),
+  post,
+  update() {
+    uiRev += 1;
+    schedule();
+  },
+  uiRev: () => uiRev,
+};
+
+const root = document.createElement('div');
+root.id = 'root';
+document.body.append(root);
+const app = new App(root, ctx, schedule);
+
+function flush(): void {
+  frame = 0;
+  app.render();
+}
 
 window.addEventListener('message', (event: MessageEvent) => {
   const parsed = parseHostMessage(event.data);
   if (!parsed.ok) {
     console.warn(`accord: ${parsed.error}`);
+    post({ type: 'log', level: 'warn', message: parsed.error });
     return;
   }
   const message = parsed.message;
-  if (message.type === 'agentStatus') {
-    const { state, agentName, agentVersion, message: detail } = message.status;
-    status.dataset.state = state;
-    status.textContent =
-      state === 'connected' ? `Connected to ${agentName ?? 'agent'} ${agentVersion ?? ''}`.trim() : detail ?? state;
-  }
+  if (message.type === 'sessionStarted') forgetRenderCache();
+  if (message.type === 'settings') uiRev += 1;
+  if (store.apply(message)) schedule();
 });
 
+/** Links in rendered markdown carry no href: the extension decides what a click may open. */
+function openLink(href: string): void {
+  const fileLike = /^(file:|\/|[A-Za-z]:[\\/])/.test(href);
+  if (!fileLike) return post({ type: 'openLink', href });
+  const match = /^(?:file:\/\/)?(.*?)(?:#L?(\d+)|:(\d+))?$/.exec(href);
+  const path = decodeURI(match?.[1] ?? href);
+  const line = Number(match?.[2] ?? match?.[3] ?? 0);
+  post(line > 0 ? { type: 'openLocation', path, line } : { type: 'openLocation', path });
+}
+
+function onActivate(event: Event): void {
+  const target = event.target as Element | null;
+  const link = target?.closest<HTMLElement>('[data-href]');
+  if (link) {
+    event.preventDefault();
+    openLink(link.dataset.href ?? '');
+    return;
+  }
+  const copy = target?.closest<HTMLElement>('[data-action="copy-code"]');
+  if (copy) {
+    const code = copy.closest('.code-block')?.querySelector('code')?.textContent ?? '';
+    post({ type: 'copyText', text: code });
+    copy.classList.add('copied');
+    setTimeout(() => copy.classList.remove('copied'), 1200);
+  }
+}
+
+document.addEventListener('click', onActivate);
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && (event.target as Element | null)?.matches?.('[data-href]')) onActivate(event);
+});
+
+schedule();
 post({ type: 'ready', version: PROTOCOL_VERSION });

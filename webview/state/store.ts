@@ -1,0 +1,289 @@
+// The panel's state: a reducer over validated host messages. ACP updates go
+// to the transcript of their session (the panel's session or a child);
+// session-wide updates (plan, usage, commands, config) land here.
+import type { AcpConfigOptions, AcpAvailableCommands, AgentStatus, ApprovalOption, DiffReviewState, FileCompletion, HostMessage, PromptCapabilities, PromptMention, SessionSummary } from '../protocol';
+import { isRecord, str } from './content';
+import { appendChunk, attachChild, cancelUnfinishedTools, newTranscript, patchTool, pushTurnEnd, runningToolId, touchTool, upsertCompaction, upsertTool } from './transcript';
+import type { Notice, PlanEntry, SubagentInfo, Transcript, Usage } from './types';
+
+export interface PendingApproval {
+  requestId: string;
+  toolCallId: string;
+  options: ApprovalOption[];
+}
+
+export interface Turn {
+  running: boolean;
+  /** Session cost when the turn started, to show the turn's own cost. */
+  costAtStart?: number;
+  cost?: number;
+}
+
+export type Logger = (level: 'info' | 'warn', message: string) => void;
+
+const SESSION_WIDE = new Set(['plan', 'plan_update', 'plan_removed', 'available_commands_update', 'config_option_update', 'current_mode_update', 'session_info_update', 'usage_update', 'notice', 'subagent_update']);
+
+export class ChatStore {
+  epoch = 0;
+  sessionId: string | undefined;
+  title: string | undefined;
+  replaying = false;
+  agent: AgentStatus = { state: 'starting' };
+  hideThoughts = false;
+  sessions: SessionSummary[] = [];
+  main: Transcript = newTranscript('');
+  children = new Map<string, Transcript>();
+  subagents = new Map<string, SubagentInfo>();
+  plan: PlanEntry[] = [];
+  usage: Usage | undefined;
+  compacting = false;
+  turn: Turn = { running: false };
+  commands: AcpAvailableCommands = [];
+  configOptions: AcpConfigOptions = [];
+  modeId: string | undefined;
+  capabilities: PromptCapabilities = {};
+  approvals = new Map<string, PendingApproval>();
+  reviews = new Map<string, DiffReviewState>();
+  completions: { query: string; items: FileCompletion[] } = { query: '', items: [] };
+  notices: Notice[] = [];
+  /** Bumped on every applied message; the view skips frames where nothing changed. */
+  rev = 0;
+  dropped = 0;
+
+  constructor(private readonly log: Logger = () => {}) {}
+
+  /** Apply one validated host message. Returns false when it was dropped (stale epoch). */
+  apply(message: HostMessage): boolean {
+    if ('epoch' in message && message.type !== 'hello' && message.type !== 'sessionStarted' && message.epoch !== this.epoch) {
+      this.dropped += 1;
+      return false;
+    }
+    this.rev += 1;
+    switch (message.type) {
+      case 'hello':
+        this.epoch = message.epoch;
+        return true;
+      case 'agentStatus':
+        this.agent = message.status;
+        return true;
+      case 'settings':
+        this.hideThoughts = message.hideThoughts;
+        return true;
+      case 'sessionList':
+        this.sessions = message.sessions;
+        return true;
+      case 'sessionStarted':
+        this.startSession(message.epoch, message.sessionId, message.title);
+        return true;
+      case 'replayBegin':
+        this.replaying = true;
+        return true;
+      case 'replayEnd':
+        this.replaying = false;
+        return true;
+      case 'sessionUpdate':
+        this.applyUpdate(message.sessionId, message.update);
+        return true;
+      case 'turnStarted':
+        this.turn = { running: true, costAtStart: this.usage?.cost?.amount };
+        return true;
+      case 'turnEnded':
+        this.endTurn(message.stopReason, message.error);
+        return true;
+      case 'approvalPending':
+        this.addApproval(message.requestId, message.toolCall, message.options);
+        return true;
+      case 'approvalResolved':
+        this.resolveApproval(message.requestId);
+        return true;
+      case 'configOptions':
+        this.configOptions = message.configOptions;
+        return true;
+      case 'availableCommands':
+        this.commands = message.commands;
+        return true;
+      case 'promptCapabilities':
+        this.capabilities = message.capabilities;
+        return true;
+      case 'fileCompletions':
+        this.completions = { query: message.query, items: message.items };
+        return true;
+      case 'diffReview':
+        this.reviews.set(`${message.toolCallId}\n${message.path}`, message.state);
+        touchTool(this.main, message.toolCallId);
+        return true;
+    }
+  }
+
+  /** The person's own prompt, shown at once; the agent's live echo of it is then skipped. */
+  addLocalPrompt(text: string, mentions: PromptMention[]): void {
+    appendChunk(this.main, 'user', { content: { type: 'text', text } });
+    for (const mention of mentions) {
+      appendChunk(this.main, 'user', { content: { type: 'resource_link', uri: `file://${mention.path}`, name: mention.name } });
+    }
+    this.echoGuard = true;
+    this.rev += 1;
+  }
+
+  private echoGuard = false;
+
+  review(toolCallId: string, path: string): DiffReviewState | undefined {
+    return this.reviews.get(`${toolCallId}\n${path}`);
+  }
+
+  transcript(sessionId: string): Transcript | undefined {
+    return sessionId === this.main.sessionId ? this.main : this.children.get(sessionId);
+  }
+
+  private startSession(epoch: number, sessionId: string, title: string | undefined): void {
+    this.epoch = epoch;
+    this.sessionId = sessionId;
+    this.title = title;
+    this.main = newTranscript(sessionId);
+    this.children.clear();
+    this.subagents.clear();
+    this.plan = [];
+    this.usage = undefined;
+    this.turn = { running: false };
+    this.approvals.clear();
+    this.reviews.clear();
+    this.notices = [];
+    this.replaying = false;
+    this.echoGuard = false;
+  }
+
+  applyUpdate(sessionId: string, update: Record<string, unknown>): void {
+    const kind = update.sessionUpdate as string;
+    const isMain = sessionId === this.main.sessionId;
+    if (isMain && SESSION_WIDE.has(kind)) return this.applySessionWide(kind, update);
+    const t = isMain ? this.main : this.childTranscript(sessionId);
+    switch (kind) {
+      case 'user_message_chunk':
+        if (isMain && this.echoGuard && !this.replaying) return;
+        return appendChunk(t, 'user', update);
+      case 'agent_message_chunk':
+        return appendChunk(t, 'agent', update);
+      case 'agent_thought_chunk':
+        return appendChunk(t, 'thought', update);
+      case 'tool_call':
+      case 'tool_call_update':
+        upsertTool(t, update, kind === 'tool_call');
+        return;
+      case 'compaction_update':
+      case 'compaction_summary_chunk':
+        if (isMain) this.compacting = update.status === 'in_progress' || kind === 'compaction_summary_chunk';
+        return upsertCompaction(t, update, kind === 'compaction_summary_chunk');
+      default:
+        if (!SESSION_WIDE.has(kind)) this.log('warn', `Ignored a session/update of unknown kind "${kind.slice(0, 64)}".`);
+    }
+  }
+
+  private applySessionWide(kind: string, update: Record<string, unknown>): void {
+    switch (kind) {
+      case 'plan':
+        this.plan = readPlan(update.entries);
+        return;
+      case 'plan_update':
+        if (isRecord(update.plan) && update.plan.type === 'items') this.plan = readPlan(update.plan.entries);
+        return;
+      case 'plan_removed':
+        this.plan = [];
+        return;
+      case 'available_commands_update':
+        if (Array.isArray(update.availableCommands)) this.commands = update.availableCommands.filter((c) => isRecord(c) && typeof c.name === 'string') as AcpAvailableCommands;
+        return;
+      case 'config_option_update':
+        if (Array.isArray(update.configOptions)) this.configOptions = update.configOptions.filter((o) => isRecord(o) && typeof o.id === 'string' && typeof o.type === 'string') as AcpConfigOptions;
+        return;
+      case 'current_mode_update':
+        this.modeId = str(update.currentModeId);
+        return;
+      case 'session_info_update':
+        if (typeof update.title === 'string' || update.title === null) this.title = update.title ?? undefined;
+        return;
+      case 'usage_update':
+        return this.applyUsage(update);
+      case 'notice':
+        this.notices = [...this.notices.slice(-4), { severity: str(update.severity) ?? 'info', title: str(update.title) ?? '', description: str(update.description) }];
+        return;
+      case 'subagent_update':
+        return this.applySubagent(update);
+    }
+  }
+
+  private applyUsage(update: Record<string, unknown>): void {
+    if (typeof update.used !== 'number' || typeof update.size !== 'number') return;
+    const cost = isRecord(update.cost) && typeof update.cost.amount === 'number' ? { amount: update.cost.amount, currency: str(update.cost.currency) ?? 'USD' } : this.usage?.cost;
+    this.usage = cost ? { used: update.used, size: update.size, cost } : { used: update.used, size: update.size };
+    if (this.turn.running && cost) this.turn.cost = cost.amount - (this.turn.costAtStart ?? 0);
+  }
+
+  private applySubagent(update: Record<string, unknown>): void {
+    const childId = str(update.sessionId);
+    if (!childId) return;
+    const known = this.subagents.get(childId);
+    const meta = isRecord(update._meta) ? update._meta : {};
+    const info: SubagentInfo = known ?? { sessionId: childId, parentToolCallId: str(update.toolCallId) ?? str(meta['accord.dev/toolCallId']) ?? runningToolId(this.main) };
+    if ('title' in update) info.title = str(update.title);
+    if ('description' in update) info.description = str(update.description);
+    if (isRecord(update.state)) info.state = str(update.state.type) ?? str(update.state.state);
+    this.subagents.set(childId, info);
+    this.childTranscript(childId);
+  }
+
+  private childTranscript(childId: string): Transcript {
+    let t = this.children.get(childId);
+    if (!t) {
+      t = newTranscript(childId);
+      this.children.set(childId, t);
+      if (!this.subagents.has(childId)) this.subagents.set(childId, { sessionId: childId, parentToolCallId: runningToolId(this.main) });
+      attachChild(this.main, childId, this.subagents.get(childId)?.parentToolCallId);
+    }
+    t.rev += 1;
+    const parent = this.subagents.get(childId)?.parentToolCallId;
+    if (parent) touchTool(this.main, parent);
+    return t;
+  }
+
+  private endTurn(stopReason: string, error: string | undefined): void {
+    this.turn = { ...this.turn, running: false };
+    this.echoGuard = false;
+    this.compacting = false;
+    if (stopReason === 'cancelled') {
+      cancelUnfinishedTools(this.main);
+      for (const child of this.children.values()) cancelUnfinishedTools(child);
+    }
+    if (stopReason !== 'end_turn') pushTurnEnd(this.main, stopReason, error);
+  }
+
+  private addApproval(requestId: string, toolCall: Record<string, unknown> & { toolCallId: string }, options: ApprovalOption[]): void {
+    const t = this.main;
+    const tool = t.tools.get(toolCall.toolCallId);
+    if (tool) {
+      patchTool(tool, toolCall);
+      touchTool(t, tool.toolCallId);
+    } else {
+      upsertTool(t, toolCall, true);
+    }
+    this.approvals.set(requestId, { requestId, toolCallId: toolCall.toolCallId, options });
+  }
+
+  private resolveApproval(requestId: string): void {
+    const approval = this.approvals.get(requestId);
+    if (!approval) return;
+    this.approvals.delete(requestId);
+    touchTool(this.main, approval.toolCallId);
+  }
+
+  approvalFor(toolCallId: string): PendingApproval | undefined {
+    for (const approval of this.approvals.values()) if (approval.toolCallId === toolCallId) return approval;
+    return undefined;
+  }
+}
+
+function readPlan(entries: unknown): PlanEntry[] {
+  if (!Array.isArray(entries)) return [];
+  return entries
+    .filter(isRecord)
+    .map((e) => ({ content: str(e.content) ?? '', priority: str(e.priority) ?? 'medium', status: str(e.status) ?? 'pending' }));
+}

@@ -1,0 +1,114 @@
+// The panels around the transcript: header, history, notices, plan and the
+// context gauge.
+import { html, nothing, type TemplateResult } from 'lit';
+import { styleMap } from 'lit/directives/style-map.js';
+import type { ViewContext } from './context';
+
+const STATE_LABEL: Record<string, string> = {
+  starting: 'Starting agent…',
+  restarting: 'Restarting agent…',
+  stopped: 'Agent stopped',
+  error: 'Agent failed',
+  untrusted: 'Restricted workspace: agents do not start',
+};
+
+export function renderHeader(ctx: ViewContext): TemplateResult {
+  const { agent, title } = ctx.store;
+  const status = agent.state === 'connected' ? `${agent.agentName ?? 'Agent'}${agent.agentVersion ? ` ${agent.agentVersion}` : ''}` : agent.message ?? STATE_LABEL[agent.state] ?? agent.state;
+  return html`<header class="header">
+    <span class="status-dot state-${agent.state}" title=${status}></span>
+    <span class="header-title" title=${title ?? ''}>${title ?? 'New session'}</span>
+    <span class="header-agent muted" id="agent-status" data-state=${agent.state}>${status}</span>
+    <span class="spacer"></span>
+    <vscode-toolbar-button icon="history" label="Session history" title="Session history" data-action="history"
+      @click=${() => { ctx.ui.historyOpen = !ctx.ui.historyOpen; ctx.update(); }}></vscode-toolbar-button>
+    <vscode-toolbar-button icon="add" label="New session" title="New session" data-action="new-session"
+      @click=${() => ctx.post({ type: 'newSession' })}></vscode-toolbar-button>
+  </header>`;
+}
+
+export function renderHistory(ctx: ViewContext): TemplateResult | typeof nothing {
+  if (!ctx.ui.historyOpen) return nothing;
+  const { sessions, sessionId } = ctx.store;
+  return html`<div class="history" role="list">
+    <div class="history-title">Sessions</div>
+    ${sessions.length === 0 ? html`<div class="muted history-empty">No earlier sessions.</div>` : nothing}
+    ${sessions.map(
+      (s) => html`<div class="history-item ${s.sessionId === sessionId ? 'current' : ''}" role="listitem" tabindex="0" data-session-id=${s.sessionId}
+        @click=${() => { ctx.ui.historyOpen = false; ctx.post({ type: 'loadSession', sessionId: s.sessionId }); ctx.update(); }}>
+        <span class="codicon codicon-comment-discussion"></span>
+        <span class="history-name">${s.title || 'Untitled session'}</span>
+        <span class="muted history-date">${s.updatedAt ? new Date(s.updatedAt).toLocaleString() : ''}</span>
+      </div>`,
+    )}
+  </div>`;
+}
+
+export function renderNotices(ctx: ViewContext): TemplateResult[] {
+  return ctx.store.notices.map(
+    (n) => html`<div class="notice severity-${n.severity}">
+      <span class="codicon codicon-${n.severity === 'error' ? 'error' : n.severity === 'warning' ? 'warning' : 'info'}"></span>
+      <span><strong>${n.title}</strong>${n.description ? html` — ${n.description}` : nothing}</span>
+    </div>`,
+  );
+}
+
+const PLAN_ICON: Record<string, string> = {
+  pending: 'circle-large-outline',
+  in_progress: 'loading codicon-modifier-spin',
+  completed: 'pass-filled',
+};
+
+export function renderPlan(ctx: ViewContext): TemplateResult | typeof nothing {
+  const { plan } = ctx.store;
+  if (plan.length === 0) return nothing;
+  const done = plan.filter((e) => e.status === 'completed').length;
+  const open = ctx.ui.planOpen;
+  return html`<section class="plan ${open ? 'open' : ''}">
+    <div class="plan-header" role="button" tabindex="0" aria-expanded=${open} @click=${() => { ctx.ui.planOpen = !open; ctx.update(); }}>
+      <span class="codicon codicon-${open ? 'chevron-down' : 'chevron-right'}"></span>
+      <span class="codicon codicon-checklist"></span>
+      <span>Plan</span><span class="muted">${done}/${plan.length}</span>
+    </div>
+    ${open
+      ? html`<ol class="plan-entries">${plan.map(
+          (e) => html`<li class="plan-entry status-${e.status} priority-${e.priority}">
+            <span class="codicon codicon-${PLAN_ICON[e.status] ?? 'circle-large-outline'}"></span>
+            <span class="plan-text">${e.content}</span>
+            ${e.priority === 'high' ? html`<span class="badge badge-warn">high</span>` : nothing}
+          </li>`,
+        )}</ol>`
+      : nothing}
+  </section>`;
+}
+
+function tokens(n: number): string {
+  return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
+}
+
+function money(amount: number, currency: string): string {
+  if (currency === 'USD') return `$${amount < 1 ? amount.toFixed(3) : amount.toFixed(2)}`;
+  return `${amount.toFixed(2)} ${currency}`;
+}
+
+/** Fullness at which the gauge warns: compaction or a new session is near. */
+const WARN_AT = 0.8;
+
+export function renderGauge(ctx: ViewContext): TemplateResult | typeof nothing {
+  const { usage, turn, compacting } = ctx.store;
+  if (!usage || usage.size <= 0) return nothing;
+  const ratio = Math.min(1, usage.used / usage.size);
+  const warn = ratio >= WARN_AT;
+  const percent = Math.round(ratio * 100);
+  return html`<div class="gauge ${warn ? 'warn' : ''}" title="${usage.used.toLocaleString()} of ${usage.size.toLocaleString()} tokens in context">
+    <div class="gauge-bar" role="meter" aria-valuemin="0" aria-valuemax="100" aria-valuenow=${percent} aria-label="Context window">
+      <div class="gauge-fill" style=${styleMap({ width: `${percent}%` })}></div>
+    </div>
+    <span class="gauge-text">${percent}% · ${tokens(usage.used)} / ${tokens(usage.size)}</span>
+    ${compacting ? html`<span class="gauge-compacting"><span class="codicon codicon-loading codicon-modifier-spin"></span>Compacting</span>` : nothing}
+    ${warn && !compacting ? html`<span class="gauge-warn"><span class="codicon codicon-warning"></span>Near the limit</span>` : nothing}
+    <span class="spacer"></span>
+    ${usage.cost && turn.cost !== undefined ? html`<span class="gauge-cost" title="This turn">turn ${money(turn.cost, usage.cost.currency)}</span>` : nothing}
+    ${usage.cost ? html`<span class="gauge-cost" title="This session">session ${money(usage.cost.amount, usage.cost.currency)}</span>` : nothing}
+  </div>`;
+}

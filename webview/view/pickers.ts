@@ -1,0 +1,47 @@
+// Model / effort / mode pickers from the agent's session config options.
+// Options of a type the panel does not know are left out (the spec says so).
+import { html, nothing, type TemplateResult } from 'lit';
+import { isRecord, str } from '../state/content';
+import type { ViewContext } from './context';
+
+interface Choice {
+  value: string;
+  name: string;
+}
+
+function choices(options: unknown): Choice[] {
+  if (!Array.isArray(options)) return [];
+  const out: Choice[] = [];
+  for (const entry of options) {
+    if (!isRecord(entry)) continue;
+    if (Array.isArray(entry.options)) out.push(...choices(entry.options));
+    else if (typeof entry.value === 'string') out.push({ value: entry.value, name: str(entry.name) ?? entry.value });
+  }
+  return out;
+}
+
+const ICON: Record<string, string> = { model: 'sparkle', thought_level: 'lightbulb', mode: 'settings-gear' };
+
+export function renderPickers(ctx: ViewContext): TemplateResult[] {
+  const { store } = ctx;
+  return store.configOptions.map((option) => {
+    const icon = ICON[str(option.category) ?? ''] ?? 'settings';
+    if (option.type === 'boolean') {
+      const on = option.currentValue === true;
+      return html`<vscode-button secondary class="picker-toggle ${on ? 'on' : ''}" title=${option.name}
+        @click=${() => ctx.post({ type: 'setConfigOption', epoch: store.epoch, configId: option.id, value: !on })}>
+        <span class="codicon codicon-${icon}" slot="start"></span>${option.name}</vscode-button>`;
+    }
+    if (option.type !== 'select') return html``;
+    const list = choices(option.options);
+    const current = str(option.currentValue);
+    return html`<label class="picker" title=${option.name}>
+      <span class="codicon codicon-${icon}"></span>
+      <select aria-label=${option.name} data-config-id=${option.id}
+        @change=${(e: Event) => ctx.post({ type: 'setConfigOption', epoch: store.epoch, configId: option.id, value: (e.target as HTMLSelectElement).value })}>
+        ${list.map((c) => html`<option value=${c.value} ?selected=${c.value === current}>${c.name}</option>`)}
+        ${current !== undefined && !list.some((c) => c.value === current) ? html`<option selected value=${current}>${current}</option>` : nothing}
+      </select>
+    </label>`;
+  });
+}

@@ -1,0 +1,104 @@
+// A tool call card: kind icon, title, status, locations, expandable content,
+// a badge while an approval is pending (the question itself is pinned above
+// the composer, so it stays visible however far the card scrolled), and
+// nested child sessions.
+import { html, nothing, type TemplateResult } from 'lit';
+import type { ToolCall, ToolContent } from '../state/types';
+import { baseName } from '../state/content';
+import { toggle, type ViewContext } from './context';
+import { renderDiff } from './diff';
+import { renderChild } from './child';
+
+const KIND_ICON: Record<string, string> = {
+  read: 'file',
+  edit: 'edit',
+  delete: 'trash',
+  move: 'file-symlink-file',
+  search: 'search',
+  execute: 'terminal',
+  think: 'lightbulb',
+  fetch: 'globe',
+  switch_mode: 'arrow-swap',
+  other: 'tools',
+};
+
+const STATUS: Record<string, { icon: string; label: string }> = {
+  pending: { icon: 'circle-large-outline', label: 'Pending' },
+  in_progress: { icon: 'loading codicon-modifier-spin', label: 'Running' },
+  completed: { icon: 'check', label: 'Done' },
+  failed: { icon: 'error', label: 'Failed' },
+  cancelled: { icon: 'circle-slash', label: 'Cancelled' },
+};
+
+/** Output beyond this is cut until the person asks for all of it. */
+export const OUTPUT_LIMIT = 20_000;
+
+function formatSize(chars: number): string {
+  return chars >= 1_000_000 ? `${(chars / 1_000_000).toFixed(1)} MB` : `${Math.ceil(chars / 1000)} KB`;
+}
+
+function renderOutput(ctx: ViewContext, key: string, text: string, terminal: boolean): TemplateResult {
+  const all = ctx.ui.showAll.has(key);
+  const cut = !all && text.length > OUTPUT_LIMIT;
+  return html`<div class="tool-output ${terminal ? 'terminal' : ''}">
+    <pre>${cut ? text.slice(0, OUTPUT_LIMIT) : text}</pre>
+    ${cut
+      ? html`<div class="truncated">Showing ${formatSize(OUTPUT_LIMIT)} of ${formatSize(text.length)}.
+          <vscode-button secondary data-action="show-all" @click=${() => { ctx.ui.showAll.add(key); ctx.update(); }}>Show all</vscode-button></div>`
+      : nothing}
+  </div>`;
+}
+
+function renderContent(ctx: ViewContext, tool: ToolCall, content: ToolContent, index: number): TemplateResult | typeof nothing {
+  const key = `${tool.toolCallId}#${index}`;
+  switch (content.type) {
+    case 'text':
+      return renderOutput(ctx, key, content.text, tool.kind === 'execute');
+    case 'diff':
+      return renderDiff(ctx, tool.toolCallId, content);
+    case 'terminal':
+      return content.output !== undefined
+        ? renderOutput(ctx, key, content.output, true)
+        : html`<div class="tool-output terminal"><pre class="muted">Terminal ${content.terminalId}</pre></div>`;
+    case 'other':
+      return html`<div class="tool-other">${content.label}</div>`;
+  }
+}
+
+function isExpanded(ctx: ViewContext, tool: ToolCall, hasApproval: boolean): boolean {
+  if (ctx.ui.expandedTools.has(tool.toolCallId)) return true;
+  if (ctx.ui.collapsedTools.has(tool.toolCallId)) return false;
+  // Open by default what needs the person: diffs, failures, approvals.
+  return hasApproval || tool.status === 'failed' || tool.content.some((c) => c.type === 'diff');
+}
+
+export function renderToolCard(ctx: ViewContext, tool: ToolCall, nested = false): TemplateResult {
+  const approval = nested ? undefined : ctx.store.approvalFor(tool.toolCallId);
+  const expanded = isExpanded(ctx, tool, approval !== undefined);
+  const status = STATUS[tool.status] ?? { icon: 'circle-large-outline', label: tool.status };
+  const expandable = tool.content.length > 0;
+  const onToggle = () => {
+    toggle(ctx.ui.expandedTools, tool.toolCallId, !expanded);
+    toggle(ctx.ui.collapsedTools, tool.toolCallId, expanded);
+    ctx.update();
+  };
+  return html`<div class="tool-card status-${tool.status} ${approval ? 'awaiting' : ''}" data-tool-call-id=${tool.toolCallId}>
+    <div class="tool-header" role="button" tabindex="0" aria-expanded=${expanded} @click=${onToggle}
+      @keydown=${(e: KeyboardEvent) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onToggle(); } }}>
+      <span class="codicon codicon-${expandable ? (expanded ? 'chevron-down' : 'chevron-right') : 'blank'} chevron"></span>
+      <span class="codicon codicon-${KIND_ICON[tool.kind] ?? 'tools'} kind-icon" title=${tool.kind}></span>
+      <span class="tool-title">${tool.title}</span>
+      ${approval ? html`<span class="badge badge-warn">Needs approval</span>` : nothing}
+      <span class="tool-status" title=${status.label}><span class="codicon codicon-${status.icon}"></span></span>
+    </div>
+    ${tool.locations.length
+      ? html`<div class="tool-locations">${tool.locations.map(
+          (loc) => html`<a class="path-link" role="link" tabindex="0" title=${loc.path}
+            @click=${() => ctx.post(loc.line ? { type: 'openLocation', path: loc.path, line: loc.line } : { type: 'openLocation', path: loc.path })}
+            ><span class="codicon codicon-go-to-file"></span>${baseName(loc.path)}${loc.line ? `:${loc.line}` : ''}</a>`,
+        )}</div>`
+      : nothing}
+    ${expanded ? html`<div class="tool-body">${tool.content.map((c, i) => renderContent(ctx, tool, c, i))}</div>` : nothing}
+    ${tool.children.map((id) => renderChild(ctx, id))}
+  </div>`;
+}

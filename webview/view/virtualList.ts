@@ -1,0 +1,96 @@
+// Renders only the transcript items near the viewport. Heights are measured
+// with a ResizeObserver once an item has been shown and estimated before
+// that; spacers above and below keep the scrollbar honest. The list sticks
+// to the bottom while the person has not scrolled up.
+import type { Item } from '../state/types';
+
+const OVERSCAN_PX = 1200;
+const ESTIMATE_PX = 80;
+
+export interface Window {
+  start: number;
+  end: number;
+  top: number;
+  bottom: number;
+}
+
+export class VirtualList {
+  private readonly heights = new Map<string, number>();
+  private readonly observed = new Set<Element>();
+  private readonly observer: ResizeObserver;
+  stickToBottom = true;
+
+  constructor(private readonly scroller: HTMLElement, onChange: () => void) {
+    this.observer = new ResizeObserver((entries) => {
+      let changed = false;
+      for (const entry of entries) {
+        const key = (entry.target as HTMLElement).dataset.key;
+        const height = entry.borderBoxSize[0]?.blockSize ?? entry.contentRect.height;
+        if (key && this.heights.get(key) !== height) {
+          this.heights.set(key, height);
+          changed = true;
+        }
+      }
+      if (changed) onChange();
+    });
+    scroller.addEventListener(
+      'scroll',
+      () => {
+        const atBottom = scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 24;
+        if (atBottom !== this.stickToBottom) this.stickToBottom = atBottom;
+        onChange();
+      },
+      { passive: true },
+    );
+  }
+
+  /** The slice of `items` to render now. */
+  window(items: readonly Item[]): Window {
+    let total = 0;
+    for (const item of items) total += this.heights.get(item.key) ?? ESTIMATE_PX;
+    const viewport = this.scroller.clientHeight || 800;
+    const scrollTop = this.stickToBottom ? Math.max(0, total - viewport) : this.scroller.scrollTop;
+    const from = scrollTop - OVERSCAN_PX;
+    const to = scrollTop + viewport + OVERSCAN_PX;
+    let offset = 0;
+    let start = items.length;
+    let top = 0;
+    let end = items.length;
+    for (let i = 0; i < items.length; i += 1) {
+      const height = this.heights.get((items[i] as Item).key) ?? ESTIMATE_PX;
+      if (start === items.length && offset + height >= from) {
+        start = i;
+        top = offset;
+      }
+      if (offset > to) {
+        end = i;
+        break;
+      }
+      offset += height;
+    }
+    if (start === items.length) top = offset;
+    let bottom = 0;
+    for (let i = end; i < items.length; i += 1) bottom += this.heights.get((items[i] as Item).key) ?? ESTIMATE_PX;
+    return { start, end, top, bottom };
+  }
+
+  /** After a render: measure what is shown, forget what is not, keep pinned to the bottom. */
+  afterRender(): void {
+    const shown = new Set(this.scroller.querySelectorAll(':scope .vitem'));
+    for (const element of this.observed) if (!shown.has(element)) this.observer.unobserve(element);
+    for (const element of shown) if (!this.observed.has(element)) this.observer.observe(element);
+    this.observed.clear();
+    for (const element of shown) this.observed.add(element);
+    if (this.stickToBottom) this.scroller.scrollTop = this.scroller.scrollHeight;
+  }
+
+  scrollToBottom(): void {
+    this.stickToBottom = true;
+    this.scroller.scrollTop = this.scroller.scrollHeight;
+  }
+
+  reset(): void {
+    this.heights.clear();
+    this.stickToBottom = true;
+  }
+}
