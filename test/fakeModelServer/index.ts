@@ -23,6 +23,8 @@ export interface FakeModelServer {
   requests: RecordedRequest[];
   /** Queue replies; each model request consumes one. An empty queue answers "ok". */
   script(...replies: Reply[]): void;
+  /** Drops replies no request has taken. */
+  clearScript(): void;
   /** Resolves when the next request arrives (or at once if `count` already arrived). */
   waitForRequests(count: number): Promise<void>;
   /** Connections still open (a stalled stream keeps one). */
@@ -121,6 +123,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     port,
     requests,
     script: (...replies) => void queue.push(...replies),
+    clearScript: () => void queue.splice(0),
     waitForRequests: (count) =>
       requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
     openStreams: () => open.size,
