@@ -34,6 +34,7 @@ export function openWorkbench(
   options: { folder: string; payload?: [string, string][]; onLog?: (type: string, text: string) => void },
 ): Promise<Workbench>;
 export function findNotification(page: Page, text: string, timeoutMs?: number): Promise<Locator>;
+export function findMessage(page: Page, text: string, timeoutMs?: number): Promise<Locator>;
 export function findDialog(page: Page, text: string, timeoutMs?: number): Promise<Locator>;
 export function webviewFrame(page: Page): FrameLocator;
 export function performUiAction(page: Page, json: string, onLog: (type: string, text: string) => void): Promise<void>;

@@ -58,6 +58,8 @@ function writeUserSettings(userDataDir, extra = {}) {
     'extensions.autoUpdate': false,
     'workbench.tips.enabled': false,
     'chat.disableAIFeatures': true,
+    'git.openRepositoryInParentFolders': 'never',
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
     ...extra,
   }, null, 2));
 }
@@ -189,6 +191,18 @@ export async function findDialog(page, text, timeoutMs = 30000) {
   return dialog;
 }
 
+/** Finds a notification or a modal dialog with the text, whichever appears. */
+export async function findMessage(page, text, timeoutMs = 30000) {
+  const dialog = page.locator('.monaco-dialog-box', { hasText: text }).first();
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await dialog.isVisible()) return dialog;
+    const notification = await findNotification(page, text, 1000).catch(() => undefined);
+    if (notification) return notification;
+  }
+  throw new Error(`no notification or dialog containing "${text}" within ${timeoutMs} ms`);
+}
+
 /** The webview view's content frame (the inner iframe VS Code puts our HTML in). */
 export function webviewFrame(page) {
   return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
@@ -199,6 +213,10 @@ export async function performUiAction(page, json, onLog) {
   let action;
   try {
     action = JSON.parse(json);
+    if (action.message !== undefined) {
+      const prompt = await findMessage(page, action.message);
+      if (action.click) await prompt.getByRole('button', { name: action.click, exact: true }).first().click();
+    }
     if (action.notification !== undefined) {
       const item = await findNotification(page, action.notification);
       if (action.click) await item.getByRole('button', { name: action.click, exact: true }).first().click();

@@ -1,7 +1,7 @@
 // Runs the mocha suite in test/vscode/ inside the extension host of a real
 // VS Code, with Accord loaded from this folder as a development extension.
 // Prints the suite's output and exits with its result (124 on timeout).
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { openWorkbench, root, startServer } from './vscode-harness.mjs';
@@ -13,6 +13,7 @@ const outDir = path.join(root, 'out/test/vscode');
 const entries = readdirSync(path.join(root, 'test/vscode'), { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.test.ts') || file === path.join('suite', 'index.ts'))
   .map((file) => path.join(root, 'test/vscode', file));
+rmSync(outDir, { recursive: true, force: true }); // no stale tests from deleted sources
 await esbuild.build({
   entryPoints: entries, outdir: outDir, outbase: path.join(root, 'test/vscode'), bundle: true, platform: 'node',
   format: 'cjs', target: 'node20', sourcemap: 'inline', external: ['vscode', 'mocha'], logLevel: 'warning',

@@ -1,6 +1,7 @@
 // Runs inside the real VS Code extension host (see scripts/vscode-tests.mjs).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import type { RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import type { AccordApi } from '../../extension/extension';
 import { ui } from './ui';
 
@@ -47,9 +48,9 @@ describe('Accord in a real VS Code', () => {
     await eventually('the chat webview to say ready', () => api.chat.isReady);
   });
 
-  it('gets "Allow once" when the person clicks it on an approval notification', async () => {
-    const answer = vscode.commands.executeCommand<string>('accord.test.raiseApproval', 'Accord wants to run: echo hello');
-    ui({ notification: 'Accord wants to run: echo hello', click: 'Allow once' });
-    assert.equal(await answer, 'Allow once');
+  it('gets allow_once when the person clicks "Allow once" on a real approval', async () => {
+    const answer = vscode.commands.executeCommand<RequestPermissionResponse>('accord.test.raiseApproval', 'Run echo hello');
+    ui({ message: 'Accord: Run echo hello', click: 'Allow once' });
+    assert.deepEqual((await answer).outcome, { outcome: 'selected', optionId: 'allow' });
   });
 });

@@ -2,6 +2,8 @@
 // outside VS Code) to act on the workbench UI. The test logs one line; the
 // harness performs it. Format and fields: test/vscode/README.md.
 export interface UiAction {
+  /** Text of a notification OR a modal dialog, whichever shows (use this for approvals). */
+  message?: string;
   /** Text of a notification (toast or Notifications center) to act on. */
   notification?: string;
   /** Text of a modal dialog to act on. */
