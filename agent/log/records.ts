@@ -1,0 +1,131 @@
+// The record format: one JSON object per line, `{seq, ts, type, ...payload}`.
+// Payloads are plain JSON: ACP and ai-SDK objects are stored exactly as they
+// were sent or appended, so this module knows their outer shape only.
+import { z } from 'zod';
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** An ACP `session/update` payload (`params.update`), as sent. */
+export type SessionUpdateJson = { sessionUpdate: string } & Record<string, unknown>;
+/** An ACP `ContentBlock`. */
+export type ContentBlockJson = { type: string } & Record<string, unknown>;
+/** An ai SDK `ModelMessage`. */
+export type ModelMessageJson = { role: string; content: unknown } & Record<string, unknown>;
+
+const object = z.record(z.string(), z.unknown());
+const tagged = (tag: string) => z.looseObject({ [tag]: z.string() });
+
+// One schema per record type: the payload fields only. Validation checks the
+// shape the replay relies on; nested protocol objects are not re-validated.
+const payloads = {
+  session_created: z.object({
+    sessionId: z.string(),
+    cwd: z.string(),
+    agentVersion: z.string(),
+    config: object,
+    additionalDirectories: z.array(z.string()).optional(),
+  }),
+  user_prompt: z.object({ prompt: z.array(tagged('type')) }),
+  update: z.object({ update: tagged('sessionUpdate') }),
+  permission_request: z.object({ toolCallId: z.string(), request: object }),
+  permission_answer: z.object({ toolCallId: z.string(), outcome: object }),
+  tool_io: z.object({
+    toolCallId: z.string(),
+    toolName: z.string(),
+    input: z.unknown(),
+    output: z.unknown(),
+    isError: z.boolean().optional(),
+  }),
+  model_message: z.object({ message: z.looseObject({ role: z.string(), content: z.unknown() }) }),
+  usage: z.object({ usage: object }),
+  turn_start: z.object({}),
+  turn_end: z.object({ stopReason: z.string(), error: z.string().optional() }),
+  config_change: z.object({ config: object }),
+  title: z.object({ title: z.string() }),
+  interrupted: z.object({
+    tornBytes: z.number().int().nonnegative(),
+    turnOpen: z.boolean(),
+    savedTo: z.string().optional(),
+  }),
+} as const;
+
+export type RecordType = keyof typeof payloads;
+
+/**
+ * What callers append. The TypeScript shapes are tighter than the zod ones
+ * where the caller has real types (content blocks, updates, messages).
+ */
+export type LogEvent =
+  | {
+      type: 'session_created';
+      sessionId: string;
+      cwd: string;
+      agentVersion: string;
+      config: Record<string, unknown>;
+      additionalDirectories?: string[];
+    }
+  | { type: 'user_prompt'; prompt: ContentBlockJson[] }
+  | { type: 'update'; update: SessionUpdateJson }
+  /** `request` is the `session/request_permission` params as sent. */
+  | { type: 'permission_request'; toolCallId: string; request: Record<string, unknown> }
+  /** `outcome` is the client's `RequestPermissionOutcome` (or the synthesized one on cancel). */
+  | { type: 'permission_answer'; toolCallId: string; outcome: Record<string, unknown> }
+  /** `input` as the model sent it; `output` as the model saw it. */
+  | { type: 'tool_io'; toolCallId: string; toolName: string; input: unknown; output: unknown; isError?: boolean }
+  | { type: 'model_message'; message: ModelMessageJson }
+  | { type: 'usage'; usage: Record<string, unknown> }
+  | { type: 'turn_start' }
+  | { type: 'turn_end'; stopReason: string; error?: string }
+  /** The whole configuration after the change. */
+  | { type: 'config_change'; config: Record<string, unknown> }
+  | { type: 'title'; title: string }
+  /** Written on open after a crash; never by callers. */
+  | { type: 'interrupted'; tornBytes: number; turnOpen: boolean; savedTo?: string };
+
+export interface RecordHeader {
+  seq: number;
+  /** ISO 8601, UTC. */
+  ts: string;
+}
+
+export type LogRecord = LogEvent & RecordHeader;
+export type RecordOf<T extends RecordType> = Extract<LogRecord, { type: T }>;
+
+/** A record of a type this version does not know (written by a newer agent). */
+export type ForeignRecord = RecordHeader & { type: string } & Record<string, unknown>;
+
+export type ParsedLine =
+  | { ok: true; known: true; record: LogRecord }
+  | { ok: true; known: false; record: ForeignRecord }
+  | { ok: false; reason: string };
+
+const header = z.looseObject({ seq: z.number().int().nonnegative(), ts: z.string(), type: z.string() });
+
+function isKnown(type: string): type is RecordType {
+  return Object.hasOwn(payloads, type);
+}
+
+/** Parses and validates one line (without its newline). Never throws. */
+export function parseRecordLine(line: string): ParsedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { ok: false, reason: 'not JSON' };
+  }
+  const head = header.safeParse(value);
+  if (!head.success) return { ok: false, reason: 'not a log record (seq, ts and type are required)' };
+  const record = head.data;
+  if (!isKnown(record.type)) return { ok: true, known: false, record: record as ForeignRecord };
+  const payload = payloads[record.type].safeParse(record);
+  if (!payload.success) return { ok: false, reason: `malformed ${record.type} record: ${payload.error.issues[0]?.message}` };
+  // The payload schema strips unknown keys; keep the original object so fields
+  // added by newer writers survive a read-modify cycle.
+  return { ok: true, known: true, record: record as unknown as LogRecord };
+}
+
+/** The line written for one record, newline included. */
+export function formatRecord(record: LogRecord): string {
+  return `${JSON.stringify(record)}\n`;
+}

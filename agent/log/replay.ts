@@ -1,0 +1,218 @@
+// Rebuilds a session from its log: the session/update notifications to send
+// again on `session/load` (each with the offset of the record it came from),
+// the model history to continue the conversation, and the session's settings.
+import { LogError } from './errors';
+import { readLog, type LogEntry, type ReadOptions } from './reader';
+import type { ModelMessageJson, RecordOf, SessionUpdateJson } from './records';
+import { titleFromPrompt } from './title';
+
+export interface ReplayedUpdate {
+  /** Offset of the record this update comes from: the adapter's `_meta["accord/logOffset"]`. */
+  offset: number;
+  update: SessionUpdateJson;
+  /** Not in the log as an update: a user prompt's chunk, or a tool call closed by an interruption. */
+  synthesized?: true;
+}
+
+export interface SessionReplay {
+  sessionId: string;
+  cwd: string;
+  additionalDirectories: string[];
+  agentVersion: string;
+  /** The configuration at creation with the last config_change applied. */
+  config: Record<string, unknown>;
+  /** The last explicit title, else the first prompt's start. */
+  title: string | undefined;
+  createdAt: string;
+  updatedAt: string;
+  updates: ReplayedUpdate[];
+  /** ai SDK ModelMessages; tool calls an interruption left without a result get an error result. */
+  history: ModelMessageJson[];
+  /** The last turn was ended by a crash (an `interrupted` record), not by turn_end. */
+  lastTurnInterrupted: boolean;
+  /** The log ends inside a turn: it is being written right now (a live log). */
+  turnInProgress: boolean;
+  /** Offset just past the last record: the cursor for "what comes next". */
+  end: number;
+  /** Lines skipped because they were not valid records. */
+  invalidLines: number;
+}
+
+export interface ReplayOptions {
+  /** Only updates at or after this record offset (v2 `replayFrom`); history and settings still use the whole log. */
+  fromOffset?: number;
+}
+
+const INTERRUPTED_RESULT =
+  'The agent stopped (crashed or was killed) before this tool call finished; whether it had any effect is unknown.';
+
+/** Reads the whole log at `path` and rebuilds the session. */
+export async function replaySession(path: string, options: ReplayOptions = {}): Promise<SessionReplay> {
+  const from = options.fromOffset ?? 0;
+  const builder = new ReplayBuilder(from);
+  const read: ReadOptions = { onInvalid: () => builder.invalidLines++ };
+  let fromIsRecord = from === 0;
+  for await (const entry of readLog(path, read)) {
+    if (entry.offset === from) fromIsRecord = true;
+    builder.add(entry);
+  }
+  const replay = builder.result(path);
+  if (!fromIsRecord && from !== replay.end) {
+    throw new LogError('bad_offset', `Offset ${from} is not the start of a record in ${path}. Replay from 0 or from an offset the log gave out.`);
+  }
+  return replay;
+}
+
+export class ReplayBuilder {
+  invalidLines = 0;
+  private created: RecordOf<'session_created'> | undefined;
+  private config: Record<string, unknown> = {};
+  private explicitTitle: string | undefined;
+  private promptTitle: string | undefined;
+  private updatedAt = '';
+  private end = 0;
+  private readonly updates: ReplayedUpdate[] = [];
+  private readonly history: ModelMessageJson[] = [];
+  /** toolCallId → last known status, for calls not yet completed or failed. */
+  private readonly openToolCalls = new Map<string, string>();
+  private inTurn = false;
+  private interruptedLast = false;
+
+  constructor(private readonly fromOffset = 0) {}
+
+  add(entry: LogEntry): void {
+    this.end = entry.next;
+    this.updatedAt = entry.record.ts;
+    if (!entry.known) return; // a newer agent's record type: nothing to replay
+    const { record, offset } = entry;
+    switch (record.type) {
+      case 'session_created':
+        this.created ??= record;
+        this.config = record.config;
+        break;
+      case 'user_prompt':
+        this.promptTitle ??= titleFromPrompt(record.prompt);
+        for (const content of record.prompt) this.emit(offset, { sessionUpdate: 'user_message_chunk', content }, true);
+        break;
+      case 'update':
+        this.trackToolCall(record.update);
+        this.emit(offset, record.update);
+        break;
+      case 'model_message':
+        this.history.push(record.message);
+        break;
+      case 'config_change':
+        this.config = record.config;
+        break;
+      case 'title':
+        this.explicitTitle = record.title;
+        break;
+      case 'turn_start':
+        this.inTurn = true;
+        this.interruptedLast = false;
+        break;
+      case 'turn_end':
+        this.inTurn = false;
+        this.interruptedLast = false;
+        break;
+      case 'interrupted':
+        this.interrupt(offset, record.turnOpen);
+        break;
+      case 'permission_request':
+      case 'permission_answer':
+      case 'tool_io':
+      case 'usage':
+        break; // audit only: what the client saw of these is in the update records
+    }
+  }
+
+  result(path = 'the log'): SessionReplay {
+    const created = this.created;
+    if (!created) throw new LogError('not_a_session_log', `${path} has no session_created record; it is not an Accord session log.`);
+    const history = this.inTurn ? this.history : closeDanglingToolCalls(this.history);
+    return {
+      sessionId: created.sessionId,
+      cwd: created.cwd,
+      additionalDirectories: created.additionalDirectories ?? [],
+      agentVersion: created.agentVersion,
+      config: this.config,
+      title: this.explicitTitle ?? this.promptTitle,
+      createdAt: created.ts,
+      updatedAt: this.updatedAt,
+      updates: this.updates,
+      history,
+      lastTurnInterrupted: this.interruptedLast,
+      turnInProgress: this.inTurn,
+      end: this.end,
+      invalidLines: this.invalidLines,
+    };
+  }
+
+  private emit(offset: number, update: SessionUpdateJson, synthesized = false): void {
+    if (offset < this.fromOffset) return;
+    this.updates.push(synthesized ? { offset, update, synthesized } : { offset, update });
+  }
+
+  private trackToolCall(update: SessionUpdateJson): void {
+    if (update.sessionUpdate !== 'tool_call' && update.sessionUpdate !== 'tool_call_update') return;
+    const id = update.toolCallId;
+    if (typeof id !== 'string') return;
+    const status = typeof update.status === 'string' ? update.status : (this.openToolCalls.get(id) ?? 'pending');
+    if (status === 'completed' || status === 'failed') this.openToolCalls.delete(id);
+    else this.openToolCalls.set(id, status);
+  }
+
+  /** A crash ends the turn: cards left spinning are closed as failed, the model history is repaired. */
+  private interrupt(offset: number, turnOpen: boolean): void {
+    for (const toolCallId of this.openToolCalls.keys()) {
+      this.emit(offset, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed' }, true);
+    }
+    this.openToolCalls.clear();
+    const repaired = closeDanglingToolCalls(this.history);
+    this.history.splice(0, this.history.length, ...repaired);
+    this.interruptedLast = turnOpen || this.inTurn;
+    this.inTurn = false;
+  }
+}
+
+interface ToolCallPartJson {
+  type: 'tool-call';
+  toolCallId: string;
+  toolName: string;
+  providerExecuted?: boolean;
+}
+
+/**
+ * Providers reject a history where a tool call has no result. A crash can
+ * leave the last assistant message's calls unanswered; each gets an error
+ * result saying so, appended to the trailing tool message or in a new one.
+ */
+export function closeDanglingToolCalls(history: ModelMessageJson[]): ModelMessageJson[] {
+  const lastAssistant = history.findLastIndex((message) => message.role === 'assistant');
+  const after = history.slice(lastAssistant + 1);
+  if (lastAssistant === -1 || !after.every((message) => message.role === 'tool')) return history;
+  const answered = new Set(
+    after.flatMap((message) => parts(message).flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : []))),
+  );
+  const missing = parts(history[lastAssistant]!).filter(isClientToolCall).filter((call) => !answered.has(call.toolCallId));
+  if (missing.length === 0) return history;
+  const results = missing.map((call) => ({
+    type: 'tool-result',
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    output: { type: 'error-text', value: INTERRUPTED_RESULT },
+  }));
+  const last = history.at(-1);
+  if (last?.role === 'tool' && Array.isArray(last.content)) {
+    return [...history.slice(0, -1), { ...last, content: [...last.content, ...results] }];
+  }
+  return [...history, { role: 'tool', content: results }];
+}
+
+function parts(message: ModelMessageJson): Array<Record<string, unknown>> {
+  return Array.isArray(message.content) ? (message.content as Array<Record<string, unknown>>) : [];
+}
+
+function isClientToolCall(part: Record<string, unknown>): part is Record<string, unknown> & ToolCallPartJson {
+  return part.type === 'tool-call' && typeof part.toolCallId === 'string' && typeof part.toolName === 'string' && part.providerExecuted !== true;
+}

@@ -1,0 +1,180 @@
+// Appends records to one open log file. Records written in the same event-loop
+// turn go out in one write(2); fdatasync happens only when a caller asks for
+// durability (turn boundaries, approvals). The first failed write or sync
+// breaks the writer for good: the error reaches every waiting caller, every
+// later append throws it, and the file keeps only complete records.
+import { open, type FileHandle } from 'node:fs/promises';
+import { LogWriteError } from './errors';
+import { formatRecord, type LogEvent, type LogRecord } from './records';
+
+export interface AppendOptions {
+  /** Resolve `committed` only after the record is on stable storage (fdatasync). */
+  durable?: boolean;
+}
+
+export interface Appended {
+  seq: number;
+  ts: string;
+  /** Byte offset of the record's line in the file (the replay cursor). */
+  offset: number;
+  /**
+   * Settles once the record is written (and synced, if durable). Rejects with
+   * the LogWriteError if it was not. Already marked handled: ignoring it is safe,
+   * the failure also reaches `onFailure` listeners and the next append.
+   */
+  committed: Promise<void>;
+}
+
+interface Waiter {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+export class LogWriter {
+  private queue: string[] = [];
+  private waiters: Waiter[] = [];
+  private syncRequested = false;
+  private pumping: Promise<void> | undefined;
+  private scheduled = false;
+  /** Bytes known to be on disk; a failed batch is cut back to this. */
+  private writtenSize: number;
+  private unsynced = false;
+  private closed = false;
+  private failed: LogWriteError | undefined;
+  private readonly listeners = new Set<(error: LogWriteError) => void>();
+
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+    private endOffset: number,
+    private seq: number,
+  ) {
+    this.writtenSize = endOffset;
+  }
+
+  /** Opens `path` for appending; `size` must be its current length and `nextSeq` the next sequence number. */
+  static async open(path: string, position: { size: number; nextSeq: number }): Promise<LogWriter> {
+    const handle = await open(path, 'a');
+    return new LogWriter(path, handle, position.size, position.nextSeq);
+  }
+
+  /** The log's length including records not yet written. */
+  get size(): number {
+    return this.endOffset;
+  }
+
+  get nextSeq(): number {
+    return this.seq;
+  }
+
+  /** Set once a write or sync failed; the writer accepts nothing after that. */
+  get failure(): LogWriteError | undefined {
+    return this.failed;
+  }
+
+  /** Called once, when the log breaks. Returns an unsubscribe function. */
+  onFailure(listener: (error: LogWriteError) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Assigns seq, timestamp and offset now; writes in the next batch. Throws if the log is broken or closed. */
+  append(event: LogEvent, options: AppendOptions = {}): Appended {
+    if (this.failed) throw this.failed;
+    if (this.closed) throw new Error(`The session log ${this.path} is closed; open it again to append.`);
+    const record = { seq: this.seq, ts: new Date().toISOString(), ...event } as LogRecord;
+    const line = formatRecord(record);
+    const offset = this.endOffset;
+    this.seq += 1;
+    this.endOffset += Buffer.byteLength(line);
+    this.queue.push(line);
+    if (options.durable) this.syncRequested = true;
+    return { seq: record.seq, ts: record.ts, offset, committed: this.enqueueWaiter() };
+  }
+
+  /** Writes everything appended so far and fdatasyncs it. */
+  sync(): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
+    this.syncRequested = true;
+    return this.enqueueWaiter();
+  }
+
+  /** Syncs and closes. Rejects with the LogWriteError if the log broke at any point. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      if (!this.failed) await this.sync();
+    } finally {
+      this.closed = true;
+      await this.pumping;
+      await this.handle.close().catch(() => undefined);
+    }
+    if (this.failed) throw this.failed;
+  }
+
+  private enqueueWaiter(): Promise<void> {
+    const promise = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    promise.catch(() => undefined);
+    this.schedule();
+    return promise;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.pumping) return;
+    this.scheduled = true;
+    // setImmediate lets everything appended in this turn join one write.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pumping = this.pump().finally(() => {
+        this.pumping = undefined;
+        if (this.waiters.length > 0 && !this.failed) this.schedule();
+      });
+    });
+  }
+
+  private async pump(): Promise<void> {
+    while (this.waiters.length > 0 && !this.failed) {
+      const lines = this.queue;
+      const waiters = this.waiters;
+      const durable = this.syncRequested;
+      this.queue = [];
+      this.waiters = [];
+      this.syncRequested = false;
+      try {
+        if (lines.length > 0) {
+          const bytes = Buffer.from(lines.join(''));
+          await writeAll(this.handle, bytes);
+          this.writtenSize += bytes.length;
+          this.unsynced = true;
+        }
+        if (durable && this.unsynced) {
+          await this.handle.datasync();
+          this.unsynced = false;
+        }
+        for (const waiter of waiters) waiter.resolve();
+      } catch (error) {
+        await this.fail(error, waiters);
+      }
+    }
+  }
+
+  private async fail(error: unknown, waiters: Waiter[]): Promise<void> {
+    const failure = new LogWriteError(this.path, (error as NodeJS.ErrnoException).code, error);
+    this.failed = failure;
+    // Cut a partially written batch so the file ends on a complete record;
+    // if even that fails, the next open treats the rest as a torn tail.
+    await this.handle.truncate(this.writtenSize).catch(() => undefined);
+    for (const waiter of [...waiters, ...this.waiters]) waiter.reject(failure);
+    this.waiters = [];
+    this.queue = [];
+    for (const listener of this.listeners) listener(failure);
+  }
+}
+
+async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
+  let done = 0;
+  while (done < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, null);
+    done += bytesWritten;
+  }
+}
