@@ -35,6 +35,18 @@ export function decodeText(bytes: Uint8Array, shownPath: string): string {
  * binary files.
  */
 export async function readForEdit(root: string, absolute: string): Promise<string | null> {
+  return readCurrent(root, absolute, false);
+}
+
+/**
+ * Like readForEdit, but a hard-linked file is allowed: deleting or moving it
+ * only removes or renames this name; the other links keep their content.
+ */
+export async function readForDelete(root: string, absolute: string): Promise<string | null> {
+  return readCurrent(root, absolute, true);
+}
+
+async function readCurrent(root: string, absolute: string, allowHardLinks: boolean): Promise<string | null> {
   const name = shown(root, absolute);
   let info;
   try {
@@ -43,7 +55,7 @@ export async function readForEdit(root: string, absolute: string): Promise<strin
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  checkEditable(info, name);
+  checkEditable(info, name, allowHardLinks);
   const handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     return decodeText(await handle.readFile(), name);
@@ -52,10 +64,10 @@ export async function readForEdit(root: string, absolute: string): Promise<strin
   }
 }
 
-function checkEditable(info: { isFile(): boolean; isDirectory(): boolean; nlink: number; size: number }, name: string): void {
+function checkEditable(info: { isFile(): boolean; isDirectory(): boolean; nlink: number; size: number }, name: string, allowHardLinks = false): void {
   if (info.isDirectory()) throw new ToolInputError(`${name} is a directory, not a file.`);
   if (!info.isFile()) throw new ToolInputError(`${name} is not a regular file.`);
-  if (info.nlink > 1) {
+  if (info.nlink > 1 && !allowHardLinks) {
     throw new ToolInputError(`${name} has ${info.nlink} hard links; changing it would also change the other linked copies, which may be outside the workspace. It cannot be changed by this tool.`);
   }
   if (info.size > MAX_EDIT_BYTES) {
