@@ -42,6 +42,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     );
   }
 
+  /** True while the chat view is showing (approvals then use a modal dialog). */
+  get isVisible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
   /** True once the webview has completed the `ready` handshake. */
   get isReady(): boolean {
     return this.ready;

@@ -1,39 +1,34 @@
 // Wires the extension together; the parts live in their own files.
 import * as vscode from 'vscode';
-import { AgentProcess, bundledAgentCommand } from './agentProcess';
+import { activateClient, type AccordClient } from './accordClient';
+import type { AgentHost } from './agents/agentHost';
 import { ChatViewProvider } from './chatViewProvider';
 import { registerTestCommands } from './testCommands';
 
 /** What activate() returns; the extension-host tests use it to look inside. */
 export interface AccordApi {
-  readonly agent: AgentProcess;
+  /** The bundled agent. */
+  readonly agent: AgentHost;
   readonly chat: ChatViewProvider;
+  readonly client: AccordClient;
 }
 
 export function activate(context: vscode.ExtensionContext): AccordApi {
-  const log = vscode.window.createOutputChannel('Accord Agent', { log: true });
-  const agent = new AgentProcess({ agent: bundledAgentCommand(context.extensionUri), log });
-  const chat = new ChatViewProvider(context.extensionUri, log, () => agent.status);
-
+  const log = vscode.window.createOutputChannel('Accord', { log: true });
+  let client: AccordClient | undefined;
+  const chat = new ChatViewProvider(context.extensionUri, log, () => client?.bundled.status ?? { state: 'stopped' });
+  context.subscriptions.push(log, chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat));
+  client = activateClient(context, chat, log);
+  const { bundled } = client;
   context.subscriptions.push(
-    log,
-    agent,
-    chat,
-    agent.onDidChangeStatus((status) => chat.postStatus(status)),
-    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat),
-    vscode.commands.registerCommand('accord.showAgentLog', () => log.show(true)),
+    vscode.commands.registerCommand('accord.showAgentLog', () => (client?.controller.current?.host ?? bundled).showLog()),
   );
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.ACCORD_TEST_COMMANDS === '1') {
     registerTestCommands(context);
   }
-
-  if (vscode.workspace.isTrusted) {
-    void agent.start();
-  } else {
-    agent.markUntrusted();
-    context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void agent.start()));
-  }
-  return { agent, chat };
+  // Restricted workspaces: ensureStarted() refuses and the panel says why; trust starts it (see activateClient).
+  void bundled.ensureStarted();
+  return { agent: bundled, chat, client };
 }
 
 export function deactivate(): void {}

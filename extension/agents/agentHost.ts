@@ -1,0 +1,164 @@
+// One configured agent (the bundled one or a third-party ACP agent): spawns
+// it, serves the client capabilities, and restarts it when it exits on its
+// own — at most 4 times in 3 minutes, then it stays stopped until a person
+// presses "Restart".
+import * as vscode from 'vscode';
+import type { ClientConnection, InitializeResponse } from '@agentclientprotocol/sdk';
+import { AgentProcess, bundledAgentCommand, type AgentCommand } from '../agentProcess';
+import { CLIENT_CAPABILITIES, registerClientHandlers, type ClientServices } from '../client/clientHandlers';
+import type { TrafficLog } from '../traffic/trafficLog';
+import type { AgentStatus } from '../../webview/protocol';
+import { BUNDLED_AGENT_NAME, modelSetting, reasoningEffort, type AgentDefinition } from '../settings/settings';
+import { RestartPolicy } from './restartPolicy';
+
+export interface AgentHostDeps {
+  extensionUri: vscode.Uri;
+  services: ClientServices;
+  traffic: TrafficLog;
+  /** Provider keys for the bundled agent's environment. */
+  apiKeyEnv: () => Promise<Record<string, string>>;
+  workspaceRoot: () => string | undefined;
+}
+
+export class AgentHost implements vscode.Disposable {
+  private process: AgentProcess | undefined;
+  private readonly policy = new RestartPolicy();
+  private stoppingOnPurpose = false;
+  private readonly log: vscode.LogOutputChannel;
+  private readonly statusEmitter = new vscode.EventEmitter<AgentStatus>();
+  private readonly exitEmitter = new vscode.EventEmitter<{ message: string }>();
+  private readonly connectEmitter = new vscode.EventEmitter<{ restarted: boolean }>();
+  /** Status changes (including 'restarting'). */
+  readonly onDidChangeStatus = this.statusEmitter.event;
+  /** The agent exited on its own; in-flight work is gone. */
+  readonly onDidExit = this.exitEmitter.event;
+  /** Connected (first start or after a restart). */
+  readonly onDidConnect = this.connectEmitter.event;
+  private statusValue: AgentStatus = { state: 'stopped' };
+  private connectedOnce = false;
+  private startPromise: Promise<void> | undefined;
+
+  constructor(readonly definition: AgentDefinition | 'bundled', private readonly deps: AgentHostDeps) {
+    this.log = vscode.window.createOutputChannel(`Accord Agent: ${this.name}`, { log: true });
+  }
+
+  get name(): string {
+    return this.definition === 'bundled' ? BUNDLED_AGENT_NAME : this.definition.name;
+  }
+
+  get status(): AgentStatus {
+    return this.statusValue;
+  }
+
+  get connection(): ClientConnection | undefined {
+    return this.process?.status.state === 'connected' ? this.process.connection : undefined;
+  }
+
+  get info(): InitializeResponse | undefined {
+    return this.process?.agentInfo;
+  }
+
+  /** Same as `info` (the name AgentProcess uses). */
+  get agentInfo(): InitializeResponse | undefined {
+    return this.info;
+  }
+
+  showLog(): void {
+    this.log.show(true);
+  }
+
+  /** Starts the agent if needed and resolves once it is connected (or failed). */
+  ensureStarted(): Promise<void> {
+    if (this.connection) return Promise.resolve();
+    if (!vscode.workspace.isTrusted) {
+      this.setStatus({ state: 'untrusted', message: 'This workspace is restricted, so Accord does not start agents. Trust the workspace to use them.' });
+      return Promise.resolve();
+    }
+    this.startPromise ??= this.spawn().finally(() => (this.startPromise = undefined));
+    return this.startPromise;
+  }
+
+  /** A person asked for a restart: the restart budget starts over. */
+  async restart(): Promise<void> {
+    this.policy.reset();
+    this.stopProcess();
+    await this.ensureStarted();
+  }
+
+  dispose(): void {
+    this.stopProcess();
+    this.log.dispose();
+    this.statusEmitter.dispose();
+    this.exitEmitter.dispose();
+    this.connectEmitter.dispose();
+  }
+
+  private async spawn(): Promise<void> {
+    const command = await this.command();
+    const agentProcess = new AgentProcess({
+      agent: command,
+      log: this.log,
+      configureClient: (app) => registerClientHandlers(app, this.name, this.deps.services),
+      clientCapabilities: CLIENT_CAPABILITIES,
+      tapStream: (stream) => this.deps.traffic.tap(stream, this.name),
+    });
+    this.process = agentProcess;
+    this.stoppingOnPurpose = false;
+    agentProcess.onDidChangeStatus((status) => this.setStatus(status));
+    agentProcess.onDidExit(({ code, signal }) => this.exited(agentProcess, code, signal));
+    await agentProcess.start();
+    if (agentProcess.status.state === 'connected') {
+      const restarted = this.connectedOnce;
+      this.connectedOnce = true;
+      this.connectEmitter.fire({ restarted });
+    }
+  }
+
+  private exited(agentProcess: AgentProcess, code: number | null, signal: string | null): void {
+    if (this.process !== agentProcess) return;
+    setTimeout(() => agentProcess.dispose(), 0); // not from inside its own exit event
+    this.process = undefined;
+    if (this.stoppingOnPurpose) return;
+    const how = signal ? `was killed (${signal})` : `exited with code ${code}`;
+    this.exitEmitter.fire({ message: `${this.name} ${how}.` });
+    if (this.policy.tryRestart(Date.now())) {
+      this.log.warn(`${this.name} ${how}; restarting (${this.policy.recentRestarts} of 4 in 3 minutes)`);
+      this.setStatus({ state: 'restarting', agentName: this.name, message: `${this.name} ${how}; restarting…` });
+      void this.ensureStarted();
+      return;
+    }
+    const message = `${this.name} ${how} and was restarted 4 times in 3 minutes, so Accord stopped restarting it. See its log for why.`;
+    this.setStatus({ state: 'error', agentName: this.name, message });
+    void vscode.window.showErrorMessage(message, 'Restart', 'Show Log').then((choice) => {
+      if (choice === 'Restart') void this.restart();
+      if (choice === 'Show Log') this.showLog();
+    });
+  }
+
+  private stopProcess(): void {
+    this.stoppingOnPurpose = true;
+    this.process?.stop();
+    this.process?.dispose();
+    this.process = undefined;
+  }
+
+  private async command(): Promise<AgentCommand> {
+    const cwd = this.deps.workspaceRoot();
+    if (this.definition === 'bundled') {
+      const base = bundledAgentCommand(this.deps.extensionUri);
+      const env: Record<string, string> = { ...(base.env as Record<string, string>), ...(await this.deps.apiKeyEnv()) };
+      const model = modelSetting();
+      if (model) env.ACCORD_MODEL = model;
+      const effort = reasoningEffort();
+      if (effort !== 'default') env.ACCORD_REASONING_EFFORT = effort;
+      return { ...base, env, cwd };
+    }
+    // Third-party agents get their own configured environment, never Accord's stored keys.
+    return { command: this.definition.command, args: this.definition.args, env: this.definition.env, cwd };
+  }
+
+  private setStatus(status: AgentStatus): void {
+    this.statusValue = { agentName: this.name, ...status };
+    this.statusEmitter.fire(this.statusValue);
+  }
+}

@@ -1,0 +1,107 @@
+// The chat panel's intents become ACP calls; ACP session updates and pending
+// approvals go to the panel. The panel holds no agent logic.
+import * as vscode from 'vscode';
+import type { ApprovalService, PendingApproval } from '../approvals/approvalService';
+import type { RoutedUpdate } from '../client/updateRouter';
+import type { HostMessage, WebviewMessage } from '../../webview/protocol';
+import type { SessionController } from '../sessions/sessionController';
+import type { AgentHost } from '../agents/agentHost';
+import { hideThoughts } from '../settings/settings';
+
+export interface ChatRelayDeps {
+  controller: SessionController;
+  approvals: ApprovalService;
+  post: (message: HostMessage) => void;
+  /** The agent new sessions from the panel use. */
+  defaultHost: () => AgentHost;
+  hostFor: (sessionId: string) => AgentHost | undefined;
+  log: (message: string) => void;
+}
+
+export class ChatRelay {
+  constructor(private readonly deps: ChatRelayDeps) {}
+
+  async receive(message: WebviewMessage): Promise<void> {
+    const { controller, approvals } = this.deps;
+    try {
+      switch (message.type) {
+        case 'ready':
+          return this.replayState();
+        case 'sendPrompt':
+          return await controller.prompt(controller.current?.host ?? this.deps.defaultHost(), message);
+        case 'cancelTurn':
+          return await controller.cancelTurn();
+        case 'answerApproval':
+          if (!approvals.answer(message.requestId, message.optionId)) this.deps.log(`ignored an answer to approval ${message.requestId}: already answered or not a once-only option`);
+          return;
+        case 'setConfigOption':
+          return await controller.setConfigOption(message);
+        case 'newSession':
+          await controller.newSession(this.deps.defaultHost());
+          return;
+        case 'loadSession': {
+          const host = this.deps.hostFor(message.sessionId) ?? controller.current?.host ?? this.deps.defaultHost();
+          return await controller.loadSession(host, message.sessionId);
+        }
+        case 'openLocation':
+          return await openLocation(message.path, message.line);
+        case 'copyText':
+          return await vscode.env.clipboard.writeText(message.text);
+        case 'log':
+          return this.deps.log(`[panel] ${message.message}`);
+        default:
+          return; // intents owned by other parts (review, links, completions) are handled there
+      }
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      this.deps.log(`panel request ${message.type} failed: ${text}`);
+      void vscode.window.showErrorMessage(`Accord: ${text}`);
+    }
+  }
+
+  /** Relays an ACP update verbatim when it belongs to the panel's session. */
+  relayUpdate(routed: RoutedUpdate): void {
+    const session = this.deps.controller.current;
+    if (!session || session.sessionId !== routed.sessionId) return;
+    this.deps.post({ type: 'sessionUpdate', epoch: session.epoch, sessionId: routed.sessionId, update: routed.update });
+  }
+
+  relayApproval(approval: PendingApproval, settled: boolean): void {
+    const session = this.deps.controller.current;
+    if (!session || session.sessionId !== approval.sessionId) return;
+    if (!settled) {
+      this.deps.post({
+        type: 'approvalPending',
+        epoch: session.epoch,
+        requestId: approval.requestId,
+        toolCall: approval.params.toolCall,
+        options: approval.choices.buttons.map((b) => ({ optionId: b.optionId, name: b.label, kind: b.kind })),
+      });
+      return;
+    }
+    const outcome = approval.outcome;
+    this.deps.post({
+      type: 'approvalResolved',
+      epoch: session.epoch,
+      requestId: approval.requestId,
+      outcome: outcome?.optionId ? 'selected' : 'cancelled',
+      ...(outcome?.optionId ? { optionId: outcome.optionId } : {}),
+    });
+  }
+
+  /** After the panel (re)loads: tell it which session it shows and what is still waiting. */
+  private replayState(): void {
+    this.deps.post({ type: 'settings', hideThoughts: hideThoughts() });
+    const session = this.deps.controller.current;
+    if (!session) return;
+    this.deps.post({ type: 'sessionStarted', epoch: session.epoch, sessionId: session.sessionId, origin: 'new' });
+    this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
+    for (const approval of this.deps.approvals.pendingApprovals) this.relayApproval(approval, false);
+  }
+}
+
+async function openLocation(path: string, line?: number): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
+  const position = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
+  await vscode.window.showTextDocument(doc, { selection: new vscode.Range(position, position), preview: true });
+}

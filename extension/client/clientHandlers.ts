@@ -1,0 +1,35 @@
+// The ACP client side: what Accord answers when an agent calls it. Each
+// capability advertised in CLIENT_CAPABILITIES has its handler here, and
+// nothing else is advertised.
+import { methods, type ClientApp, type ClientCapabilities } from '@agentclientprotocol/sdk';
+import type { ApprovalService } from '../approvals/approvalService';
+import type { TerminalService } from '../terminal/terminalService';
+import type { FsService } from './fsService';
+import type { UpdateRouter } from './updateRouter';
+
+export const CLIENT_CAPABILITIES: ClientCapabilities = {
+  fs: { readTextFile: true, writeTextFile: true },
+  terminal: true,
+};
+
+export interface ClientServices {
+  router: UpdateRouter;
+  approvals: ApprovalService;
+  fs: FsService;
+  terminals: TerminalService;
+}
+
+export function registerClientHandlers(app: ClientApp, agentName: string, s: ClientServices): ClientApp {
+  return app
+    .onNotification(methods.client.session.update, ({ params }) => {
+      s.router.route(params);
+    })
+    .onRequest(methods.client.session.requestPermission, ({ params, signal }) => s.approvals.request(params, agentName, signal))
+    .onRequest(methods.client.fs.readTextFile, ({ params }) => s.fs.read(params))
+    .onRequest(methods.client.fs.writeTextFile, ({ params }) => s.fs.write(params))
+    .onRequest(methods.client.terminal.create, ({ params }) => s.terminals.create(params, agentName))
+    .onRequest(methods.client.terminal.output, ({ params }) => s.terminals.output(params.terminalId))
+    .onRequest(methods.client.terminal.waitForExit, ({ params, signal }) => s.terminals.waitForExit(params.terminalId, signal))
+    .onRequest(methods.client.terminal.kill, ({ params }) => s.terminals.kill(params.terminalId))
+    .onRequest(methods.client.terminal.release, ({ params }) => s.terminals.release(params.terminalId));
+}

@@ -1,0 +1,56 @@
+// `Accord: Set API Key`: provider keys live in VS Code's SecretStorage and
+// reach only the bundled agent's environment, at spawn. They are never sent
+// over ACP, never shown, and third-party agents never receive them.
+import * as vscode from 'vscode';
+
+export const PROVIDERS = [
+  { label: 'Anthropic', env: 'ANTHROPIC_API_KEY' },
+  { label: 'OpenAI', env: 'OPENAI_API_KEY' },
+  { label: 'OpenRouter', env: 'OPENROUTER_API_KEY' },
+  { label: 'Google Gemini', env: 'GEMINI_API_KEY' },
+] as const;
+
+const secretKey = (env: string) => `accord.apiKey.${env}`;
+
+export class ApiKeys {
+  private cached: Record<string, string> = {};
+
+  constructor(private readonly secrets: vscode.SecretStorage) {}
+
+  /** The environment the bundled agent is spawned with. */
+  async environment(): Promise<Record<string, string>> {
+    const env: Record<string, string> = {};
+    for (const p of PROVIDERS) {
+      const value = await this.secrets.get(secretKey(p.env));
+      if (value) env[p.env] = value;
+    }
+    this.cached = env;
+    return env;
+  }
+
+  /** Stored values, for redaction in the traffic log. */
+  knownValues(): string[] {
+    return Object.values(this.cached);
+  }
+
+  /** Asks for a provider and key; returns true when a key was stored or removed. */
+  async prompt(): Promise<boolean> {
+    const pick = await vscode.window.showQuickPick(
+      PROVIDERS.map((p) => ({ label: p.label, description: p.env, provider: p })),
+      { title: 'Accord: Set API Key', placeHolder: 'Which provider is the key for?' },
+    );
+    if (!pick) return false;
+    const value = await vscode.window.showInputBox({
+      title: `${pick.label} API key`,
+      prompt: 'Stored in VS Code\'s secret storage and given only to the bundled agent. Leave empty to remove the stored key.',
+      password: true,
+      ignoreFocusOut: true,
+      validateInput: (v) => (v.trim() && /\s/.test(v.trim()) ? 'An API key has no spaces.' : undefined),
+    });
+    if (value === undefined) return false;
+    if (value.trim()) await this.secrets.store(secretKey(pick.provider.env), value.trim());
+    else await this.secrets.delete(secretKey(pick.provider.env));
+    await this.environment();
+    return true;
+  }
+}

@@ -1,0 +1,224 @@
+// The panel's session: new, load (replay rendered once), prompt, cancel and
+// config options, over whichever agent the session belongs to. Calls only
+// what the agent advertised. One turn at a time per session (ACP v1 leaves
+// concurrent prompts undefined).
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { methods, type ContentBlock, type SessionConfigOption, type SessionInfo, type SetSessionConfigOptionRequest } from '@agentclientprotocol/sdk';
+import type { AgentHost } from '../agents/agentHost';
+import type { ApprovalService } from '../approvals/approvalService';
+import type { UpdateRouter } from '../client/updateRouter';
+import type { HostMessage, PromptCapabilities, StopReason, WebviewMessageOf } from '../../webview/protocol';
+import { modelSetting, reasoningEffort } from '../settings/settings';
+
+export interface CurrentSession {
+  host: AgentHost;
+  sessionId: string;
+  epoch: number;
+  configOptions: SessionConfigOption[];
+  turnInFlight: boolean;
+}
+
+export interface SessionControllerDeps {
+  router: UpdateRouter;
+  approvals: ApprovalService;
+  /** Posts to the chat panel. */
+  post: (message: HostMessage) => void;
+  /** Bumps and returns the panel's session epoch. */
+  nextEpoch: () => number;
+  workspaceRoot: () => string | undefined;
+  onTurnEnded: (session: CurrentSession, stopReason: StopReason, error?: string) => void;
+}
+
+export class SessionController {
+  private currentValue: CurrentSession | undefined;
+  private loading: string | undefined;
+
+  constructor(private readonly deps: SessionControllerDeps) {}
+
+  get current(): CurrentSession | undefined {
+    return this.currentValue;
+  }
+
+  async newSession(host: AgentHost): Promise<CurrentSession | undefined> {
+    const connection = await this.connect(host);
+    const cwd = this.cwd();
+    if (!connection || !cwd) return undefined;
+    const response = await connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    const session = this.adopt(host, response.sessionId, response.configOptions ?? [], 'new');
+    await this.applySettings(session);
+    return session;
+  }
+
+  /** Opens a past session with `session/load`: the transcript is cleared and the agent's replay renders once. */
+  async loadSession(host: AgentHost, sessionId: string): Promise<void> {
+    const connection = await this.connect(host);
+    const cwd = this.cwd();
+    if (!connection || !cwd) return;
+    if (!host.info?.agentCapabilities?.loadSession) {
+      void vscode.window.showWarningMessage(`${host.name} cannot reopen past sessions (it does not support session/load).`);
+      return;
+    }
+    if (this.loading === sessionId) return; // a second click while replaying would render the history twice
+    this.loading = sessionId;
+    try {
+      const session = this.adopt(host, sessionId, [], 'load');
+      this.deps.router.beginReplay(sessionId);
+      this.deps.post({ type: 'replayBegin', epoch: session.epoch });
+      const response = await connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+      session.configOptions = response?.configOptions ?? [];
+      this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
+    } finally {
+      this.deps.router.endReplay(sessionId);
+      if (this.currentValue?.sessionId === sessionId) this.deps.post({ type: 'replayEnd', epoch: this.currentValue.epoch });
+      this.loading = undefined;
+    }
+  }
+
+  async listSessions(host: AgentHost): Promise<SessionInfo[]> {
+    const connection = host.connection;
+    if (!connection || !host.info?.agentCapabilities?.sessionCapabilities?.list) return [];
+    const sessions: SessionInfo[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await connection.agent.request(methods.agent.session.list, { cwd: this.cwd(), ...(cursor ? { cursor } : {}) });
+      sessions.push(...page.sessions);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor && sessions.length < 1000);
+    return sessions;
+  }
+
+  async closeSession(host: AgentHost, sessionId: string): Promise<void> {
+    const connection = host.connection;
+    if (!connection || !host.info?.agentCapabilities?.sessionCapabilities?.close) return;
+    this.deps.approvals.cancelSession(sessionId);
+    await connection.agent.request(methods.agent.session.close, { sessionId });
+    this.deps.router.untrack(sessionId);
+    if (this.currentValue?.sessionId === sessionId) this.currentValue = undefined;
+  }
+
+  async prompt(host: AgentHost, message: WebviewMessageOf<'sendPrompt'>): Promise<void> {
+    let session = this.currentValue;
+    if (session && session.epoch !== message.epoch) return; // typed into a session the panel no longer shows
+    if (!session || session.host !== host) session = await this.newSession(host);
+    if (!session) return;
+    if (session.turnInFlight) {
+      void vscode.window.showInformationMessage('Accord is still working on the previous prompt. Cancel it (Escape) or wait.');
+      return;
+    }
+    const connection = session.host.connection;
+    if (!connection) return this.endTurn(session, 'error', `${session.host.name} is not running.`);
+    session.turnInFlight = true;
+    this.deps.post({ type: 'turnStarted', epoch: session.epoch });
+    try {
+      const prompt = this.promptBlocks(session, message);
+      const response = await connection.agent.request(methods.agent.session.prompt, { sessionId: session.sessionId, prompt });
+      this.endTurn(session, response.stopReason);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.endTurn(session, 'error', `The turn ended with an error: ${reason}`);
+    }
+  }
+
+  /** Cancels the current turn: pending approvals answer `cancelled`, then `session/cancel`. */
+  async cancelTurn(): Promise<void> {
+    const session = this.currentValue;
+    if (!session?.turnInFlight) return;
+    this.deps.approvals.cancelSession(session.sessionId);
+    await session.host.connection?.agent.notify(methods.agent.session.cancel, { sessionId: session.sessionId });
+  }
+
+  /** The agent process died: end the turn with a clear error; after a restart, reload the session if the agent can. */
+  agentExited(host: AgentHost, message: string): void {
+    const session = this.currentValue;
+    if (session?.host !== host) return;
+    this.deps.approvals.cancelSession(session.sessionId);
+    if (session.turnInFlight) this.endTurn(session, 'error', `${message} The turn was lost; Accord is restarting the agent.`);
+  }
+
+  async agentReconnected(host: AgentHost): Promise<void> {
+    const session = this.currentValue;
+    if (session?.host !== host) return;
+    if (host.info?.agentCapabilities?.loadSession) {
+      await this.loadSession(host, session.sessionId).catch((error) =>
+        void vscode.window.showWarningMessage(`${host.name} restarted but could not reload the session: ${String(error?.message ?? error)}`));
+    } else {
+      this.currentValue = undefined;
+      void vscode.window.showInformationMessage(`${host.name} restarted. It cannot reload sessions, so your next prompt starts a new one.`);
+    }
+  }
+
+  async setConfigOption(message: WebviewMessageOf<'setConfigOption'>): Promise<void> {
+    const session = this.currentValue;
+    if (!session || session.epoch !== message.epoch || !session.configOptions.some((o) => o.id === message.configId)) return;
+    const connection = session.host.connection;
+    if (!connection) return;
+    const params: SetSessionConfigOptionRequest = typeof message.value === 'boolean'
+      ? { sessionId: session.sessionId, configId: message.configId, type: 'boolean', value: message.value }
+      : { sessionId: session.sessionId, configId: message.configId, value: message.value };
+    const response = await connection.agent.request(methods.agent.session.setConfigOption, params);
+    session.configOptions = response.configOptions;
+    this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
+  }
+
+  private adopt(host: AgentHost, sessionId: string, configOptions: SessionConfigOption[], origin: 'new' | 'load'): CurrentSession {
+    const previous = this.currentValue;
+    if (previous && previous.sessionId !== sessionId) this.deps.router.untrack(previous.sessionId);
+    const session: CurrentSession = { host, sessionId, epoch: this.deps.nextEpoch(), configOptions, turnInFlight: false };
+    this.currentValue = session;
+    this.deps.router.track(sessionId);
+    this.deps.post({ type: 'sessionStarted', epoch: session.epoch, sessionId, origin });
+    this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions });
+    const caps = host.info?.agentCapabilities?.promptCapabilities ?? {};
+    const capabilities: PromptCapabilities = { image: caps.image ?? false, audio: caps.audio ?? false, embeddedContext: caps.embeddedContext ?? false };
+    this.deps.post({ type: 'promptCapabilities', epoch: session.epoch, capabilities });
+    return session;
+  }
+
+  /** The model and reasoning-effort settings, applied through config options when the agent offers matching ones. */
+  private async applySettings(session: CurrentSession): Promise<void> {
+    const wanted: [string, string][] = [];
+    const model = modelSetting();
+    const effort = reasoningEffort();
+    if (model) wanted.push(['model', model]);
+    if (effort !== 'default') wanted.push(['thought_level', effort]);
+    for (const [category, value] of wanted) {
+      const option = session.configOptions.find((o) => o.category === category && o.type === 'select');
+      const values = option && option.type === 'select' ? option.options.flatMap((o) => ('options' in o ? o.options : [o])).map((o) => o.value) : [];
+      if (!option || !values.includes(value) || option.currentValue === value) continue;
+      await this.setConfigOption({ type: 'setConfigOption', epoch: session.epoch, configId: option.id, value }).catch(() => {});
+    }
+  }
+
+  private promptBlocks(session: CurrentSession, message: WebviewMessageOf<'sendPrompt'>): ContentBlock[] {
+    const caps = session.host.info?.agentCapabilities?.promptCapabilities ?? {};
+    const blocks: ContentBlock[] = [{ type: 'text', text: message.text }];
+    for (const m of message.mentions) {
+      blocks.push({ type: 'resource_link', uri: vscode.Uri.file(m.path).toString(), name: m.name || path.basename(m.path) });
+    }
+    if (caps.image) for (const image of message.images) blocks.push({ type: 'image', mimeType: image.mimeType, data: image.data });
+    return blocks;
+  }
+
+  private endTurn(session: CurrentSession, stopReason: StopReason, error?: string): void {
+    session.turnInFlight = false;
+    this.deps.post({ type: 'turnEnded', epoch: session.epoch, stopReason, ...(error ? { error: error.slice(0, 4000) } : {}) });
+    this.deps.onTurnEnded(session, stopReason, error);
+  }
+
+  private async connect(host: AgentHost) {
+    await host.ensureStarted();
+    const connection = host.connection;
+    if (!connection) {
+      const why = host.status.message ?? `${host.name} is not running.`;
+      void vscode.window.showErrorMessage(why, 'Show Log').then((c) => c && host.showLog());
+    }
+    return connection;
+  }
+
+  private cwd(): string | undefined {
+    const root = this.deps.workspaceRoot();
+    if (!root) void vscode.window.showWarningMessage('Open a folder first: Accord sessions work inside a workspace folder.');
+    return root;
+  }
+}

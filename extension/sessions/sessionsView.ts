@@ -1,0 +1,50 @@
+// The sessions view: the agent's past sessions from `session/list` (only for
+// agents that advertise it). Open = `session/load`; copy id; close.
+import * as vscode from 'vscode';
+import type { SessionInfo } from '@agentclientprotocol/sdk';
+
+export class SessionItem extends vscode.TreeItem {
+  constructor(readonly agentName: string, readonly info: SessionInfo, current: boolean) {
+    super(info.title || `Session ${info.sessionId.slice(0, 8)}`, vscode.TreeItemCollapsibleState.None);
+    this.id = `${agentName}:${info.sessionId}`;
+    this.description = [current ? 'open' : '', info.updatedAt ? new Date(info.updatedAt).toLocaleString() : ''].filter(Boolean).join(' · ');
+    this.tooltip = `${info.title ?? ''}\n${agentName} · ${info.sessionId}\n${info.cwd}`.trim();
+    this.contextValue = 'accord.session';
+    this.iconPath = new vscode.ThemeIcon(current ? 'comment-discussion' : 'history');
+    this.command = { command: 'accord.openSession', title: 'Open Session', arguments: [this] };
+  }
+}
+
+export class SessionsView implements vscode.TreeDataProvider<SessionItem> {
+  private items: SessionItem[] = [];
+  private emptyReason = 'Start a session from the chat panel.';
+  private readonly changeEmitter = new vscode.EventEmitter<void>();
+  readonly onDidChangeTreeData = this.changeEmitter.event;
+
+  set(agentName: string, sessions: SessionInfo[], currentId: string | undefined, emptyReason?: string): void {
+    const sorted = [...sessions].sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''));
+    this.items = sorted.map((s) => new SessionItem(agentName, s, s.sessionId === currentId));
+    if (emptyReason) this.emptyReason = emptyReason;
+    this.changeEmitter.fire();
+  }
+
+  get sessions(): readonly SessionItem[] {
+    return this.items;
+  }
+
+  get message(): string | undefined {
+    return this.items.length === 0 ? this.emptyReason : undefined;
+  }
+
+  getTreeItem(item: SessionItem): vscode.TreeItem {
+    return item;
+  }
+
+  getChildren(): SessionItem[] {
+    return this.items;
+  }
+
+  dispose(): void {
+    this.changeEmitter.dispose();
+  }
+}

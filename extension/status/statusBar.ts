@@ -1,0 +1,119 @@
+// Status bar: the agent's state, the context gauge (percent of the window and
+// cost from `usage_update`; a marked estimate for agents that never send it)
+// and the number of approvals waiting.
+import * as vscode from 'vscode';
+import type { SessionUpdate } from '@agentclientprotocol/sdk';
+import type { AgentStatus } from '../../webview/protocol';
+
+export interface Usage {
+  used: number;
+  size?: number;
+  cost?: { amount: number; currency: string };
+  estimated: boolean;
+}
+
+/** Roughly 4 characters per token; only used when the agent sends no usage. */
+const CHARS_PER_TOKEN = 4;
+
+export class StatusBar implements vscode.Disposable {
+  private readonly agentItem = vscode.window.createStatusBarItem('accord.agent', vscode.StatusBarAlignment.Right, 100);
+  private readonly approvalItem = vscode.window.createStatusBarItem('accord.approvals', vscode.StatusBarAlignment.Right, 101);
+  private status: AgentStatus = { state: 'stopped' };
+  private usageValue: Usage | undefined;
+  private estimatedChars = 0;
+
+  constructor() {
+    this.agentItem.name = 'Accord agent';
+    this.agentItem.command = 'accord.chat.focus';
+    this.approvalItem.name = 'Accord approvals';
+    this.approvalItem.command = 'accord.showPendingApproval';
+    this.approvalItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+    this.render();
+    this.agentItem.show();
+  }
+
+  get usage(): Usage | undefined {
+    return this.usageValue;
+  }
+
+  get text(): string {
+    return this.agentItem.text;
+  }
+
+  get approvalText(): string | undefined {
+    return this.approvalItem.text || undefined;
+  }
+
+  setStatus(status: AgentStatus): void {
+    this.status = status;
+    this.render();
+  }
+
+  /** A new session: the gauge starts over. */
+  resetUsage(): void {
+    this.usageValue = undefined;
+    this.estimatedChars = 0;
+    this.render();
+  }
+
+  onUpdate(update: SessionUpdate): void {
+    if (update.sessionUpdate === 'usage_update') {
+      this.usageValue = { used: update.used, size: update.size, cost: update.cost ?? undefined, estimated: false };
+    } else if (!this.usageValue || this.usageValue.estimated) {
+      const text = 'content' in update && update.content && typeof update.content === 'object' && 'text' in update.content ? update.content.text : '';
+      if (typeof text !== 'string' || !text) return;
+      this.estimatedChars += text.length;
+      this.usageValue = { used: Math.round(this.estimatedChars / CHARS_PER_TOKEN), estimated: true };
+    } else return;
+    this.render();
+  }
+
+  setPendingApprovals(count: number, headline?: string): void {
+    if (count === 0) {
+      this.approvalItem.text = '';
+      this.approvalItem.hide();
+      return;
+    }
+    this.approvalItem.text = `$(shield) ${count} approval${count > 1 ? 's' : ''} waiting`;
+    this.approvalItem.tooltip = `${headline ?? 'An agent is waiting for your answer.'}\nClick to answer.`;
+    this.approvalItem.accessibilityInformation = { label: this.approvalItem.text, role: 'button' };
+    this.approvalItem.show();
+  }
+
+  dispose(): void {
+    this.agentItem.dispose();
+    this.approvalItem.dispose();
+  }
+
+  private render(): void {
+    const icon = { connected: '$(hubot)', starting: '$(sync~spin)', restarting: '$(sync~spin)', stopped: '$(circle-slash)', error: '$(error)', untrusted: '$(shield)' }[this.status.state];
+    const name = this.status.agentName ?? 'Accord';
+    let text = `${icon} ${name}`;
+    const tooltip = [`${name}: ${this.status.state}${this.status.message ? ` — ${this.status.message}` : ''}`];
+    const u = this.usageValue;
+    if (u) {
+      if (u.size) {
+        const pct = Math.min(100, Math.round((u.used / u.size) * 100));
+        text += ` ${u.estimated ? '~' : ''}${pct}%`;
+        tooltip.push(`Context: ${u.used.toLocaleString('en-US')} of ${u.size.toLocaleString('en-US')} tokens (${pct}%)`);
+      } else {
+        text += ` ~${formatTokens(u.used)}`;
+        tooltip.push(`Context: about ${u.used.toLocaleString('en-US')} tokens (estimate: this agent does not report usage)`);
+      }
+      if (u.cost) {
+        text += ` ${formatCost(u.cost)}`;
+        tooltip.push(`Session cost: ${formatCost(u.cost)}`);
+      }
+    }
+    this.agentItem.text = text;
+    this.agentItem.tooltip = tooltip.join('\n');
+  }
+}
+
+function formatTokens(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(1)}k tok` : `${n} tok`;
+}
+
+export function formatCost(cost: { amount: number; currency: string }): string {
+  return cost.currency === 'USD' ? `$${cost.amount.toFixed(cost.amount < 1 ? 3 : 2)}` : `${cost.amount.toFixed(2)} ${cost.currency}`;
+}
