@@ -139,11 +139,15 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
     return fail(`${tool.name} failed: ${errorText(error)}`);
   }
   await progressDone;
+  // A tool may return normally after its work was interrupted (a killed command); it still did not finish.
+  const cancelled = context.signal.aborted;
+  const cancelNote: ToolCallContent[] = cancelled ? [{ type: 'content', content: { type: 'text', text: 'Cancelled while running.' } }] : [];
   await emit({
     sessionUpdate: 'tool_call_update',
     toolCallId: call.toolCallId,
-    status: result.isError ? 'failed' : 'completed',
-    content: toAcpContent(result.forUser),
+    status: result.isError || cancelled ? 'failed' : 'completed',
+    content: [...toAcpContent(result.forUser), ...cancelNote],
   });
+  if (cancelled) return { forModel: `Cancelled by the person while running. Output so far:\n${result.forModel}`, isError: true };
   return { forModel: result.forModel, isError: result.isError === true };
 }

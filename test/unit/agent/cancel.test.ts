@@ -1,0 +1,117 @@
+// Cancel is an interrupt: during streaming, during a running command and
+// during a permission request, the prompt answers `cancelled`.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { methods } from '@agentclientprotocol/sdk';
+import { z } from 'zod';
+import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
+import { builtinTools } from '../../../agent/tools/index';
+import type { Tool } from '../../../agent/tools/tool';
+import { inMemoryAgent, isolatedEnv, neverAnswer, tempDir, updatesOf } from './harness';
+
+/** Test-local execute tool: runs `sh -c 'echo $$ > pidfile; exec sleep 60'` through the injected CommandRunner. */
+const sleeper: Tool<{ pidFile: string }> = {
+  name: 'sleeper',
+  kind: 'execute',
+  description: 'Sleeps for a minute.',
+  input: z.object({ pidFile: z.string() }),
+  describe: () => ({ title: 'Sleep', locations: [] }),
+  effect: async (input, ctx) => ({
+    type: 'command',
+    command: { argv: ['sh', '-c', `echo $$ > ${input.pidFile}; exec sleep 60`], cwd: ctx.root, envChanges: {}, timeoutMs: 120_000 },
+  }),
+  run: async (_input, ctx, approved) => {
+    if (approved.type !== 'command') throw new Error('expected a command effect');
+    const outcome = await ctx.commands.run(approved.command.argv, {
+      cwd: approved.command.cwd, envChanges: {}, timeoutMs: approved.command.timeoutMs, signal: ctx.signal, onOutput: ctx.progress, maxOutputBytes: 10_000,
+    });
+    return { forModel: `exit ${outcome.exitCode}`, forUser: [] };
+  },
+};
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('cancel', () => {
+  let server: FakeModelServer;
+  const root = tempDir('accord-cancel-');
+  before(async () => {
+    server = await startFakeModelServer();
+  });
+  after(async () => {
+    await server.close();
+    root.remove();
+  });
+  const env = () => isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake` }, root.path);
+
+  test('during streaming: the stream is dropped and the prompt answers cancelled', async () => {
+    const agent = inMemoryAgent({ env: env() });
+    try {
+      const sessionId = await agent.newSession(root.path);
+      server.script({ type: 'stream', parts: [{ text: 'partial answer' }, { text: ' never sent' }], stallAfterParts: 1 });
+      const prompt = agent.prompt(sessionId, 'talk');
+      await agent.waitForUpdate((n) => n.update.sessionUpdate === 'agent_message_chunk');
+      await agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });
+      assert.equal(await prompt, 'cancelled');
+      // The next turn works and the model sees what was already shown.
+      server.script(reply.text('again'));
+      assert.equal(await agent.prompt(sessionId, 'continue'), 'end_turn');
+      assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /partial answer/);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  test('during a running command: the child process is killed', async () => {
+    const agent = inMemoryAgent({ env: env(), tools: [...builtinTools(), sleeper] });
+    const pidFile = join(root.path, 'sleeper.pid');
+    try {
+      const sessionId = await agent.newSession(root.path);
+      server.script(reply.tool('call_sleep', 'sleeper', { pidFile }), reply.text('unused'));
+      const prompt = agent.prompt(sessionId, 'sleep');
+      await agent.waitForUpdate((n) => n.update.sessionUpdate === 'tool_call_update' && n.update.status === 'in_progress');
+      while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8').trim()) await new Promise((r) => setTimeout(r, 20));
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      assert.ok(alive(pid));
+      await agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });
+      assert.equal(await prompt, 'cancelled');
+      assert.equal(alive(pid), false, 'the command was killed, not left running');
+      const last = updatesOf(agent, sessionId, 'tool_call_update').filter((u) => u.toolCallId === 'call_sleep').at(-1);
+      assert.equal(last.status, 'failed');
+    } finally {
+      server.clearScript();
+      await agent.close();
+    }
+  });
+
+  test('during a permission request: the request is withdrawn and nothing is written', async () => {
+    const agent = inMemoryAgent({ env: env() });
+    let withdrawn: Promise<unknown> | undefined;
+    agent.permissions.policy = (request, signal) => {
+      withdrawn = neverAnswer(request, signal);
+      return withdrawn as ReturnType<typeof neverAnswer>;
+    };
+    try {
+      const sessionId = await agent.newSession(root.path);
+      writeFileSync(join(root.path, 'x.txt'), 'before\n');
+      server.script(reply.tool('call_edit', 'edit_file', { path: 'x.txt', old_string: 'before', new_string: 'after' }), reply.text('unused'));
+      const prompt = agent.prompt(sessionId, 'edit');
+      await agent.waitForUpdate(() => agent.permissionRequests.length > 0);
+      await agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });
+      assert.equal(await prompt, 'cancelled');
+      assert.equal(readFileSync(join(root.path, 'x.txt'), 'utf8'), 'before\n');
+      await withdrawn; // resolves only once the agent's $/cancel_request reached the client
+    } finally {
+      server.clearScript();
+      await agent.close();
+    }
+  });
+});
