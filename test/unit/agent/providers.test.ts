@@ -54,6 +54,9 @@ describe('providers', () => {
         const auth = String(request.headers['x-api-key'] ?? request.headers.authorization);
         assert.match(auth, /test-key/);
         assert.match(JSON.stringify(request.body), /Say hello/);
+        // The default reasoning effort (medium) asks each provider for its thoughts.
+        if (provider.name === 'anthropic') assert.equal(request.body.thinking?.type, 'enabled');
+        if (provider.name.startsWith('openai (')) assert.deepEqual(request.body.reasoning, { effort: 'medium', summary: 'auto' });
       } finally {
         await agent.close();
       }
