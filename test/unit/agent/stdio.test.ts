@@ -1,0 +1,75 @@
+// The built agent as a new user meets it: `node dist/agent.js acp` driven by
+// the SDK client over stdio edits a file through the tool loop, streams
+// thoughts and text, reports usage and cost, cancels cleanly — and its stdout
+// carries nothing but ndjson protocol messages.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { methods } from '@agentclientprotocol/sdk';
+import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
+import { agentBundle, childAgent, isolatedEnv, messageText, tempDir, updatesOf } from './harness';
+
+describe('agent over stdio (dist/agent.js acp)', () => {
+  let server: FakeModelServer;
+  const root = tempDir('accord-stdio-');
+  before(async () => {
+    if (!existsSync(agentBundle)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
+    server = await startFakeModelServer();
+  });
+  after(async () => {
+    await server.close();
+    root.remove();
+  });
+
+  test('edits a file through a permission round trip, streams thoughts, text and usage, then cancels', { timeout: 60_000 }, async () => {
+    const agent = childAgent(
+      isolatedEnv({ ACCORD_MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_API_KEY: 'k', ACCORD_ANTHROPIC_BASE_URL: server.baseUrl }, root.path),
+    );
+    try {
+      writeFileSync(join(root.path, 'app.js'), 'console.log("hi");\n');
+      const sessionId = await agent.newSession(root.path);
+      server.script(
+        { type: 'stream', parts: [{ reasoning: 'I should read the file first.' }, { toolCall: { id: 'toolu_1', name: 'read_file', args: { path: 'app.js' } } }] },
+        reply.tool('toolu_2', 'edit_file', { path: 'app.js', old_string: '"hi"', new_string: '"hello"' }),
+        { type: 'stream', parts: [{ text: 'Done: it now says hello.' }], usage: { input: 2000, cachedInput: 1500, output: 20 } },
+      );
+      assert.equal(await agent.prompt(sessionId, 'make it say hello'), 'end_turn');
+      assert.equal(readFileSync(join(root.path, 'app.js'), 'utf8'), 'console.log("hello");\n');
+      assert.equal(messageText(agent, sessionId, 'agent_thought_chunk'), 'I should read the file first.');
+      assert.equal(messageText(agent, sessionId), 'Done: it now says hello.');
+      assert.equal(agent.permissionRequests.length, 1);
+      const usage = updatesOf(agent, sessionId, 'usage_update');
+      assert.equal(usage.length, 3, 'one usage_update per model request');
+      assert.equal(usage[2].used, 2020);
+      assert.equal(usage[2].size, 200_000);
+      assert.ok(usage[2].cost.amount > usage[0].cost.amount, 'cost is cumulative');
+
+      server.script({ type: 'stream', parts: [{ text: 'thinking out loud' }, { text: 'never' }], stallAfterParts: 1 });
+      const prompt = agent.prompt(sessionId, 'keep going');
+      await agent.waitForUpdate((n) => n.update.sessionUpdate === 'agent_message_chunk' && (n.update as any).content.text === 'thinking out loud');
+      await agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });
+      assert.equal(await prompt, 'cancelled');
+    } finally {
+      await agent.close();
+    }
+
+    const raw = Buffer.concat(agent.stdout).toString('utf8');
+    assert.ok(raw.endsWith('\n'));
+    const lines = raw.split('\n').slice(0, -1);
+    assert.ok(lines.length > 10);
+    for (const line of lines) {
+      const message = JSON.parse(line);
+      assert.equal(message.jsonrpc, '2.0', line.slice(0, 120));
+    }
+    assert.doesNotMatch(agent.stderr.join(''), /\n\s+at .*\(/, 'no stack traces on stderr either');
+  });
+
+  test('the CLI without a subcommand prints usage to stderr, not stdout', () => {
+    const result = spawnSync(process.execPath, [agentBundle, 'nope'], { encoding: 'utf8' });
+    assert.equal(result.status, 2);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, /usage: accord acp/);
+  });
+});
