@@ -1,0 +1,101 @@
+// The "Changes" view in the Accord container: session → turn → file, each
+// file with its kind, +/- line counts and review state; a badge counts the
+// files still waiting for a decision.
+import * as nodePath from 'node:path';
+import * as vscode from 'vscode';
+import { fileLineCounts, isPending, kindOf, type FileReview } from './fileReview';
+import { isLive, type ReviewStore } from './reviewStore';
+
+export type ChangesNode =
+  | { type: 'session'; sessionId: string }
+  | { type: 'turn'; sessionId: string; turnId: string }
+  | { type: 'file'; fileId: string };
+
+export const CHANGES_VIEW_ID = 'accord.changes';
+
+const KIND_LETTER = { added: 'A', modified: 'M', deleted: 'D', moved: 'R' } as const;
+
+export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<ChangesNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  readonly view: vscode.TreeView<ChangesNode>;
+  private readonly disposables: vscode.Disposable[];
+
+  constructor(private readonly store: ReviewStore) {
+    this.view = vscode.window.createTreeView(CHANGES_VIEW_ID, { treeDataProvider: this, showCollapseAll: true });
+    this.disposables = [this.view, this.changed, store.onDidChange(() => this.refresh())];
+    this.refresh();
+  }
+
+  getChildren(node?: ChangesNode): ChangesNode[] {
+    if (!node) return this.store.sessionIds().map((sessionId) => ({ type: 'session', sessionId }));
+    if (node.type === 'session') {
+      return this.store.turnIds(node.sessionId).map((turnId) => ({ type: 'turn', sessionId: node.sessionId, turnId }));
+    }
+    if (node.type === 'turn') {
+      return this.store.inTurn(node.sessionId, node.turnId).map((file) => ({ type: 'file', fileId: file.id }));
+    }
+    return [];
+  }
+
+  getTreeItem(node: ChangesNode): vscode.TreeItem {
+    if (node.type === 'session') {
+      const pending = this.store.inSession(node.sessionId).filter(isPending).length;
+      const item = new vscode.TreeItem(`Session ${short(node.sessionId)}`, vscode.TreeItemCollapsibleState.Expanded);
+      item.description = pending > 0 ? `${pending} pending` : 'reviewed';
+      item.contextValue = 'accordReviewSession';
+      item.iconPath = new vscode.ThemeIcon('comment-discussion');
+      return item;
+    }
+    if (node.type === 'turn') {
+      const files = this.store.inTurn(node.sessionId, node.turnId);
+      const pending = files.filter(isPending).length;
+      const undone = files.length > 0 && files.every((f) => f.undone);
+      const item = new vscode.TreeItem(`Turn ${node.turnId}`, vscode.TreeItemCollapsibleState.Expanded);
+      item.description = undone ? 'undone' : `${files.length} file${files.length === 1 ? '' : 's'}${pending > 0 ? `, ${pending} pending` : ''}`;
+      item.contextValue = undone ? 'accordReviewTurn.undone' : 'accordReviewTurn';
+      item.iconPath = new vscode.ThemeIcon(undone ? 'history' : 'git-commit');
+      return item;
+    }
+    const file = this.store.get(node.fileId);
+    if (!file) return new vscode.TreeItem('(closed)');
+    return fileItem(file);
+  }
+
+  private refresh(): void {
+    const pending = this.store.pendingCount();
+    this.view.badge = pending > 0 ? { value: pending, tooltip: `${pending} agent change${pending === 1 ? '' : 's'} to review` } : undefined;
+    this.changed.fire(undefined);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+function fileItem(file: FileReview): vscode.TreeItem {
+  const item = new vscode.TreeItem(nodePath.basename(file.path), vscode.TreeItemCollapsibleState.None);
+  const kind = kindOf(file);
+  const counts = file.binary ? 'binary' : (({ added, removed }) => `+${added} −${removed}`)(fileLineCounts(file));
+  item.resourceUri = vscode.Uri.file(file.path);
+  item.description = `${KIND_LETTER[kind]} ${counts} · ${state(file)}`;
+  item.tooltip = [file.movedFrom ? `${file.movedFrom} → ${file.path}` : file.path, `${kind}, ${counts}`, file.conflict ?? state(file)].join('\n');
+  item.contextValue = isPending(file) ? 'accordReviewFile.pending' : 'accordReviewFile';
+  item.command = { command: 'accord.review.open', title: 'Open Change', arguments: [file.id] };
+  if (file.conflict) item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+  return item;
+}
+
+function state(file: FileReview): string {
+  if (file.conflict) return 'conflict';
+  if (file.undone) return 'undone';
+  if (!isLive(file)) return 'continued in a later turn';
+  if (isPending(file)) return 'pending';
+  const decisions = new Set([...file.hunkDecisions.values(), ...(file.hunks.length === 0 ? [file.wholeDecision] : [])]);
+  if (decisions.size === 1) return decisions.has('accepted') ? 'accepted' : 'rejected';
+  return 'partly accepted';
+}
+
+function short(sessionId: string): string {
+  return sessionId.length > 12 ? `${sessionId.slice(0, 8)}…` : sessionId;
+}

@@ -1,0 +1,73 @@
+// The person's files as the review sees them in VS Code: an open document is
+// read from its buffer (unsaved text included) and changed through a
+// WorkspaceEdit, so the change joins the editor's undo stack and never
+// replaces text the person has not saved. Closed files go through
+// workspace.fs.
+import * as vscode from 'vscode';
+import type { Content } from './fileReview';
+import { computeHunks, decodeText, splitLines } from './hunks';
+import type { RealTree } from './reviewStore';
+
+export class EditorTree implements RealTree {
+  async read(path: string): Promise<Content> {
+    const open = openDocument(path);
+    if (open) return new TextEncoder().encode(open.getText());
+    try {
+      return await vscode.workspace.fs.readFile(vscode.Uri.file(path));
+    } catch (error) {
+      if (error instanceof vscode.FileSystemError && error.code === 'FileNotFound') return null;
+      throw new Error(`Accord could not read ${path} to apply a reviewed change: ${message(error)}`);
+    }
+  }
+
+  async write(path: string, content: Content): Promise<void> {
+    const uri = vscode.Uri.file(path);
+    const open = openDocument(path);
+    const text = content === null ? undefined : decodeText(content);
+    if (open && text !== undefined) return this.editDocument(open, text);
+    if (content === null) {
+      const edit = new vscode.WorkspaceEdit();
+      edit.deleteFile(uri, { ignoreIfNotExists: true });
+      if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`VS Code refused to delete ${path}; it is unchanged.`);
+      return;
+    }
+    await vscode.workspace.fs.writeFile(uri, content);
+  }
+
+  /**
+   * Replaces only the regions that differ, so cursors, folds and the rest of
+   * the undo history stay where they were. A document that was clean is saved
+   * (the decision is meant to reach the file); a dirty one stays dirty: its
+   * unsaved text is the person's to save.
+   */
+  private async editDocument(document: vscode.TextDocument, text: string): Promise<void> {
+    const wasDirty = document.isDirty;
+    const current = document.getText();
+    const lineOffsets = offsets(splitLines(current));
+    const edit = new vscode.WorkspaceEdit();
+    for (const hunk of computeHunks(current, text)) {
+      const start = lineOffsets[hunk.baseStart]!;
+      const end = lineOffsets[hunk.baseStart + hunk.baseLines.length]!;
+      edit.replace(document.uri, new vscode.Range(document.positionAt(start), document.positionAt(end)), hunk.proposedLines.join(''));
+    }
+    if (!(await vscode.workspace.applyEdit(edit))) {
+      throw new Error(`VS Code refused the edit to ${document.uri.fsPath}; it is unchanged.`);
+    }
+    if (!wasDirty) await document.save();
+  }
+}
+
+function openDocument(path: string): vscode.TextDocument | undefined {
+  return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === vscode.Uri.file(path).fsPath);
+}
+
+/** offsets[i] = character offset where line i starts; offsets[lines.length] = the text's length. */
+function offsets(lines: string[]): number[] {
+  const out = [0];
+  for (const line of lines) out.push(out[out.length - 1]! + line.length);
+  return out;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

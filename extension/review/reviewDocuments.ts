@@ -1,0 +1,87 @@
+// The virtual documents on either side of the review diff editor, and the
+// "Accept hunk" / "Reject hunk" CodeLens on the pending hunks. The document's
+// path is the real file's (so language and icon are right); the query names
+// the review.
+import * as nodePath from 'node:path';
+import * as vscode from 'vscode';
+import { isPending, type FileReview } from './fileReview';
+import type { ReviewStore } from './reviewStore';
+import { pendingHunks, sideText, type Side } from './reviewSides';
+
+export const BASE_SCHEME = 'accord-review-base';
+export const PROPOSED_SCHEME = 'accord-review-proposed';
+
+export function reviewUri(file: FileReview, side: Side): vscode.Uri {
+  return vscode.Uri.from({ scheme: side === 'base' ? BASE_SCHEME : PROPOSED_SCHEME, path: vscode.Uri.file(file.path).path, query: file.id });
+}
+
+/** The review and side a document shows, if it is one of ours. */
+export function reviewOf(store: ReviewStore, uri: vscode.Uri): { file: FileReview; side: Side } | undefined {
+  if (uri.scheme !== BASE_SCHEME && uri.scheme !== PROPOSED_SCHEME) return undefined;
+  const file = store.get(uri.query);
+  return file && { file, side: uri.scheme === BASE_SCHEME ? 'base' : 'proposed' };
+}
+
+export class ReviewDocuments implements vscode.TextDocumentContentProvider, vscode.CodeLensProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  private readonly lensesChanged = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  readonly onDidChangeCodeLenses = this.lensesChanged.event;
+  private readonly disposables: vscode.Disposable[];
+
+  constructor(private readonly store: ReviewStore) {
+    this.disposables = [
+      vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, this),
+      vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, this),
+      vscode.languages.registerCodeLensProvider([{ scheme: PROPOSED_SCHEME }, { scheme: BASE_SCHEME }], this),
+      store.onDidChange(() => this.refresh()),
+      this.changed,
+      this.lensesChanged,
+    ];
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    const review = reviewOf(this.store, uri);
+    if (!review) return 'This change is no longer under review (its session was closed).\n';
+    return sideText(review.file, review.side);
+  }
+
+  /** Lenses sit on the proposed side; the base side gets them only for a deletion (the right side is empty). */
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    const review = reviewOf(this.store, document.uri);
+    if (!review || !isPending(review.file)) return [];
+    const { file, side } = review;
+    if (side === 'base' && file.proposed !== null) return [];
+    const lenses: vscode.CodeLens[] = [];
+    const lastLine = Math.max(0, document.lineCount - 1);
+    for (const hunk of pendingHunks(file, side)) {
+      const line = Math.min(hunk.start, lastLine);
+      const range = new vscode.Range(line, 0, line, 0);
+      const args = [document.uri.toString(), hunk.index];
+      lenses.push(
+        new vscode.CodeLens(range, { title: '$(check) Accept hunk', command: 'accord.review.acceptHunk', arguments: args }),
+        new vscode.CodeLens(range, { title: '$(discard) Reject hunk', command: 'accord.review.rejectHunk', arguments: args }),
+      );
+    }
+    if (file.hunks.length === 0 || file.binary || file.movedFrom !== undefined) {
+      const top = new vscode.Range(0, 0, 0, 0);
+      const what = file.movedFrom !== undefined ? `move from ${nodePath.basename(file.movedFrom)}` : 'file';
+      lenses.unshift(
+        new vscode.CodeLens(top, { title: `$(check) Accept ${what}`, command: 'accord.review.acceptFile', arguments: [document.uri.toString()] }),
+        new vscode.CodeLens(top, { title: `$(discard) Reject ${what}`, command: 'accord.review.rejectFile', arguments: [document.uri.toString()] }),
+      );
+    }
+    return lenses;
+  }
+
+  private refresh(): void {
+    for (const document of vscode.workspace.textDocuments) {
+      if (document.uri.scheme === BASE_SCHEME || document.uri.scheme === PROPOSED_SCHEME) this.changed.fire(document.uri);
+    }
+    this.lensesChanged.fire();
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
