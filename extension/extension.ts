@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { activateClient, type AccordClient } from './accordClient';
 import type { AgentHost } from './agents/agentHost';
 import { ChatViewProvider } from './chatViewProvider';
+import { ReviewController } from './review/reviewController';
 import { registerTestCommands } from './testCommands';
 
 /** What activate() returns; the extension-host tests use it to look inside. */
@@ -11,6 +12,8 @@ export interface AccordApi {
   readonly agent: AgentHost;
   readonly chat: ChatViewProvider;
   readonly client: AccordClient;
+  /** Diff review of agent changes (extension/review). */
+  readonly review: ReviewController;
 }
 
 export function activate(context: vscode.ExtensionContext): AccordApi {
@@ -20,6 +23,8 @@ export function activate(context: vscode.ExtensionContext): AccordApi {
   context.subscriptions.push(log, chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat));
   client = activateClient(context, chat, log);
   const { bundled } = client;
+  const review = new ReviewController();
+  context.subscriptions.push(review);
   context.subscriptions.push(
     vscode.commands.registerCommand('accord.showAgentLog', () => (client?.controller.current?.host ?? bundled).showLog()),
   );
@@ -28,7 +33,7 @@ export function activate(context: vscode.ExtensionContext): AccordApi {
   }
   // Restricted workspaces: ensureStarted() refuses and the panel says why; trust starts it (see activateClient).
   void bundled.ensureStarted();
-  return { agent: bundled, chat, client };
+  return { agent: bundled, chat, client, review };
 }
 
 export function deactivate(): void {}
