@@ -5,31 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
-import { z } from 'zod';
 import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { builtinTools } from '../../../agent/tools/index';
-import type { Tool } from '../../../agent/tools/tool';
 import { inMemoryAgent, isolatedEnv, neverAnswer, tempDir, updatesOf } from './harness';
-
-/** Test-local execute tool: runs `sh -c 'echo $$ > pidfile; exec sleep 60'` through the injected CommandRunner. */
-const sleeper: Tool<{ pidFile: string }> = {
-  name: 'sleeper',
-  kind: 'execute',
-  description: 'Sleeps for a minute.',
-  input: z.object({ pidFile: z.string() }),
-  describe: () => ({ title: 'Sleep', locations: [] }),
-  effect: async (input, ctx) => ({
-    type: 'command',
-    command: { argv: ['sh', '-c', `echo $$ > ${input.pidFile}; exec sleep 60`], cwd: ctx.root, envChanges: {}, timeoutMs: 120_000 },
-  }),
-  run: async (_input, ctx, approved) => {
-    if (approved.type !== 'command') throw new Error('expected a command effect');
-    const outcome = await ctx.commands.run(approved.command.argv, {
-      cwd: approved.command.cwd, envChanges: {}, timeoutMs: approved.command.timeoutMs, signal: ctx.signal, onOutput: ctx.progress, maxOutputBytes: 10_000,
-    });
-    return { forModel: `exit ${outcome.exitCode}`, forUser: [] };
-  },
-};
 
 function alive(pid: number): boolean {
   try {
@@ -71,11 +48,12 @@ describe('cancel', () => {
   });
 
   test('during a running command: the child process is killed', async () => {
-    const agent = inMemoryAgent({ env: env(), tools: [...builtinTools(), sleeper] });
+    const agent = inMemoryAgent({ env: env() });
     const pidFile = join(root.path, 'sleeper.pid');
     try {
       const sessionId = await agent.newSession(root.path);
-      server.script(reply.tool('call_sleep', 'sleeper', { pidFile }), reply.text('unused'));
+      const argv = ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 60`];
+      server.script(reply.tool('call_sleep', 'run_command', { argv }), reply.text('unused'));
       const prompt = agent.prompt(sessionId, 'sleep');
       await agent.waitForUpdate((n) => n.update.sessionUpdate === 'tool_call_update' && n.update.status === 'in_progress');
       while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8').trim()) await new Promise((r) => setTimeout(r, 20));
