@@ -21,6 +21,8 @@ export interface FakeModelServer {
   baseUrl: string;
   port: number;
   requests: RecordedRequest[];
+  /** performance.now() at each SSE event written, for latency benches. */
+  sentAt: number[];
   /** Queue replies; each model request consumes one. An empty queue answers "ok". */
   script(...replies: Reply[]): void;
   /** Drops replies no request has taken. */
@@ -57,6 +59,7 @@ async function readBody(req: IncomingMessage): Promise<any> {
 export async function startFakeModelServer(): Promise<FakeModelServer> {
   const queue: Reply[] = [];
   const requests: RecordedRequest[] = [];
+  const sentAt: number[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const open = new Set<ServerResponse>();
 
@@ -68,6 +71,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       const data = typeof event === 'string' ? event : JSON.stringify(event);
       const type = named && typeof event === 'object' && event ? (event as { type: string }).type : undefined;
       res.write(`${type ? `event: ${type}\n` : ''}data: ${data}\n\n`);
+      sentAt.push(performance.now());
     };
     for (const event of format.head ?? []) await send(event);
     for (const [index, events] of format.parts.entries()) {
@@ -122,6 +126,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     port,
     requests,
+    sentAt,
     script: (...replies) => void queue.push(...replies),
     clearScript: () => void queue.splice(0),
     waitForRequests: (count) =>
