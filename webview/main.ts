@@ -2,7 +2,6 @@
 // it into the store, render at most once per animation frame.
 import '@vscode/codicons/dist/codicon.css';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
-import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import './main.css';
 import { parseHostMessage, PROTOCOL_VERSION, type WebviewMessage } from './protocol';
 import { ChatStore } from './state/store';

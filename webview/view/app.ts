@@ -3,7 +3,7 @@
 import { html, nothing, render, type TemplateResult } from 'lit';
 import { guard } from 'lit/directives/guard.js';
 import { repeat } from 'lit/directives/repeat.js';
-import { styleMap } from 'lit/directives/style-map.js';
+import { cssProps } from './cssom';
 import { renderApprovalBanner } from './approval';
 import { renderComposer } from './composer';
 import type { ViewContext } from './context';
@@ -50,13 +50,13 @@ export class App {
       ${renderNotices(this.ctx)}
       <main class="transcript" aria-live="polite">
         ${items.length === 0 ? renderEmpty(this.ctx) : nothing}
-        <div class="spacer-top" style=${styleMap({ height: `${win.top}px` })}></div>
+        <div class="spacer-top" ${cssProps({ height: `${win.top}px` })}></div>
         ${repeat(
           visible,
           (item) => item.key,
           (item) => html`<div class="vitem" data-key=${item.key}>${guard([item.rev, hide, this.ctx.uiRev(), childRev(item)], () => renderItem(this.ctx, store.main, item))}</div>`,
         )}
-        <div class="spacer-bottom" style=${styleMap({ height: `${win.bottom}px` })}></div>
+        <div class="spacer-bottom" ${cssProps({ height: `${win.bottom}px` })}></div>
         ${store.turn.running ? html`<div class="working"><span class="codicon codicon-loading codicon-modifier-spin"></span> Working…</div>` : nothing}
       </main>
       <footer class="footer">

@@ -1,7 +1,7 @@
 // The panels around the transcript: header, history, notices, plan and the
 // context gauge.
 import { html, nothing, type TemplateResult } from 'lit';
-import { styleMap } from 'lit/directives/style-map.js';
+import { cssProps } from './cssom';
 import type { ViewContext } from './context';
 
 const STATE_LABEL: Record<string, string> = {
@@ -20,10 +20,10 @@ export function renderHeader(ctx: ViewContext): TemplateResult {
     <span class="header-title" title=${title ?? ''}>${title ?? 'New session'}</span>
     <span class="header-agent muted" id="agent-status" data-state=${agent.state}>${status}</span>
     <span class="spacer"></span>
-    <vscode-toolbar-button icon="history" label="Session history" title="Session history" data-action="history"
-      @click=${() => { ctx.ui.historyOpen = !ctx.ui.historyOpen; ctx.update(); }}></vscode-toolbar-button>
-    <vscode-toolbar-button icon="add" label="New session" title="New session" data-action="new-session"
-      @click=${() => ctx.post({ type: 'newSession' })}></vscode-toolbar-button>
+    <button class="icon-button ${ctx.ui.historyOpen ? 'active' : ''}" type="button" title="Session history" aria-label="Session history" data-action="history"
+      @click=${() => { ctx.ui.historyOpen = !ctx.ui.historyOpen; ctx.update(); }}><span class="codicon codicon-history"></span></button>
+    <button class="icon-button" type="button" title="New session" aria-label="New session" data-action="new-session"
+      @click=${() => ctx.post({ type: 'newSession' })}><span class="codicon codicon-add"></span></button>
   </header>`;
 }
 
@@ -102,7 +102,7 @@ export function renderGauge(ctx: ViewContext): TemplateResult | typeof nothing {
   const percent = Math.round(ratio * 100);
   return html`<div class="gauge ${warn ? 'warn' : ''}" title="${usage.used.toLocaleString()} of ${usage.size.toLocaleString()} tokens in context">
     <div class="gauge-bar" role="meter" aria-valuemin="0" aria-valuemax="100" aria-valuenow=${percent} aria-label="Context window">
-      <div class="gauge-fill" style=${styleMap({ width: `${percent}%` })}></div>
+      <div class="gauge-fill" ${cssProps({ width: `${percent}%` })}></div>
     </div>
     <span class="gauge-text">${percent}% · ${tokens(usage.used)} / ${tokens(usage.size)}</span>
     ${compacting ? html`<span class="gauge-compacting"><span class="codicon codicon-loading codicon-modifier-spin"></span>Compacting</span>` : nothing}

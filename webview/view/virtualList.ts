@@ -19,6 +19,7 @@ export class VirtualList {
   private readonly observed = new Set<Element>();
   private readonly observer: ResizeObserver;
   stickToBottom = true;
+  private pinnedTop = 0;
 
   constructor(private readonly scroller: HTMLElement, onChange: () => void) {
     this.observer = new ResizeObserver((entries) => {
@@ -37,7 +38,10 @@ export class VirtualList {
       'scroll',
       () => {
         const atBottom = scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 24;
-        if (atBottom !== this.stickToBottom) this.stickToBottom = atBottom;
+        // Our own jump to the bottom can fire its scroll event after more content arrived:
+        // only a move up from where we put the list means the person scrolled away.
+        const movedUp = scroller.scrollTop < this.pinnedTop - 2;
+        this.stickToBottom = atBottom || (this.stickToBottom && !movedUp);
         onChange();
       },
       { passive: true },
@@ -81,12 +85,12 @@ export class VirtualList {
     for (const element of shown) if (!this.observed.has(element)) this.observer.observe(element);
     this.observed.clear();
     for (const element of shown) this.observed.add(element);
-    if (this.stickToBottom) this.scroller.scrollTop = this.scroller.scrollHeight;
+    if (this.stickToBottom) this.pin();
   }
 
-  scrollToBottom(): void {
-    this.stickToBottom = true;
+  private pin(): void {
     this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.pinnedTop = this.scroller.scrollTop;
   }
 
   reset(): void {

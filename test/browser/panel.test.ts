@@ -1,0 +1,265 @@
+// The chat panel alone in Chromium: each recorded fixture renders, the
+// controls post the right messages, and every feature is screenshotted in
+// VS Code's Dark Modern and Light Modern themes under test-results/webview/.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { buildBundle, fixture, launch, openPanel, serve, type Browser, type Bundle, type Panel, type PanelServer } from './harness';
+import type { ThemeName } from './themes';
+
+const SHOTS = 'test-results/webview';
+const TIMEOUT = { timeout: 120_000 };
+
+let bundle: Bundle;
+let server: PanelServer;
+let browser: Browser;
+
+before(async () => {
+  bundle = await buildBundle();
+  server = await serve(bundle);
+  browser = await launch(server.origin);
+  await mkdir(SHOTS, { recursive: true });
+}, TIMEOUT);
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  await bundle?.dispose();
+});
+
+async function panelWith(name: string, theme: ThemeName = 'dark'): Promise<Panel> {
+  const panel = await openPanel(browser, server.origin, theme);
+  const errors: string[] = [];
+  panel.page.on('pageerror', (e) => errors.push(e.message));
+  await panel.send((await fixture(name)).messages);
+  assert.deepEqual(errors, [], `page errors while rendering ${name}`);
+  return panel;
+}
+
+/** Steps that put a fixture into the state worth showing (open a menu, expand a nest). */
+const PREPARE: Record<string, (panel: Panel) => Promise<void>> = {
+  children: async (p) => p.page.click('.child-header'),
+  history: async (p) => p.page.click('[data-action="history"]'),
+  composer: async (p) => {
+    await p.page.click('.composer textarea');
+    await p.page.keyboard.type('/');
+  },
+  thoughts: async (p) => p.page.click('.thought-header'),
+};
+
+const FEATURES = ['markdown', 'user-attachments', 'thoughts', 'thoughts-streaming', 'tools', 'diff', 'plan', 'gauge', 'gauge-warn', 'children', 'approval', 'composer', 'stop-reasons', 'history'];
+
+describe('screenshots of every feature in both themes', () => {
+  for (const theme of ['dark', 'light'] as const) {
+    for (const name of FEATURES) {
+      test(`${name} (${theme})`, TIMEOUT, async () => {
+        const panel = await panelWith(name, theme);
+        await PREPARE[name]?.(panel);
+        await panel.settle();
+        await panel.page.evaluate(() => document.fonts.ready);
+        await panel.page.screenshot({ path: `${SHOTS}/${name}-${theme}.png` });
+        const violations = await panel.page.evaluate(() => (window as unknown as { __cspViolations: unknown[] }).__cspViolations);
+        assert.deepEqual(violations, [], 'the panel runs under the strict CSP without violations');
+        await panel.page.close();
+      });
+    }
+  }
+});
+
+describe('what the panel renders and posts', () => {
+  test('markdown: highlighted code, copy button, links go through the extension', TIMEOUT, async () => {
+    const { page, posted } = await panelWith('markdown');
+    assert.ok((await page.locator('.code-block .hljs-keyword').count()) > 0, 'code is highlighted');
+    await page.click('[data-action="copy-code"]');
+    await page.click('text=the config docs');
+    await page.click('text=src/config.ts');
+    const sent = (await posted()).filter((m) => m.type !== 'ready');
+    assert.match(String(sent[0]?.text), /^export function parseConfig/);
+    assert.deepEqual(sent.slice(1), [
+      { type: 'openLink', href: 'https://example.com/docs/config' },
+      { type: 'openLocation', path: '/work/project/src/config.ts', line: 12 },
+    ]);
+    assert.equal(page.url(), `${server.origin}/?theme=dark`, 'no navigation');
+    await page.close();
+  });
+
+  test('thoughts collapse when the answer starts, open on click, and hide with the setting', TIMEOUT, async () => {
+    const panel = await panelWith('thoughts');
+    const { page } = panel;
+    assert.equal(await page.locator('.thought-body').count(), 0);
+    assert.equal(await page.locator('.thought-header').innerText(), 'Thought');
+    await page.click('.thought-header');
+    assert.match(await page.locator('.thought-body').innerText(), /off-by-one/);
+    await panel.send([{ type: 'settings', hideThoughts: true }]);
+    assert.equal(await page.locator('.thought').count(), 0);
+    await page.close();
+    const streaming = await panelWith('thoughts-streaming');
+    assert.equal(await streaming.page.locator('.thought-body').count(), 1, 'open while the model is thinking');
+    await streaming.page.close();
+  });
+
+  test('tool cards: kinds, statuses, failure reason, clickable locations', TIMEOUT, async () => {
+    const { page, posted } = await panelWith('tools');
+    assert.equal(await page.locator('.tool-card').count(), 8);
+    for (const icon of ['file', 'search', 'terminal', 'globe', 'file-symlink-file', 'trash', 'lightbulb', 'tools']) {
+      assert.equal(await page.locator(`.kind-icon.codicon-${icon}`).count(), 1, icon);
+    }
+    assert.equal(await page.locator('.tool-card.status-failed').count(), 2);
+    assert.match(await page.locator('.tool-card.status-failed').nth(1).innerText(), /not allowed by the project policy/);
+    await page.click('text=server.ts:42');
+    assert.deepEqual((await posted()).at(-1), { type: 'openLocation', path: '/work/project/src/server.ts', line: 42 });
+    await page.click('.tool-card:has-text("lint_project") .tool-header');
+    assert.match(await page.locator('.tool-card:has-text("lint_project") .tool-output').innerText(), /no problems/);
+    await page.close();
+  });
+
+  test('diffs: compact inline diff, review state, Review posts reviewDiff', TIMEOUT, async () => {
+    const { page, posted } = await panelWith('diff');
+    assert.equal(await page.locator('.diff').count(), 2);
+    assert.equal(await page.locator('.diff').first().locator('.diff-add').count(), 2);
+    assert.equal(await page.locator('.review-accepted').innerText(), 'Accepted');
+    await page.locator('.diff').first().locator('[data-action="review"]').click();
+    assert.deepEqual((await posted()).at(-1), { type: 'reviewDiff', epoch: 1, toolCallId: 'e1', path: '/work/project/src/math.ts' });
+    await page.close();
+  });
+
+  test('plan is replaced whole; gauge shows fullness, cost and compaction; warns near the limit', TIMEOUT, async () => {
+    const plan = await panelWith('plan');
+    assert.equal(await plan.page.locator('.plan-entry').count(), 4);
+    assert.equal(await plan.page.locator('text=Old entry').count(), 0);
+    await plan.page.close();
+    const gauge = await panelWith('gauge');
+    assert.match(await gauge.page.locator('.gauge').innerText(), /16% · 31k \/ 200k[\s\S]*turn \$0\.470[\s\S]*session \$1\.31/);
+    assert.match(await gauge.page.locator('.compaction').innerText(), /Context compacted[\s\S]*Refactored the parser/);
+    await gauge.page.close();
+    const warn = await panelWith('gauge-warn');
+    assert.equal(await warn.page.locator('.gauge.warn').count(), 1);
+    assert.match(await warn.page.locator('.gauge').innerText(), /91%.*Near the limit/s);
+    await warn.page.close();
+  });
+
+  test('child sessions nest under their tool call, collapsed until opened', TIMEOUT, async () => {
+    const { page } = await panelWith('children');
+    const card = page.locator('.tool-card:has-text("investigate the auth")');
+    assert.equal(await card.locator('.child-session').count(), 1);
+    assert.equal(await card.locator('.child-body').count(), 0);
+    await card.locator('.child-header').click();
+    assert.match(await card.locator('.child-body').innerText(), /HMAC cookie/);
+    assert.equal(await page.locator('.transcript > .vitem > .msg-agent:has-text("HMAC cookie")').count(), 0, 'child text is not in the main timeline');
+    await page.close();
+  });
+
+  test('approvals: only the offered once-only buttons; answering posts answerApproval; resolved clears it', TIMEOUT, async () => {
+    const panel = await panelWith('approval');
+    const { page, posted } = panel;
+    assert.deepEqual(await page.locator('.approval-banner vscode-button').allInnerTexts(), ['Allow once', 'Reject']);
+    assert.equal(await page.locator('.tool-card.awaiting').count(), 1);
+    await page.click('.approval-banner [data-option-id="allow"]');
+    assert.deepEqual((await posted()).at(-1), { type: 'answerApproval', epoch: 1, requestId: 'r1', optionId: 'allow' });
+    await panel.send([{ type: 'approvalResolved', epoch: 1, requestId: 'r1', outcome: 'selected', optionId: 'allow' }]);
+    assert.equal(await page.locator('.approval-banner').count(), 0);
+    await page.close();
+  });
+
+  test('composer: Enter sends, Shift+Enter is a newline, / completes, @ mentions files, pickers post config', TIMEOUT, async () => {
+    const panel = await panelWith('composer');
+    const { page, posted } = panel;
+    const box = page.locator('.composer textarea');
+    await box.click();
+    await page.keyboard.type('/re');
+    assert.deepEqual(await page.locator('.completion-label').allInnerTexts(), ['/review']);
+    await page.keyboard.press('Enter');
+    assert.equal(await box.inputValue(), '/review ');
+    await page.keyboard.press('Shift+Enter');
+    await page.keyboard.type('look at @par');
+    assert.deepEqual((await posted()).at(-1), { type: 'requestFileCompletions', query: 'par' });
+    await panel.send([{ type: 'fileCompletions', query: 'par', items: [{ path: '/work/project/src/parser.ts', label: 'parser.ts', detail: 'src', kind: 'file' }] }]);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    const sent = (await posted()).find((m) => m.type === 'sendPrompt');
+    assert.deepEqual(sent, { type: 'sendPrompt', epoch: 1, text: '/review \nlook at @parser.ts', mentions: [{ path: '/work/project/src/parser.ts', name: 'parser.ts', kind: 'file' }], images: [] });
+    assert.equal(await box.inputValue(), '');
+    assert.match(await page.locator('.msg-user').innerText(), /look at @parser\.ts[\s\S]*parser\.ts/);
+    assert.equal(await page.locator('.picker select').count(), 2, 'the option of unknown type is left out');
+    await page.selectOption('select[data-config-id="model"]', 'gpt-5');
+    assert.deepEqual((await posted()).at(-1), { type: 'setConfigOption', epoch: 1, configId: 'model', value: 'gpt-5' });
+    await panel.send([{ type: 'turnStarted', epoch: 1 }]);
+    await page.click('vscode-button.stop');
+    await box.press('Escape');
+    assert.deepEqual((await posted()).slice(-2), [{ type: 'cancelTurn', epoch: 1 }, { type: 'cancelTurn', epoch: 1 }]);
+    await page.close();
+  });
+
+  test('stop reasons other than end_turn are shown; a cancel marks unfinished calls cancelled', TIMEOUT, async () => {
+    const { page } = await panelWith('stop-reasons');
+    assert.equal(await page.locator('.turn-end').count(), 4);
+    assert.match(await page.locator('.turn-end.stop-refusal').innerText(), /refused/);
+    assert.match(await page.locator('.turn-end.stop-error').innerText(), /529/);
+    assert.equal(await page.locator('.tool-card.status-cancelled').count(), 1);
+    await page.close();
+  });
+
+  test('history lists sessions and switching posts loadSession; new session posts newSession', TIMEOUT, async () => {
+    const { page, posted } = await panelWith('history');
+    await page.click('[data-action="history"]');
+    assert.equal(await page.locator('.history-item').count(), 4);
+    await page.click('.history-item:has-text("Add dark mode")');
+    assert.deepEqual((await posted()).at(-1), { type: 'loadSession', sessionId: 'sess-00' });
+    await page.click('[data-action="new-session"]');
+    assert.deepEqual((await posted()).at(-1), { type: 'newSession' });
+    await page.close();
+  });
+
+  test('stale epochs and invalid messages are dropped; unknown update kinds are ignored and logged', TIMEOUT, async () => {
+    const panel = await panelWith('history');
+    const { page, posted } = panel;
+    const before = await page.locator('.msg').count();
+    await panel.send([
+      { type: 'sessionUpdate', epoch: 0, sessionId: 'sess-1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'stale' } } },
+      { type: 'sessionUpdate', epoch: 1, sessionId: 'sess-1', update: { sessionUpdate: 'x_future_kind', stuff: 1 } },
+      { type: 'sessionUpdate', epoch: 1 },
+      'garbage',
+    ]);
+    assert.equal(await page.locator('.msg').count(), before);
+    const logs = (await posted()).filter((m) => m.type === 'log').map((m) => String(m.message));
+    assert.equal(logs.length, 3);
+    assert.match(logs[0] ?? '', /unknown kind "x_future_kind"/);
+    assert.match(logs[1] ?? '', /^Dropped an invalid extension message \(sessionUpdate\)/);
+    await page.close();
+  });
+
+  test('a 1 MB tool output is cut until "Show all"', TIMEOUT, async () => {
+    const panel = await openPanel(browser, server.origin);
+    const big = 'x'.repeat(1_000_000);
+    await panel.send([
+      { type: 'sessionStarted', epoch: 1, sessionId: 's', origin: 'new' },
+      { type: 'sessionUpdate', epoch: 1, sessionId: 's', update: { sessionUpdate: 'tool_call', toolCallId: 't', title: 'cat big.log', kind: 'execute', status: 'failed', content: [{ type: 'content', content: { type: 'text', text: big } }] } },
+    ]);
+    const shown = await panel.page.locator('.tool-output pre').evaluate((el) => el.textContent?.length ?? 0);
+    assert.ok(shown < 50_000, `cut to ${shown} characters`);
+    await panel.page.click('[data-action="show-all"]');
+    await panel.settle();
+    assert.equal(await panel.page.locator('.tool-output pre').evaluate((el) => el.textContent?.length ?? 0), 1_000_000);
+    await panel.page.close();
+  });
+
+  test('5,000 messages: only what is visible is in the DOM, and the start is reachable', TIMEOUT, async () => {
+    const panel = await openPanel(browser, server.origin);
+    const messages: unknown[] = [{ type: 'sessionStarted', epoch: 1, sessionId: 's', origin: 'load' }, { type: 'replayBegin', epoch: 1 }];
+    for (let i = 0; i < 2500; i += 1) {
+      messages.push({ type: 'sessionUpdate', epoch: 1, sessionId: 's', update: { sessionUpdate: 'user_message_chunk', messageId: `u${i}`, content: { type: 'text', text: `question ${i}` } } });
+      messages.push({ type: 'sessionUpdate', epoch: 1, sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', messageId: `a${i}`, content: { type: 'text', text: `answer **${i}**` } } });
+    }
+    messages.push({ type: 'replayEnd', epoch: 1 });
+    await panel.send(messages);
+    const rendered = await panel.page.locator('.vitem').count();
+    assert.ok(rendered > 0 && rendered < 200, `${rendered} items in the DOM`);
+    assert.equal(await panel.page.locator('text=answer 2499').count(), 1, 'pinned to the end');
+    for (let i = 0; i < 20 && (await panel.page.locator('text=question 0').count()) === 0; i += 1) {
+      await panel.page.locator('.transcript').evaluate((el) => el.scrollTo(0, 0));
+      await panel.settle();
+    }
+    assert.equal(await panel.page.locator('text=question 0').count(), 1, 'scrolling up reaches the first message');
+    await panel.page.close();
+  });
+});
