@@ -1,7 +1,7 @@
 // The turn loop: stream one model request, run the tool calls it asks for,
 // feed the results back, and repeat until the model is done, the cap on model
 // requests is reached, or the person cancels. Returns exactly one stop reason.
-import { jsonSchema, streamText, type ModelMessage, type ToolSet, type UserContent } from 'ai';
+import type { ModelMessage, ToolSet, UserContent } from 'ai';
 import { z } from 'zod';
 import type { CommandRunner, PlanEntry, Tool } from '../tools/tool';
 import { describeModelError } from '../models/errors';
@@ -27,7 +27,8 @@ export interface TurnDeps {
 }
 
 /** Tool definitions for the model, deliberately without `execute`: every call goes through the gate. */
-export function modelTools(tools: readonly Tool<any>[]): ToolSet {
+export async function modelTools(tools: readonly Tool<any>[]): Promise<ToolSet> {
+  const { jsonSchema } = await import('ai');
   return Object.fromEntries(
     tools.map((tool) => [
       tool.name,
@@ -63,7 +64,7 @@ async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signa
     return 'end_turn';
   }
   const toolsByName = new Map(deps.tools.map((tool) => [tool.name, tool]));
-  const tools = modelTools(deps.tools);
+  const tools = await modelTools(deps.tools);
 
   for (let request = 1; ; request++) {
     if (signal.aborted) return 'cancelled';
@@ -74,7 +75,7 @@ async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signa
     const step = await streamOnce(session, model, tools, deps, signal);
     if (step.kind === 'cancelled') return 'cancelled';
     if (step.kind === 'failed') {
-      const text = describeModelError(step.error, model.id, model.endpoint);
+      const text = await describeModelError(step.error, model.id, model.endpoint);
       await say(session, `${step.streamedText ? '\n\n' : ''}${text}`);
       return 'end_turn';
     }
@@ -136,6 +137,7 @@ async function streamOnce(
   let streamedText = '';
   const emit = session.updates.emit.bind(session.updates);
   const providerOptions = model.providerOptions(session.settings.reasoningEffort);
+  const { streamText } = await import('ai'); // loaded on the first prompt, not at startup
   const result = streamText({
     model: model.language,
     system: deps.systemPrompt(session),
@@ -169,7 +171,7 @@ async function streamOnce(
           break;
         case 'finish-step': {
           finishReason = part.finishReason;
-          const measured = measureRequest(model.parsed, part.usage);
+          const measured = await measureRequest(model.parsed, part.usage);
           session.cost = session.cost === undefined || measured.cost === undefined ? undefined : session.cost + measured.cost;
           await emit({
             sessionUpdate: 'usage_update',

@@ -1,13 +1,8 @@
 // Provider failures as sentences a person can act on. The turn ends with this
 // text in the conversation; no stack trace ever reaches the client.
-import { APICallError, RetryError } from 'ai';
 import { MissingKeyError } from './resolve';
 import { ModelIdError } from './modelId';
 
-function innermost(error: unknown): unknown {
-  if (RetryError.isInstance(error)) return error.lastError;
-  return error;
-}
 
 function causeCode(error: unknown): string | undefined {
   let current: unknown = error;
@@ -20,10 +15,11 @@ function causeCode(error: unknown): string | undefined {
 }
 
 /** `modelId` and `endpoint` name what failed, so the message says what to fix. */
-export function describeModelError(error: unknown, modelId: string, endpoint: string): string {
+export async function describeModelError(error: unknown, modelId: string, endpoint: string): Promise<string> {
   if (error instanceof MissingKeyError || error instanceof ModelIdError) return error.message;
+  const { APICallError, RetryError } = await import('ai');
   const retried = RetryError.isInstance(error) ? ` (tried ${error.errors.length} times)` : '';
-  const cause = innermost(error);
+  const cause = RetryError.isInstance(error) ? error.lastError : error;
   const code = causeCode(cause);
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ECONNRESET') {
     return `Could not reach the model server at ${endpoint} (${code})${retried}. Check that it is running and that the base URL is right, or choose another model.`;

@@ -1,8 +1,7 @@
 // Turns a `provider:model` id into an ai SDK model plus what the loop needs
 // to know about it (provider options for reasoning, pricing identity).
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+// Provider packages load on first use, not at startup: `initialize` should
+// not wait for code that only a prompt needs.
 import type { LanguageModel } from 'ai';
 import type { ReasoningEffort } from '../core/session';
 import { apiKeyFor, baseUrlFor, type Env } from './credentials';
@@ -25,13 +24,14 @@ export class MissingKeyError extends Error {}
 const thinkingBudget = { low: 2048, medium: 8192, high: 24576 } as const;
 const isOpenAIReasoningModel = (model: string) => /^(o\d|gpt-5)/.test(model);
 
-export function resolveModel(id: string, env: Env): ResolvedModel {
+export async function resolveModel(id: string, env: Env): Promise<ResolvedModel> {
   const parsed = parseModelId(id);
   const canonical = formatModelId(parsed);
   if (parsed.provider === 'anthropic') {
     const apiKey = apiKeyFor(env, 'anthropic');
     if (!apiKey) throw new MissingKeyError(missingKeyMessage('Anthropic', 'ANTHROPIC_API_KEY', 'anthropic'));
     const baseURL = baseUrlFor(env, 'anthropic');
+    const { createAnthropic } = await import('@ai-sdk/anthropic');
     const provider = createAnthropic({ apiKey, ...(baseURL ? { baseURL } : {}) });
     return {
       id: canonical,
@@ -46,6 +46,7 @@ export function resolveModel(id: string, env: Env): ResolvedModel {
     const apiKey = apiKeyFor(env, 'openai');
     if (!apiKey) throw new MissingKeyError(missingKeyMessage('OpenAI', 'OPENAI_API_KEY', 'openai'));
     const baseURL = baseUrlFor(env, 'openai');
+    const { createOpenAI } = await import('@ai-sdk/openai');
     const provider = createOpenAI({ apiKey, ...(baseURL ? { baseURL } : {}) });
     return {
       id: canonical,
@@ -60,6 +61,7 @@ export function resolveModel(id: string, env: Env): ResolvedModel {
   }
   const baseURL = parsed.baseUrl!;
   const apiKey = apiKeyFor(env, 'openai-compatible');
+  const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
   const provider = createOpenAICompatible({ name: 'local', baseURL, includeUsage: true, ...(apiKey ? { apiKey } : {}) });
   return {
     id: canonical,

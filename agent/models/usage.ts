@@ -1,7 +1,7 @@
 // Context gauge and cost after each model request. Prices and context windows
 // come from @pydantic/genai-prices; a model it does not know gets no cost,
 // never a guessed one.
-import { calcPrice } from '@pydantic/genai-prices';
+import type { PriceCalculationResult } from '@pydantic/genai-prices';
 import type { LanguageModelUsage } from 'ai';
 import type { ModelId } from './modelId';
 
@@ -18,14 +18,15 @@ export interface RequestUsage {
 
 const pricingProvider: Record<ModelId['provider'], string | undefined> = { anthropic: 'anthropic', openai: 'openai', 'openai-compatible': undefined };
 
-export function measureRequest(model: ModelId, usage: LanguageModelUsage): RequestUsage {
+export async function measureRequest(model: ModelId, usage: LanguageModelUsage): Promise<RequestUsage> {
   const input = usage.inputTokens ?? 0;
   const output = usage.outputTokens ?? 0;
   const providerId = pricingProvider[model.provider];
-  let price: ReturnType<typeof calcPrice> = null;
+  let price: PriceCalculationResult = null;
   // A local or self-hosted server has no list price; matching its model name
   // against a cloud provider's would report a cost nobody pays.
   if (providerId) try {
+    const { calcPrice } = await import('@pydantic/genai-prices'); // ~0.5 MB of price data, loaded on first use
     price = calcPrice(
       {
         input_tokens: input,
