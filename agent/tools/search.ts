@@ -15,7 +15,7 @@ const MAX_MATCHES = 500;
 const MAX_LINE_CHARS = 300;
 
 const input = z.object({
-  pattern: z.string().min(1).describe('Regular expression to look for in each line, e.g. "function\\s+load" or "TODO".'),
+  pattern: z.string().min(1).describe('Regular expression to look for in each line, e.g. "function\\s+load" or "TODO" (ripgrep syntax: no look-around or backreferences).'),
   path: z.string().optional().describe('File or directory to search, relative to the workspace root. Default: the whole workspace.'),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.py".'),
   case_insensitive: z.boolean().optional().describe('Ignore case. Default false.'),
