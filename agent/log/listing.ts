@@ -49,6 +49,8 @@ interface CachedSummary {
   readTo: number;
   lastSeq: number;
   mtimeMs: number;
+  /** Inode: a log deleted and created again under the same id is a different file. */
+  ino: number;
 }
 
 const INDEX_VERSION = 1;
@@ -71,7 +73,7 @@ export async function listSessions(dataDir: string, options: ListOptions = {}): 
     const info = await stat(path).catch(() => undefined);
     if (!info) continue; // removed while listing
     const cached = cache[id];
-    const summary = await summarize(path, info.size, info.mtimeMs, cached);
+    const summary = await summarize(path, { size: info.size, mtimeMs: info.mtimeMs, ino: info.ino }, cached);
     if (!summary) continue; // not (yet) a session log
     changed ||= summary !== cached;
     fresh[id] = summary;
@@ -82,13 +84,20 @@ export async function listSessions(dataDir: string, options: ListOptions = {}): 
   return page(summaries, options);
 }
 
-async function summarize(path: string, size: number, mtimeMs: number, cached: CachedSummary | undefined): Promise<CachedSummary | undefined> {
-  if (cached && cached.readTo === size && cached.mtimeMs === mtimeMs) return cached;
-  if (cached && cached.readTo <= size) {
-    const grown = await readFrom(path, { ...cached, mtimeMs }, cached.readTo);
+interface FileState {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+async function summarize(path: string, file: FileState, cached: CachedSummary | undefined): Promise<CachedSummary | undefined> {
+  const same = cached !== undefined && cached.ino === file.ino;
+  if (same && cached.readTo === file.size && cached.mtimeMs === file.mtimeMs) return cached;
+  if (same && cached.readTo <= file.size) {
+    const grown = await readFrom(path, { ...cached, mtimeMs: file.mtimeMs }, cached.readTo, file);
     if (grown) return grown;
   }
-  return readFrom(path, undefined, 0, mtimeMs);
+  return readFrom(path, undefined, 0, file);
 }
 
 /**
@@ -96,7 +105,7 @@ async function summarize(path: string, size: number, mtimeMs: number, cached: Ca
  * not continue `base` (its first record there is not seq lastSeq + 1), which
  * means it was rewritten and must be read from the start.
  */
-async function readFrom(path: string, base: CachedSummary | undefined, from: number, mtimeMs = base?.mtimeMs ?? 0): Promise<CachedSummary | undefined> {
+async function readFrom(path: string, base: CachedSummary | undefined, from: number, file: FileState): Promise<CachedSummary | undefined> {
   let summary = base ? { ...base } : undefined;
   let first = true;
   try {
@@ -105,7 +114,7 @@ async function readFrom(path: string, base: CachedSummary | undefined, from: num
       first = false;
       if (!summary) {
         if (!known || record.type !== 'session_created') return undefined;
-        summary = { cwd: record.cwd, additionalDirectories: record.additionalDirectories ?? [], createdAt: record.ts, updatedAt: record.ts, readTo: 0, lastSeq: 0, mtimeMs };
+        summary = { cwd: record.cwd, additionalDirectories: record.additionalDirectories ?? [], createdAt: record.ts, updatedAt: record.ts, readTo: 0, lastSeq: 0, mtimeMs: file.mtimeMs, ino: file.ino };
       }
       summary.updatedAt = record.ts;
       summary.readTo = next;
