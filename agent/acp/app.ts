@@ -28,6 +28,8 @@ export interface AccordAgentOptions {
   maxTurnRequests?: number;
   /** Retries per model request (the ai SDK honours retry-after); default 2. */
   maxRetries?: number;
+  /** Drop a model stream silent this long; default ACCORD_STREAM_IDLE_TIMEOUT_MS or 5 minutes. */
+  streamIdleTimeoutMs?: number;
 }
 
 export const NO_MODEL_MESSAGE = [
@@ -49,6 +51,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   const gate = options.gate ?? askBeforeChanges;
   const maxTurnRequests = options.maxTurnRequests ?? positiveInt(env.ACCORD_MAX_TURN_REQUESTS) ?? 50;
   const maxRetries = options.maxRetries ?? 2;
+  const streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? positiveInt(env.ACCORD_STREAM_IDLE_TIMEOUT_MS) ?? 300_000;
 
   const sessionOrThrow = (sessionId: string): Session => {
     const session = store.get(sessionId);
@@ -115,6 +118,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
         commands: options.commands,
         maxTurnRequests,
         maxRetries,
+        streamIdleTimeoutMs,
         systemPrompt,
       });
       return { stopReason };

@@ -4,7 +4,7 @@
 import type { ModelMessage, ToolSet, UserContent } from 'ai';
 import { z } from 'zod';
 import type { CommandRunner, PlanEntry, Tool } from '../tools/tool';
-import { describeModelError } from '../models/errors';
+import { describeModelError, StalledStreamError } from '../models/errors';
 import type { ResolvedModel } from '../models/resolve';
 import { measureRequest } from '../models/usage';
 import type { PermissionAsker, PermissionGate } from './gate';
@@ -23,6 +23,8 @@ export interface TurnDeps {
   maxTurnRequests: number;
   /** Passed to the ai SDK; it backs off and honours retry-after. */
   maxRetries: number;
+  /** A model stream silent this long is dropped and reported, so a stalled server never hangs the turn. */
+  streamIdleTimeoutMs: number;
   systemPrompt(session: Session): string;
 }
 
@@ -138,12 +140,13 @@ async function streamOnce(
   const emit = session.updates.emit.bind(session.updates);
   const providerOptions = model.providerOptions(session.settings.reasoningEffort);
   const { streamText } = await import('ai'); // loaded on the first prompt, not at startup
+  const stall = idleWatch(signal, deps.streamIdleTimeoutMs);
   const result = streamText({
     model: model.language,
     system: deps.systemPrompt(session),
     messages: [...session.history],
     tools,
-    abortSignal: signal,
+    abortSignal: stall.signal,
     maxRetries: deps.maxRetries,
     ...(providerOptions ? { providerOptions } : {}),
     // Failures are handled from the stream's `error` part; keep the SDK quiet on stderr.
@@ -151,6 +154,7 @@ async function streamOnce(
   });
   try {
     for await (const part of result.fullStream) {
+      stall.touch();
       switch (part.type) {
         case 'text-delta':
           streamedText += part.text;
@@ -190,7 +194,10 @@ async function streamOnce(
     }
   } catch (thrown) {
     error ??= thrown;
+  } finally {
+    stall.stop();
   }
+  if (stall.stalled()) error = new StalledStreamError(deps.streamIdleTimeoutMs);
   if (signal.aborted) {
     // Keep what the person already saw, so the next turn's model knows it.
     if (streamedText) session.appendHistory({ role: 'assistant', content: streamedText });
@@ -202,4 +209,30 @@ async function streamOnce(
   }
   const response = await result.response;
   return { kind: 'done', messages: response.messages, calls, invalidCalls, finishReason };
+}
+
+/** A per-request signal that follows the turn's and also fires after `idleMs` without a stream part. */
+function idleWatch(turn: AbortSignal, idleMs: number) {
+  const controller = new AbortController();
+  let stalled = false;
+  const onTurnAbort = () => controller.abort(turn.reason);
+  turn.addEventListener('abort', onTurnAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      stalled = true;
+      controller.abort(new StalledStreamError(idleMs));
+    }, idleMs);
+  };
+  arm();
+  return {
+    signal: controller.signal,
+    touch: arm,
+    stalled: () => stalled && !turn.aborted,
+    stop: () => {
+      clearTimeout(timer);
+      turn.removeEventListener('abort', onTurnAbort);
+    },
+  };
 }

@@ -4,6 +4,13 @@ import { MissingKeyError } from './resolve';
 import { ModelIdError } from './modelId';
 
 
+export class StalledStreamError extends Error {
+  constructor(readonly idleMs: number) {
+    const idle = idleMs >= 1000 ? `${Math.round(idleMs / 1000)} s` : `${idleMs} ms`;
+    super(`The model server stopped sending for ${idle}, so Accord dropped the request.`);
+  }
+}
+
 function causeCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; current && depth < 5; depth++) {
@@ -17,6 +24,7 @@ function causeCode(error: unknown): string | undefined {
 /** `modelId` and `endpoint` name what failed, so the message says what to fix. */
 export async function describeModelError(error: unknown, modelId: string, endpoint: string): Promise<string> {
   if (error instanceof MissingKeyError || error instanceof ModelIdError) return error.message;
+  if (error instanceof StalledStreamError) return `${error.message} Check the server at ${endpoint}, then send your message again.`;
   const { APICallError, RetryError } = await import('ai');
   const retried = RetryError.isInstance(error) ? ` (tried ${error.errors.length} times)` : '';
   const cause = RetryError.isInstance(error) ? error.lastError : error;
