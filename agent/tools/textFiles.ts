@@ -3,7 +3,7 @@
 // following a final symlink, refuses hard-linked files, and compares the
 // current content with the approved old text before touching a byte.
 import { constants } from 'node:fs';
-import { mkdir, open, stat } from 'node:fs/promises';
+import { mkdir, open, readlink, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveWritable } from '../workspace/containment';
 import { ToolInputError, shown } from './results';
@@ -81,46 +81,63 @@ export function changedSinceApproval(name: string): ToolInputError {
 }
 
 /**
+ * Whether an open handle is the file at `absolute` (a real path inside the
+ * root). Checked after opening because an ancestor directory may have been
+ * swapped for a symlink between resolving and opening; O_NOFOLLOW only guards
+ * the last component. Linux names the opened file in /proc; elsewhere the
+ * path must resolve to itself and to the same inode.
+ */
+async function opened(root: string, handle: FileHandle, absolute: string): Promise<{ ok: boolean; actual: string | null }> {
+  if (process.platform === 'linux') {
+    try {
+      const actual = await readlink(`/proc/self/fd/${handle.fd}`);
+      return { ok: actual === absolute, actual };
+    } catch {
+      // no /proc: fall back to comparing identities
+    }
+  }
+  if ((await resolveWritable(root, absolute).catch(() => null)) !== absolute) return { ok: false, actual: null };
+  const [mine, named] = await Promise.all([handle.stat(), stat(absolute).catch(() => null)]);
+  return { ok: named !== null && mine.ino === named.ino && mine.dev === named.dev, actual: null };
+}
+
+/**
  * Writes `newText` to `absolute` only if the file still holds `expectedOld`
  * (null: the file must still not exist). `absolute` is the approved path; it is
- * resolved again so a symlink swapped in since approval cannot redirect the write.
+ * resolved again, and the opened file checked, so a symlink swapped in since
+ * approval cannot redirect the write.
  */
 export async function writeExactly(root: string, absolute: string, expectedOld: string | null, newText: string): Promise<void> {
   const name = shown(root, absolute);
   if ((await resolveWritable(root, absolute)) !== absolute) throw changedSinceApproval(name);
-  if (expectedOld === null) {
-    await mkdir(path.dirname(absolute), { recursive: true });
-    // The parent chain was just created inside the root; check once more before creating the file.
-    if ((await resolveWritable(root, absolute)) !== absolute) throw changedSinceApproval(name);
-    let handle;
-    try {
-      handle = await open(absolute, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw changedSinceApproval(name);
-      throw error;
-    }
-    try {
-      await handle.writeFile(newText, 'utf8');
-    } finally {
-      await handle.close();
-    }
-    return;
-  }
-  let handle;
+  if (expectedOld === null) await mkdir(path.dirname(absolute), { recursive: true });
+  const handle = await openForWrite(absolute, expectedOld === null, name);
   try {
-    handle = await open(absolute, constants.O_RDWR | constants.O_NOFOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ELOOP') throw changedSinceApproval(name);
-    throw error;
-  }
-  try {
-    checkEditable(await handle.stat(), name);
-    const current = decodeText(await handle.readFile(), name);
-    if (current !== expectedOld) throw changedSinceApproval(name);
-    await handle.truncate(0);
+    const where = await opened(root, handle, absolute);
+    if (!where.ok) {
+      // We created an empty file somewhere else: take it back.
+      if (expectedOld === null && where.actual) await unlink(where.actual).catch(() => undefined);
+      throw changedSinceApproval(name);
+    }
+    if (expectedOld !== null) {
+      checkEditable(await handle.stat(), name);
+      const current = decodeText(await handle.readFile(), name);
+      if (current !== expectedOld) throw changedSinceApproval(name);
+      await handle.truncate(0);
+    }
     await handle.write(newText, 0, 'utf8');
   } finally {
     await handle.close();
+  }
+}
+
+async function openForWrite(absolute: string, create: boolean, name: string): Promise<FileHandle> {
+  const flags = create ? constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW : constants.O_RDWR | constants.O_NOFOLLOW;
+  try {
+    return await open(absolute, flags, 0o666);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOENT' || code === 'ELOOP') throw changedSinceApproval(name);
+    throw error;
   }
 }
