@@ -1,0 +1,145 @@
+// `accord sessions list|remove`: the sessions on this machine, from the
+// terminal. Removing is only offered here (never over ACP) and asks first.
+import { createInterface } from 'node:readline';
+import { LogError } from './errors';
+import type { SessionSummary } from './listing';
+import { SessionStore } from './store';
+
+export interface CliIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** Whether a person can answer the confirmation question. */
+  interactive: boolean;
+  dataDir: string;
+}
+
+const USAGE = `usage:
+  accord sessions list [--cwd DIR] [--json]   the sessions, most recently updated first
+  accord sessions remove ID [--yes]           delete a session's log (asks first unless --yes)
+`;
+
+/** Runs `accord sessions …`; `argv` is what follows "sessions". Resolves to the exit code. */
+export async function runSessionsCli(argv: string[], io: Partial<CliIo> = {}): Promise<number> {
+  const full: CliIo = {
+    stdin: io.stdin ?? process.stdin,
+    stdout: io.stdout ?? process.stdout,
+    stderr: io.stderr ?? process.stderr,
+    interactive: io.interactive ?? Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    dataDir: io.dataDir ?? new SessionStore().dataDir,
+  };
+  const [command, ...rest] = argv;
+  try {
+    if (command === 'list') return await list(rest, full);
+    if (command === 'remove') return await remove(rest, full);
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      full.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    }
+    full.stderr.write(`accord sessions: unknown command "${command}".\n${USAGE}`);
+    return 2;
+  } catch (error) {
+    if (!(error instanceof LogError)) throw error;
+    full.stderr.write(`accord sessions: ${error.message}\n`);
+    return 1;
+  }
+}
+
+async function list(args: string[], io: CliIo): Promise<number> {
+  const { flags, values, positional, problem } = parseArgs(args, ['--json'], ['--cwd']);
+  if (problem) return usageError(io, problem);
+  if (positional.length > 0) return usageError(io, `unexpected argument "${positional[0]}"`);
+  const store = new SessionStore(io.dataDir);
+  const sessions: SessionSummary[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list({ cwd: values['--cwd'], cursor, limit: 200 });
+    sessions.push(...page.sessions);
+    cursor = page.nextCursor;
+  } while (cursor);
+  if (flags.has('--json')) {
+    io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
+  } else if (sessions.length === 0) {
+    io.stdout.write(`No sessions${values['--cwd'] ? ` for ${values['--cwd']}` : ''} (in ${store.dataDir}).\n`);
+  } else {
+    io.stdout.write(table(sessions));
+  }
+  return 0;
+}
+
+async function remove(args: string[], io: CliIo): Promise<number> {
+  const { flags, positional, problem } = parseArgs(args, ['--yes', '-y'], []);
+  if (problem) return usageError(io, problem);
+  const [id, extra] = positional;
+  if (!id || extra) return usageError(io, id ? `unexpected argument "${extra}"` : 'which session? Give its ID (see "accord sessions list")');
+  const store = new SessionStore(io.dataDir);
+  const replay = await store.replay(id);
+  if (!flags.has('--yes') && !flags.has('-y')) {
+    if (!io.interactive) {
+      io.stderr.write(`accord sessions: not removing ${id} without confirmation (no terminal to ask on). Pass --yes to remove it.\n`);
+      return 1;
+    }
+    const what = `${id}${replay.title ? ` "${replay.title}"` : ''}\n  in ${replay.cwd}, last updated ${shortDate(replay.updatedAt)}`;
+    const answer = await ask(io, `Remove session ${what}?\nIts log is deleted; this cannot be undone. [y/N] `);
+    if (!/^y(es)?$/i.test(answer.trim())) {
+      io.stdout.write('Kept.\n');
+      return 1;
+    }
+  }
+  await store.remove(id);
+  io.stdout.write(`Removed session ${id}.\n`);
+  return 0;
+}
+
+/** One line from the person; end of input counts as no. */
+async function ask(io: CliIo, question: string): Promise<string> {
+  io.stdout.write(question);
+  const rl = createInterface({ input: io.stdin, terminal: false });
+  try {
+    return await new Promise<string>((resolve) => {
+      rl.once('line', resolve);
+      rl.once('close', () => resolve(''));
+    });
+  } finally {
+    rl.close();
+  }
+}
+
+function table(sessions: SessionSummary[]): string {
+  const rows = [['ID', 'UPDATED', 'CWD', 'TITLE'], ...sessions.map((s) => [s.sessionId, shortDate(s.updatedAt), s.cwd, s.title ?? '(no prompt yet)'])];
+  const widths = [0, 1, 2].map((col) => Math.max(...rows.map((row) => row[col]!.length)));
+  return rows.map((row) => row.map((cell, col) => (col < 3 ? cell.padEnd(widths[col]!) : cell)).join('  ')).join('\n') + '\n';
+}
+
+/** "2026-11-29 23:30Z": minute precision is enough to tell sessions apart, in UTC so it reads the same everywhere. */
+function shortDate(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`;
+}
+
+interface ParsedArgs {
+  flags: Set<string>;
+  values: Record<string, string | undefined>;
+  positional: string[];
+  problem?: string;
+}
+
+function parseArgs(args: string[], booleans: string[], withValue: string[]): ParsedArgs {
+  const parsed: ParsedArgs = { flags: new Set(), values: {}, positional: [] };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    if (booleans.includes(arg)) parsed.flags.add(arg);
+    else if (withValue.includes(name)) {
+      const value = inline ?? args[++i];
+      if (!value) parsed.problem ??= `${name} needs a value`;
+      parsed.values[name] = value;
+    } else if (arg.startsWith('-')) parsed.problem ??= `unknown option ${arg}`;
+    else parsed.positional.push(arg);
+  }
+  return parsed;
+}
+
+function usageError(io: CliIo, message: string): number {
+  io.stderr.write(`accord sessions: ${message}.\n${USAGE}`);
+  return 2;
+}
