@@ -21,10 +21,14 @@ function countOccurrences(text: string, needle: string): number {
   return count;
 }
 
-/** 1-based line of the first occurrence, for the card's location. */
-function lineOf(text: string, needle: string): number | undefined {
-  const at = text.indexOf(needle);
-  return at === -1 ? undefined : text.slice(0, at).split('\n').length;
+/**
+ * Models write "\n"; a CRLF file would then never match. When the LF text is
+ * absent but its CRLF form is present, edit in the file's own line endings.
+ */
+function matchLineEndings(text: string, find: string, replace: string): { find: string; replace: string } {
+  if (find.includes('\r') || !find.includes('\n') || !text.includes('\r\n') || text.includes(find)) return { find, replace };
+  const crlf = (value: string) => value.replace(/\r?\n/g, '\r\n');
+  return text.includes(crlf(find)) ? { find: crlf(find), replace: crlf(replace) } : { find, replace };
 }
 
 export const editFile: Tool<Input> = {
@@ -46,14 +50,15 @@ export const editFile: Tool<Input> = {
       if (call.old_string === call.new_string) throw new ToolInputError('old_string and new_string are identical; there is nothing to change.');
       const oldText = await readForEdit(ctx.root, absolute);
       if (oldText === null) throw new ToolInputError(`${name} does not exist. Use write_file to create it, or list_files to find the right path.`);
-      const matches = countOccurrences(oldText, call.old_string);
+      const { find, replace } = matchLineEndings(oldText, call.old_string, call.new_string);
+      const matches = countOccurrences(oldText, find);
       if (matches === 0) {
         throw new ToolInputError(`old_string was not found in ${name}. Read the file again and copy the exact text, including whitespace and indentation.`);
       }
       if (matches > 1 && !call.replace_all) {
         throw new ToolInputError(`old_string occurs ${matches} times in ${name}. Include more surrounding lines so it matches exactly once, or set replace_all to change all ${matches}.`);
       }
-      const newText = oldText.split(call.old_string).join(call.new_string);
+      const newText = oldText.split(find).join(replace);
       return { type: 'files', changes: [{ path: absolute, oldText, newText }] };
     } catch (error) {
       return errorEffect(error);

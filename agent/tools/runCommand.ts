@@ -22,6 +22,15 @@ const input = z.object({
 });
 type Input = z.infer<typeof input>;
 
+/**
+ * The argv as one readable line. Arguments with spaces, quotes or control
+ * characters are shown JSON-quoted, so a newline or carriage return can never
+ * hide part of the command from the person reading it.
+ */
+export function displayArgv(argv: string[]): string {
+  return argv.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg))).join(' ');
+}
+
 function checkArgv(argv: string[]): void {
   if (argv[0]?.trim() === '') throw new ToolInputError('argv[0] is empty: give the program to run first, e.g. ["npm", "test"].');
   if (argv.some((arg) => arg.includes('\0'))) throw new ToolInputError('An argument contains a NUL byte, which no program can receive.');
@@ -54,7 +63,7 @@ export const runCommand: Tool<Input> = {
     'Commands cannot read input; interactive programs will see end-of-file.',
   input,
   describe(call, { root }) {
-    return { title: call.argv.join(' '), locations: [{ path: locate(root, call.cwd ?? '.') }] };
+    return { title: displayArgv(call.argv), locations: [{ path: locate(root, call.cwd ?? '.') }] };
   },
   async effect(call, ctx) {
     try {

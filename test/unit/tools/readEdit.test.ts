@@ -117,6 +117,15 @@ describe('edit_file', () => {
     assert.equal(await readDisk(file, 'utf8'), 'bar bar bar');
   });
 
+  test('an LF old_string edits a CRLF file in its own line endings', async () => {
+    const file = path.join(box.root, 'win.txt');
+    await writeFile(file, 'one\r\ntwo\r\nthree\r\n');
+    const { ctx } = context(box.root);
+    const result = await call(editFile, { path: 'win.txt', old_string: 'one\ntwo', new_string: 'one\n2' }, ctx);
+    assert.equal(result.isError, undefined);
+    assert.equal(await readDisk(file, 'utf8'), 'one\r\n2\r\nthree\r\n');
+  });
+
   test('refuses empty or identical strings and missing files', async () => {
     await writeFile(path.join(box.root, 'x.txt'), 'abc');
     const { ctx } = context(box.root);

@@ -52,6 +52,12 @@ describe('run_command', () => {
     });
   });
 
+  test('the title shows every argument, with control characters made visible', () => {
+    const { ctx } = context(box.root);
+    const input = runCommand.input.parse({ argv: ['git', 'status', 'x\rrm -rf ~', 'two words', 'a\nb'] });
+    assert.equal(runCommand.describe(input, ctx).title, 'git status "x\\rrm -rf ~" "two words" "a\\nb"');
+  });
+
   test('no shell: $VARS, && and globs reach the program literally', async () => {
     const { ctx } = context(box.root);
     const result = await call(runCommand, { argv: [node, '-e', 'console.log(JSON.stringify(process.argv.slice(1)))', '$HOME && rm -rf *', '*.ts'] }, ctx);
