@@ -45,6 +45,13 @@ export async function runTurn(session: Session, prompt: UserContent, deps: TurnD
   const signal = session.beginTurn();
   try {
     return await loop(session, prompt, deps, signal);
+  } catch (error) {
+    // A bug must not leave the client with a stack trace or a dangling turn.
+    if (signal.aborted) return 'cancelled';
+    console.error('accord: the turn failed unexpectedly:', error);
+    const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    await say(session, `\n\nAccord hit an internal error and stopped this turn: ${detail}. The details are in the agent log; send your message again to retry.`);
+    return 'end_turn';
   } finally {
     session.endTurn();
   }

@@ -53,10 +53,12 @@ export async function resolveModel(id: string, env: Env): Promise<ResolvedModel>
       parsed,
       language: provider.responses(parsed.model),
       endpoint: baseURL ?? 'https://api.openai.com/v1',
+      // store:false: the history Accord keeps (and may persist) is complete on its own, rather than
+      // references to items that live on OpenAI's servers for a limited time.
       providerOptions: (effort) =>
         effort === 'off' || !isOpenAIReasoningModel(parsed.model)
-          ? undefined
-          : { openai: { reasoningEffort: effort, reasoningSummary: 'auto' } },
+          ? { openai: { store: false } }
+          : { openai: { store: false, reasoningEffort: effort, reasoningSummary: 'auto', include: ['reasoning.encrypted_content'] } },
     };
   }
   const baseURL = parsed.baseUrl!;

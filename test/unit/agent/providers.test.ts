@@ -57,6 +57,15 @@ describe('providers', () => {
         // The default reasoning effort (medium) asks each provider for its thoughts.
         if (provider.name === 'anthropic') assert.equal(request.body.thinking?.type, 'enabled');
         if (provider.name.startsWith('openai (')) assert.deepEqual(request.body.reasoning, { effort: 'medium', summary: 'auto' });
+
+        // The next turn sends the whole history back, reasoning included where the provider round-trips it.
+        server.script({ type: 'stream', parts: [{ text: 'Again.' }] });
+        assert.equal(await agent.prompt(sessionId, 'And again'), 'end_turn');
+        const history = JSON.stringify(server.requests.at(-1)!.body);
+        assert.match(history, /Say hello/);
+        assert.match(history, /there\./);
+        if (provider.name === 'anthropic') assert.match(history, /"signature":"sig-fake"/);
+        if (provider.name.startsWith('openai (')) assert.equal(server.requests.at(-1)!.body.store, false, 'history is sent whole, not as server-side references');
       } finally {
         await agent.close();
       }
