@@ -20,10 +20,14 @@ async function loadScope(root: string, dir: string): Promise<IgnoreScope | null>
   }
 }
 
+/** As git decides: the deepest .gitignore with a verdict wins, so `!keep.log` below can re-include what `*.log` above ignores. */
 function isIgnored(scopes: IgnoreScope[], relative: string, isDir: boolean): boolean {
-  for (const scope of scopes) {
+  for (let index = scopes.length - 1; index >= 0; index -= 1) {
+    const scope = scopes[index]!;
     const local = scope.dir === '' ? relative : relative.slice(scope.dir.length + 1);
-    if (scope.rules.ignores(isDir ? `${local}/` : local)) return true;
+    const verdict = scope.rules.test(isDir ? `${local}/` : local);
+    if (verdict.ignored) return true;
+    if (verdict.unignored) return false;
   }
   return false;
 }

@@ -1,11 +1,10 @@
 // read_file: a text file's lines, numbered, within size caps so one call can
 // never flood the model's context.
-import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { resolveInside } from '../workspace/containment';
 import { errorResult, failure, locate, shown, success, ToolInputError } from './results';
+import { readLines } from './lineReader';
 import { looksBinary } from './textFiles';
 import type { Tool } from './tool';
 
@@ -51,7 +50,7 @@ export const readFile: Tool<Input> = {
         return failure(`${name} is ${info.size} bytes, too large to read whole. Read a part with offset and limit (e.g. offset=1, limit=500), or use search to find the lines you need.`);
       }
       if (await startsBinary(absolute)) return failure(`${name} is a binary file (${info.size} bytes); read_file only shows text.`);
-      const text = await readLines(absolute, call.offset ?? 1, call.limit ?? DEFAULT_LINES, ctx.signal);
+      const text = await numberedLines(absolute, call.offset ?? 1, call.limit ?? DEFAULT_LINES, ctx.signal);
       return success(text.forModel, [{ type: 'text', text: `${name}: ${text.summary}` }]);
     } catch (error) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
@@ -70,31 +69,24 @@ async function startsBinary(absolute: string): Promise<boolean> {
   }
 }
 
-async function readLines(absolute: string, offset: number, limit: number, signal: AbortSignal): Promise<{ forModel: string; summary: string }> {
-  const stream = createReadStream(absolute, { encoding: 'utf8', signal });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+async function numberedLines(absolute: string, offset: number, limit: number, signal: AbortSignal): Promise<{ forModel: string; summary: string }> {
   const out: string[] = [];
   const notes: string[] = [];
   let lineNo = 0;
   let chars = 0;
   let stoppedAt: number | null = null;
-  try {
-    for await (const line of lines) {
-      lineNo += 1;
-      if (lineNo < offset) continue;
-      if (lineNo >= offset + limit || chars > MAX_OUTPUT_CHARS) {
-        stoppedAt = lineNo;
-        if (chars > MAX_OUTPUT_CHARS) notes.push(`output capped at ${MAX_OUTPUT_CHARS} characters`);
-        break;
-      }
-      const clipped = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length} characters]` : line;
-      const numbered = `${String(lineNo).padStart(6)}\t${clipped}`;
-      out.push(numbered);
-      chars += numbered.length + 1;
+  for await (const line of readLines(absolute, MAX_LINE_CHARS, signal)) {
+    lineNo += 1;
+    if (lineNo < offset) continue;
+    if (lineNo >= offset + limit || chars > MAX_OUTPUT_CHARS) {
+      stoppedAt = lineNo;
+      if (chars > MAX_OUTPUT_CHARS) notes.push(`output capped at ${MAX_OUTPUT_CHARS} characters`);
+      break;
     }
-  } finally {
-    lines.close();
-    stream.destroy();
+    const clipped = line.length > line.text.length ? `${line.text}… [line cut: ${line.length} characters]` : line.text;
+    const numbered = `${String(lineNo).padStart(6)}\t${clipped}`;
+    out.push(numbered);
+    chars += numbered.length + 1;
   }
   if (lineNo === 0) return { forModel: '(empty file)', summary: 'empty file' };
   if (out.length === 0) {

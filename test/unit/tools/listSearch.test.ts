@@ -17,7 +17,8 @@ before(async () => {
     'src/main.ts': 'export function load() {\n  return 1; // TODO tidy\n}\n',
     'src/util.ts': 'export const Load = 2;\n',
     'src/.hidden.ts': 'const todo = 3; // TODO hidden\n',
-    'src/nested/.gitignore': 'secret.ts\n',
+    'src/nested/.gitignore': 'secret.ts\n!keep.log\n',
+    'src/nested/keep.log': 'TODO re-included by the nested gitignore\n',
     'src/nested/secret.ts': 'TODO ignored by nested gitignore\n',
     'src/nested/deep.ts': 'TODO deep\n',
     'build/out.js': 'TODO ignored build output\n',
@@ -40,7 +41,7 @@ describe('list_files', () => {
     const result = await call(listFiles, {}, ctx);
     assert.equal(result.isError, undefined);
     assert.deepEqual(result.forModel.split('\n'), [
-      '.gitignore', 'README.md', 'bin.dat', 'src/.hidden.ts', 'src/main.ts', 'src/nested/.gitignore', 'src/nested/deep.ts', 'src/util.ts',
+      '.gitignore', 'README.md', 'bin.dat', 'src/.hidden.ts', 'src/main.ts', 'src/nested/.gitignore', 'src/nested/deep.ts', 'src/nested/keep.log', 'src/util.ts',
     ]);
   });
 
@@ -48,7 +49,7 @@ describe('list_files', () => {
     const { ctx } = context(box.root);
     assert.deepEqual((await call(listFiles, { pattern: '*.ts' }, ctx)).forModel.split('\n'), ['src/.hidden.ts', 'src/main.ts', 'src/nested/deep.ts', 'src/util.ts']);
     assert.deepEqual((await call(listFiles, { pattern: 'src/*.ts' }, ctx)).forModel.split('\n'), ['src/.hidden.ts', 'src/main.ts', 'src/util.ts']);
-    assert.deepEqual((await call(listFiles, { path: 'src/nested' }, ctx)).forModel.split('\n'), ['src/nested/.gitignore', 'src/nested/deep.ts']);
+    assert.deepEqual((await call(listFiles, { path: 'src/nested' }, ctx)).forModel.split('\n'), ['src/nested/.gitignore', 'src/nested/deep.ts', 'src/nested/keep.log']);
     assert.match((await call(listFiles, { pattern: '*.py' }, ctx)).forModel, /No files match/);
   });
 
@@ -94,6 +95,7 @@ describe('search', async () => {
           'src/.hidden.ts:1: const todo = 3; // TODO hidden',
           'src/main.ts:2:   return 1; // TODO tidy',
           'src/nested/deep.ts:1: TODO deep',
+          'src/nested/keep.log:1: TODO re-included by the nested gitignore',
         ]);
       });
 
@@ -104,7 +106,7 @@ describe('search', async () => {
           'src/main.ts:1: export function load() {',
           'src/util.ts:1: export const Load = 2;',
         ]);
-        assert.equal((await call(search, { pattern: 'TODO', path: 'src/nested' }, ctx)).forModel, 'src/nested/deep.ts:1: TODO deep');
+        assert.equal((await call(search, { pattern: 'TODO deep', path: 'src/nested' }, ctx)).forModel, 'src/nested/deep.ts:1: TODO deep');
         assert.equal((await call(search, { pattern: 'TODO', path: 'README.md' }, ctx)).forModel, 'README.md:2: TODO: write docs');
         assert.match((await call(search, { pattern: 'no such text anywhere' }, ctx)).forModel, /No matches/);
       });

@@ -78,6 +78,18 @@ describe('read_file', () => {
     }
   });
 
+  // 3 + 65,532 bytes puts the second line's CR at the end of the first 64 KiB chunk.
+  test('CRLF endings are not shown; a 5 MB one-line file is read clipped, by range', async () => {
+    await writeFile(path.join(box.root, 'crlf.txt'), 'a\r\n' + 'b'.repeat(65_532) + '\r\nc');
+    await writeFile(path.join(box.root, 'min.js'), 'z'.repeat(5 * 1024 * 1024));
+    const { ctx } = context(box.root);
+    const crlf = await call(readFile, { path: 'crlf.txt' }, ctx);
+    assert.doesNotMatch(crlf.forModel, /\r/);
+    assert.match(crlf.forModel, /^ {5}1\ta\n {5}2\tb{2000}… \[line cut: 65532 characters\]\n {5}3\tc$/);
+    const minified = await call(readFile, { path: 'min.js', offset: 1, limit: 1 }, ctx);
+    assert.match(minified.forModel, /^ {5}1\tz{2000}… \[line cut: 5242880 characters\]/);
+  });
+
   test('an empty file says so', async () => {
     await writeFile(path.join(box.root, 'empty'), '');
     const { ctx } = context(box.root);
