@@ -59,13 +59,16 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     return session;
   };
 
-  const forwardUpdates = (session: Session, client: AgentContext) =>
-    session.updates.subscribe((update) => {
+  /** Forwards a session's updates to the client that created it, until sending fails (the connection is gone). */
+  const forwardUpdates = (session: Session, client: AgentContext) => {
+    const unsubscribe = session.updates.subscribe((update) => {
       const notification: SessionNotification = { sessionId: session.id, update };
       return client.notify(methods.client.session.update, notification).catch((error: unknown) => {
-        console.error(`accord: could not send an update for session ${session.id}: ${String(error)}`);
+        unsubscribe();
+        console.error(`accord: stopped sending updates for session ${session.id}: ${error instanceof Error ? error.message : String(error)}`);
       });
     });
+  };
 
   return agent({ name: 'accord' })
     .onRequest(methods.agent.initialize, () => ({
