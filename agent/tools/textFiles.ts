@@ -3,7 +3,7 @@
 // following a final symlink, refuses hard-linked files, and compares the
 // current content with the approved old text before touching a byte.
 import { constants } from 'node:fs';
-import { mkdir, open, readlink, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readlink, realpath, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveWritable } from '../workspace/containment';
 import { ToolInputError, shown } from './results';
@@ -91,7 +91,8 @@ async function opened(root: string, handle: FileHandle, absolute: string): Promi
   if (process.platform === 'linux') {
     try {
       const actual = await readlink(`/proc/self/fd/${handle.fd}`);
-      return { ok: actual === absolute, actual };
+      const expected = path.join(await realpath(root), path.relative(root, absolute));
+      return { ok: actual === expected, actual };
     } catch {
       // no /proc: fall back to comparing identities
     }

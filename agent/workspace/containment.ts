@@ -87,15 +87,25 @@ async function splitExisting(absolute: string): Promise<{ existing: string; rest
 }
 
 /**
- * Resolves `requested` (relative to `root`, or absolute) to an absolute real
- * path inside `root`. Symlinks are followed — the file itself if it exists,
- * otherwise its deepest existing ancestor — and the result must stay inside.
- * `root` must already be a real path. Throws PathError with a message for the model.
+ * Resolves `requested` (relative to `root`, or absolute) to an absolute path
+ * inside `root`. Symlinks are followed — the file itself if it exists,
+ * otherwise its deepest existing ancestor — and the real target must stay
+ * inside the root's real path. The result is spelled under `root` as given
+ * (which may itself be a symlink, e.g. macOS /var → /private/var), so paths
+ * shown to the person match the workspace they opened. Throws PathError with
+ * a message for the model.
  */
 export async function resolveInside(root: string, requested: string): Promise<string> {
   rejectForeignForms(requested);
   const foldCase = await isCaseInsensitive(root);
-  const lexical = path.resolve(root, requested);
+  let realRoot: string;
+  try {
+    realRoot = await realpath(root);
+  } catch (error) {
+    throw new PathError(`The workspace root ${root} is not accessible (${(error as Error).message}).`);
+  }
+  let lexical = path.resolve(root, requested);
+  if (!isWithin(root, lexical, foldCase) && isWithin(realRoot, lexical, foldCase)) lexical = path.join(root, path.relative(realRoot, lexical));
   if (!isWithin(root, lexical, foldCase)) {
     throw new PathError(`"${requested}" resolves to ${lexical}, which is outside the workspace ${root}. Only files inside the workspace can be used.`);
   }
@@ -114,10 +124,10 @@ export async function resolveInside(root: string, requested: string): Promise<st
     throw new PathError(`"${requested}" goes through a symlink (${existing}) whose target does not exist. Use the target path directly.`);
   }
   const resolved = path.join(real, ...rest);
-  if (!isWithin(root, resolved, foldCase)) {
+  if (!isWithin(realRoot, resolved, foldCase)) {
     throw new PathError(`"${requested}" goes through a symlink to ${resolved}, which is outside the workspace ${root}. Only files inside the workspace can be used.`);
   }
-  return resolved;
+  return path.join(root, path.relative(realRoot, resolved));
 }
 
 /** Directory names protected at any depth. `.git` covers hooks, config and submodule git dirs. */

@@ -76,6 +76,16 @@ describe('resolveInside', () => {
     await refuses('outlink/deep/er/new.txt', /outside the workspace/);
   });
 
+  test('a root that is itself a symlink works; results are spelled under the root as given', async () => {
+    const linkRoot = path.join(box.base, 'ws-link');
+    await symlink(box.root, linkRoot);
+    assert.equal(await resolveInside(linkRoot, 'src/a.ts'), path.join(linkRoot, 'src', 'a.ts'));
+    assert.equal(await resolveInside(linkRoot, path.join(box.root, 'src/a.ts')), path.join(linkRoot, 'src', 'a.ts'));
+    assert.equal(await resolveInside(linkRoot, 'srclink/new'), path.join(linkRoot, 'src', 'new'));
+    await assert.rejects(resolveInside(linkRoot, 'outlink/secret'), /outside the workspace/);
+    await assert.rejects(resolveInside(linkRoot, '../outside/secret'), /outside the workspace/);
+  });
+
   test('isWithin compares components, not prefixes, and folds case on request', () => {
     assert.equal(isWithin('/w/proj', '/w/proj'), true);
     assert.equal(isWithin('/w/proj', '/w/proj/a'), true);

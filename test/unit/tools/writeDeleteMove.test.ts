@@ -87,6 +87,17 @@ describe('write_file', () => {
     for (const name of ['.git', '.accord', '.vscode', '.bashrc', '.zshrc', 'sub']) assert.equal(await exists(path.join(box.root, name)), false, name);
   });
 
+  test('works when the session root is a symlink to the real directory', async () => {
+    const linkRoot = path.join(box.base, 'ws-link');
+    await symlink(box.root, linkRoot);
+    const { ctx } = context(linkRoot);
+    const result = await call(writeFile, { path: 'via-link.txt', content: 'ok' }, ctx);
+    assert.equal(result.isError, undefined, result.forModel);
+    assert.match(result.forModel, /Created via-link\.txt/);
+    assert.equal(await readDisk(path.join(box.root, 'via-link.txt'), 'utf8'), 'ok');
+    assert.equal((await call(writeFile, { path: '.git/config', content: 'x' }, ctx)).isError, true);
+  });
+
   test('.env is an ordinary project file and can be written', async () => {
     const { ctx } = context(box.root);
     const result = await call(writeFile, { path: '.env', content: 'PORT=3000\n' }, ctx);
