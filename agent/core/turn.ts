@@ -89,8 +89,12 @@ async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signa
       return 'end_turn';
     }
     session.appendHistory(...step.messages);
-    if (step.finishReason === 'length') return 'max_tokens';
-    if (step.finishReason === 'content-filter') return 'refusal';
+    const stoppedBy = step.finishReason === 'length' ? 'max_tokens' : step.finishReason === 'content-filter' ? 'refusal' : undefined;
+    if (stoppedBy) {
+      // Calls in a cut-off response are not run, but each still needs a result or the next request is invalid.
+      if (step.calls.length) appendToolResults(session, step.calls.map((call) => ({ call, forModel: 'Not run: the response was cut off.', isError: true })));
+      return stoppedBy;
+    }
     if (step.calls.length === 0) {
       if (step.invalidCalls > 0) continue;
       return 'end_turn';
@@ -114,17 +118,21 @@ async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signa
       const outcome = await runToolCall(call, { session, tools: toolsByName, gate: deps.gate, permissions: deps.permissions, context });
       results.push({ call, ...outcome });
     }
-    session.appendHistory({
-      role: 'tool',
-      content: results.map(({ call, forModel, isError }) => ({
-        type: 'tool-result' as const,
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        output: isError ? { type: 'error-text' as const, value: forModel } : { type: 'text' as const, value: forModel },
-      })),
-    });
+    appendToolResults(session, results);
     if (signal.aborted) return 'cancelled';
   }
+}
+
+function appendToolResults(session: Session, results: Array<{ call: ToolCallRequest; forModel: string; isError: boolean }>): void {
+  session.appendHistory({
+    role: 'tool',
+    content: results.map(({ call, forModel, isError }) => ({
+      type: 'tool-result' as const,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      output: isError ? { type: 'error-text' as const, value: forModel } : { type: 'text' as const, value: forModel },
+    })),
+  });
 }
 
 type StepResult =

@@ -91,6 +91,21 @@ describe('provider errors and stop reasons', () => {
     assert.equal((await turn([reply.text('truncated', { finish: 'length' })])).stop, 'max_tokens');
   });
 
+  test('a response cut off mid tool call: the call is not run and the next turn still works', async () => {
+    const env = isolatedEnv({ ACCORD_MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_API_KEY: 'k', ACCORD_ANTHROPIC_BASE_URL: server.baseUrl }, root.path);
+    const agent = inMemoryAgent({ env, maxRetries: 0 });
+    try {
+      const sessionId = await agent.newSession(root.path);
+      server.script(reply.tool('cut', 'write_file', { path: 'cut.txt', content: 'x' }, { finish: 'length' }), reply.text('fine'));
+      assert.equal(await agent.prompt(sessionId, 'write'), 'max_tokens');
+      assert.equal(agent.permissionRequests.length, 0);
+      assert.equal(await agent.prompt(sessionId, 'continue'), 'end_turn');
+      assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /Not run: the response was cut off/);
+    } finally {
+      await agent.close();
+    }
+  });
+
   test('no model configured: the prompt explains every way to configure one', async () => {
     const agent = inMemoryAgent({ env: isolatedEnv({}, root.path) });
     try {
