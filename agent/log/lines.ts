@@ -15,28 +15,35 @@ export interface Line {
 const NEWLINE = 0x0a;
 
 /**
- * Complete lines from `from` to the end of the file as it is while reading. A
- * final line without its newline (being written, or torn) is not yielded; it
- * is reported through `onPartialTail`.
+ * Complete lines from `from` to the end of the file as it is while reading,
+ * one array per chunk read (per-line async iteration costs more than the
+ * parsing). A final line without its newline (being written, or torn) is not
+ * yielded; it is reported through `onPartialTail`.
  */
-export async function* readLines(
+export async function* readLineBatches(
   path: string,
   from = 0,
   onPartialTail?: (offset: number, bytes: number) => void,
-): AsyncGenerator<Line> {
+): AsyncGenerator<Line[]> {
   let carry: Buffer | undefined;
   let base = from; // file offset of buf[0]
   for await (const chunk of createReadStream(path, { start: from, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
+    const lines: Line[] = [];
     let start = 0;
     for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-      yield { offset: base + start, next: base + nl + 1, text: buf.toString('utf8', start, nl) };
+      lines.push({ offset: base + start, next: base + nl + 1, text: buf.toString('utf8', start, nl) });
       start = nl + 1;
     }
     base += start;
     carry = start < buf.length ? buf.subarray(start) : undefined;
+    if (lines.length > 0) yield lines;
   }
   if (carry) onPartialTail?.(base, carry.length);
+}
+
+export async function* readLines(path: string, from = 0, onPartialTail?: (offset: number, bytes: number) => void): AsyncGenerator<Line> {
+  for await (const lines of readLineBatches(path, from, onPartialTail)) yield* lines;
 }
 
 export interface RawLine {

@@ -2,7 +2,7 @@
 // from a cursor offset. Streams the file; nothing is held beyond one chunk.
 import { open } from 'node:fs/promises';
 import { LogError } from './errors';
-import { readLines } from './lines';
+import { readLineBatches } from './lines';
 import { parseRecordLine, type ForeignRecord, type LogRecord } from './records';
 
 export type LogEntry = { offset: number; next: number } & (
@@ -20,20 +20,29 @@ export interface ReadOptions {
 }
 
 export async function* readLog(path: string, options: ReadOptions = {}): AsyncGenerator<LogEntry> {
+  for await (const entries of readLogBatches(path, options)) yield* entries;
+}
+
+/** readLog, one array per chunk read: for whole-log passes (replay, listing) where per-record iteration dominates. */
+export async function* readLogBatches(path: string, options: ReadOptions = {}): AsyncGenerator<LogEntry[]> {
   const from = options.from ?? 0;
   if (from !== 0) await checkBoundary(path, from);
   let first = true;
-  for await (const line of readLines(path, from, options.onPartialTail)) {
-    const parsed = parseRecordLine(line.text);
-    if (!parsed.ok) {
-      if (first && from !== 0) throw badOffset(path, from, 'the line there is not a valid record');
-      options.onInvalid?.(line.offset, parsed.reason);
-    } else if (parsed.known) {
-      yield { offset: line.offset, next: line.next, known: true, record: parsed.record };
-    } else {
-      yield { offset: line.offset, next: line.next, known: false, record: parsed.record };
+  for await (const lines of readLineBatches(path, from, options.onPartialTail)) {
+    const entries: LogEntry[] = [];
+    for (const line of lines) {
+      const parsed = parseRecordLine(line.text);
+      if (!parsed.ok) {
+        if (first && from !== 0) throw badOffset(path, from, 'the line there is not a valid record');
+        options.onInvalid?.(line.offset, parsed.reason);
+      } else if (parsed.known) {
+        entries.push({ offset: line.offset, next: line.next, known: true, record: parsed.record });
+      } else {
+        entries.push({ offset: line.offset, next: line.next, known: false, record: parsed.record });
+      }
+      first = false;
     }
-    first = false;
+    if (entries.length > 0) yield entries;
   }
 }
 

@@ -2,7 +2,7 @@
 // again on `session/load` (each with the offset of the record it came from),
 // the model history to continue the conversation, and the session's settings.
 import { LogError } from './errors';
-import { readLog, type LogEntry, type ReadOptions } from './reader';
+import { readLogBatches, type LogEntry, type ReadOptions } from './reader';
 import type { ModelMessageJson, RecordOf, SessionUpdateJson } from './records';
 import { titleFromPrompt } from './title';
 
@@ -52,9 +52,11 @@ export async function replaySession(path: string, options: ReplayOptions = {}): 
   const builder = new ReplayBuilder(from);
   const read: ReadOptions = { onInvalid: () => builder.invalidLines++ };
   let fromIsRecord = from === 0;
-  for await (const entry of readLog(path, read)) {
-    if (entry.offset === from) fromIsRecord = true;
-    builder.add(entry);
+  for await (const entries of readLogBatches(path, read)) {
+    for (const entry of entries) {
+      if (entry.offset === from) fromIsRecord = true;
+      builder.add(entry);
+    }
   }
   const replay = builder.result(path);
   if (!fromIsRecord && from !== replay.end) {
