@@ -2,7 +2,7 @@
 // config) and forwards every session update to the client.
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentContext, type SessionNotification } from '@agentclientprotocol/sdk';
+import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentCapabilities, type AgentContext, type SessionNotification } from '@agentclientprotocol/sdk';
 import { askBeforeChanges, type PermissionGate } from '../core/gate';
 import type { Session } from '../core/session';
 import { MemorySessionStore, type SessionStore } from '../core/sessionStore';
@@ -30,6 +30,24 @@ export interface AccordAgentOptions {
   maxRetries?: number;
   /** Drop a model stream silent this long; default ACCORD_STREAM_IDLE_TIMEOUT_MS or 5 minutes. */
   streamIdleTimeoutMs?: number;
+  /**
+   * Capabilities added by handlers registered on the returned app (e.g. the
+   * session log's `loadSession`, `sessionCapabilities.list`). Advertise only
+   * what those handlers really serve.
+   */
+  extraCapabilities?: Pick<AgentCapabilities, 'loadSession' | 'sessionCapabilities'>;
+}
+
+/** Forwards a session's updates to `client` until sending fails (the connection is gone). Returns the unsubscribe. */
+export function forwardUpdates(session: Session, client: AgentContext): () => void {
+  const unsubscribe = session.updates.subscribe((update) => {
+    const notification: SessionNotification = { sessionId: session.id, update };
+    return client.notify(methods.client.session.update, notification).catch((error: unknown) => {
+      unsubscribe();
+      console.error(`accord: stopped sending updates for session ${session.id}: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  });
+  return unsubscribe;
 }
 
 export const NO_MODEL_MESSAGE = [
@@ -59,23 +77,13 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     return session;
   };
 
-  /** Forwards a session's updates to the client that created it, until sending fails (the connection is gone). */
-  const forwardUpdates = (session: Session, client: AgentContext) => {
-    const unsubscribe = session.updates.subscribe((update) => {
-      const notification: SessionNotification = { sessionId: session.id, update };
-      return client.notify(methods.client.session.update, notification).catch((error: unknown) => {
-        unsubscribe();
-        console.error(`accord: stopped sending updates for session ${session.id}: ${error instanceof Error ? error.message : String(error)}`);
-      });
-    });
-  };
-
   return agent({ name: 'accord' })
     .onRequest(methods.agent.initialize, () => ({
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: false,
         promptCapabilities: { image: true, embeddedContext: true, audio: false },
+        ...options.extraCapabilities,
       },
       agentInfo: { name: 'accord', title: 'Accord', version },
       authMethods: [],
