@@ -40,6 +40,8 @@ describe('resolveInside', () => {
     await refuses('../outside/secret', new RegExp(`${path.join(box.outside, 'secret')}.*outside the workspace ${box.root}`));
     await refuses('src/../../outside/secret', /outside the workspace/);
     await refuses('./././../x', /outside the workspace/);
+    // Nothing decodes URLs: an encoded `..` is an ordinary name that stays inside.
+    assert.equal(await resolveInside(box.root, '%2e%2e/x'), path.join(box.root, '%2e%2e', 'x'));
     await refuses('..', /outside the workspace/);
   });
 

@@ -99,9 +99,10 @@ describe('run_command', () => {
 
   test('a timeout kills the command and says so', async () => {
     const { ctx } = context(box.root);
-    const result = await call(runCommand, { argv: [node, '-e', 'console.log("started"); setInterval(() => {}, 1000)'], timeout_ms: 300 }, ctx);
+    // The command never ends by itself; whether it printed before the kill depends on load, so only the status is checked.
+    const result = await call(runCommand, { argv: [node, '-e', 'setInterval(() => {}, 1000)'], timeout_ms: 300 }, ctx);
     assert.equal(result.isError, true);
-    assert.match(result.forModel, /^Timed out after 300 ms and was killed \(SIGTERM\)\.\nstarted\n$/);
+    assert.equal(result.forModel, 'Timed out after 300 ms and was killed (SIGTERM).\n(no output)');
   });
 
   test('abort kills the whole process group (child and the grandchild it spawned) and rethrows', { timeout: 60_000 }, async () => {
