@@ -30,9 +30,22 @@ export function locate(root: string, requested: string): string {
 export function expectedFailure(error: unknown): string | null {
   if (error instanceof PathError || error instanceof ToolInputError) return error.message;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code === 'string' && code !== 'ABORT_ERR') return (error as Error).message;
-  return null;
+  if (typeof code !== 'string' || code === 'ABORT_ERR') return null;
+  const hint = FILESYSTEM_HINTS[code];
+  return hint ? `${hint} (${(error as Error).message})` : (error as Error).message;
 }
+
+/** What common filesystem errors mean for the model's next step. */
+const FILESYSTEM_HINTS: Record<string, string> = {
+  ENOENT: 'The file or directory does not exist. Use list_files to find the right path.',
+  ENOTDIR: 'Part of the path is a file, not a directory. Check the path with list_files.',
+  EISDIR: 'The path is a directory, not a file.',
+  EACCES: 'Permission denied: the agent cannot access this path.',
+  EPERM: 'The operating system does not allow this operation on this path.',
+  EROFS: 'The filesystem is read-only here.',
+  ENOSPC: 'The disk is full.',
+  ENAMETOOLONG: 'The path or a file name is too long.',
+};
 
 /** A call that cannot proceed as given; the message is for the model. */
 export class ToolInputError extends Error {

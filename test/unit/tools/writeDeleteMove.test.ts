@@ -98,6 +98,14 @@ describe('write_file', () => {
     assert.equal((await call(writeFile, { path: '.git/config', content: 'x' }, ctx)).isError, true);
   });
 
+  test('a file used as a directory gets a plain explanation', async () => {
+    await writeDisk(path.join(box.root, 'plain.txt'), 'x');
+    const { ctx } = context(box.root);
+    const result = await call(writeFile, { path: 'plain.txt/child.txt', content: 'y' }, ctx);
+    assert.equal(result.isError, true);
+    assert.match(result.forModel, /^Part of the path is a file, not a directory/);
+  });
+
   test('.env is an ordinary project file and can be written', async () => {
     const { ctx } = context(box.root);
     const result = await call(writeFile, { path: '.env', content: 'PORT=3000\n' }, ctx);
