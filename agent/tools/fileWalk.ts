@@ -11,13 +11,14 @@ interface IgnoreScope {
   rules: Ignore;
 }
 
+const readOrEmpty = (file: string): Promise<string> => readFile(file, 'utf8').catch(() => '');
+
+/** The directory's .gitignore; at the root also the repository's own .git/info/exclude. */
 async function loadScope(root: string, dir: string): Promise<IgnoreScope | null> {
-  try {
-    const text = await readFile(path.join(root, dir, '.gitignore'), 'utf8');
-    return { dir, rules: ignore().add(text) };
-  } catch {
-    return null;
-  }
+  const texts = [await readOrEmpty(path.join(root, dir, '.gitignore'))];
+  if (dir === '') texts.unshift(await readOrEmpty(path.join(root, '.git', 'info', 'exclude')));
+  const text = texts.join('\n');
+  return text.trim() === '' ? null : { dir, rules: ignore().add(text) };
 }
 
 /** As git decides: the deepest .gitignore with a verdict wins, so `!keep.log` below can re-include what `*.log` above ignores. */

@@ -24,6 +24,8 @@ before(async () => {
     'build/out.js': 'TODO ignored build output\n',
     'debug.log': 'TODO ignored log\n',
     '.git/config': 'TODO inside .git\n',
+    '.git/info/exclude': 'local-notes.txt\n',
+    'local-notes.txt': 'TODO excluded by .git/info/exclude\n',
     'bin.dat': 'TODO\0binary',
   };
   for (const [name, text] of Object.entries(files)) {
