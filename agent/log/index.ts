@@ -23,3 +23,4 @@ export {
   type RecordType,
   type SessionUpdateJson,
 } from './records';
+export { SessionRecorder, withLogOffset, type RecordableSession } from './recorder';

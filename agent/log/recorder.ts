@@ -1,0 +1,77 @@
+// Connects a live session to its log. Every update the session emits and
+// every message appended to its model history is recorded as it happens, in
+// emit order; the adapter adds what only it sees (the prompt, turn ends,
+// approvals). Structural types only, so the log does not depend on the core.
+import type { SessionLog } from './sessionLog';
+import type { Appended } from './writer';
+import type { ContentBlockJson, LogEvent, ModelMessageJson, SessionUpdateJson } from './records';
+
+/** What the recorder needs of a session: core/session.ts's Session satisfies it. */
+export interface RecordableSession {
+  readonly updates: { subscribe(listener: (update: { sessionUpdate: string }) => void): () => void };
+  onHistoryAppend(listener: (messages: readonly object[]) => void): () => void;
+}
+
+export class SessionRecorder {
+  private readonly detachers: Array<() => void>;
+
+  /**
+   * Starts recording `session` into `log`. Attach after restoring a loaded
+   * session's history, or the restored messages are recorded a second time.
+   * If the log breaks, the append throws inside the emitter: the turn stops
+   * with the LogWriteError's message instead of running unrecorded.
+   */
+  constructor(
+    readonly log: SessionLog,
+    session: RecordableSession,
+  ) {
+    this.detachers = [
+      session.updates.subscribe((update) => void this.log.append({ type: 'update', update: update as SessionUpdateJson })),
+      session.onHistoryAppend((messages) => {
+        for (const message of messages) this.log.append({ type: 'model_message', message: message as ModelMessageJson });
+      }),
+    ];
+  }
+
+  /** Before the turn runs: the prompt exactly as the client sent it. */
+  turnStarted(prompt: ContentBlockJson[]): void {
+    this.log.append({ type: 'turn_start' });
+    this.log.append({ type: 'user_prompt', prompt });
+  }
+
+  /** Every turn ends here, cancelled ones included; durable before the prompt response goes out. */
+  async turnEnded(stopReason: string, error?: string): Promise<void> {
+    await this.log.append({ type: 'turn_end', stopReason, ...(error ? { error } : {}) }, { durable: true }).committed;
+  }
+
+  permissionAsked(toolCallId: string, request: Record<string, unknown>): void {
+    this.log.append({ type: 'permission_request', toolCallId, request });
+  }
+
+  /** Durable: an approval is the decision the audit trail exists for. */
+  async permissionAnswered(toolCallId: string, outcome: Record<string, unknown>): Promise<void> {
+    await this.log.append({ type: 'permission_answer', toolCallId, outcome }, { durable: true }).committed;
+  }
+
+  /** Any other event (tool_io, usage, config_change, title). */
+  record(event: LogEvent): Appended {
+    return this.log.append(event);
+  }
+
+  /** Stops recording; the log stays open. */
+  detach(): void {
+    for (const detach of this.detachers.splice(0)) detach();
+  }
+
+  /** Stops recording and closes the log (synced, lock released). */
+  async close(): Promise<void> {
+    this.detach();
+    await this.log.close();
+  }
+}
+
+/** The update as re-sent on load: its record's offset in `_meta["accord/logOffset"]`, other `_meta` kept. */
+export function withLogOffset<T extends { _meta?: unknown }>(update: T, offset: number): T {
+  const meta = typeof update._meta === 'object' && update._meta !== null ? update._meta : {};
+  return { ...update, _meta: { ...meta, 'accord/logOffset': offset } };
+}
