@@ -23,18 +23,32 @@ function findTests(dir) {
   return found.sort();
 }
 
-function run(command, commandArgs, { capture = false, env } = {}) {
+const stageTimeoutMs = Number(process.env.ACCORD_STAGE_TIMEOUT_MIN ?? 15) * 60_000;
+let current; // the running child's process group, stopped on Ctrl+C
+process.on('SIGINT', () => {
+  if (current) try { process.kill(-current.pid, 'SIGTERM'); } catch { /* gone */ }
+  process.exit(130);
+});
+
+/** Runs a command in its own process group; a stage that outlives the timeout is stopped and fails. */
+function run(command, commandArgs, { capture = false } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(command, commandArgs, {
-      stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'],
-      env: env ? { ...process.env, ...env } : process.env,
-    });
+    const child = spawn(command, commandArgs, { stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'], detached: true });
+    current = child;
     let out = '';
     child.stdout?.on('data', (chunk) => {
       out += chunk;
       process.stdout.write(chunk);
     });
-    child.on('close', (code) => resolve({ code: code ?? 1, out }));
+    const timer = setTimeout(() => {
+      console.error(`\n${command} ${commandArgs.slice(0, 4).join(' ')}... still running after ${stageTimeoutMs / 60_000} min: stopped (ACCORD_STAGE_TIMEOUT_MIN).`);
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+    }, stageTimeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      current = undefined;
+      resolve({ code: code ?? 1, out });
+    });
   });
 }
 
@@ -52,7 +66,8 @@ async function nodeTestStage(stage, files, concurrency) {
   if (files.length === 0) return record(stage, 0, 0);
   const { code, out } = await run(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files],
+    // --test-force-exit: a file whose tests are done ends even if a stray handle (socket, child) stays open.
+    ['--import', 'tsx', '--test', '--test-force-exit', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files],
     { capture: true },
   );
   const pass = Number(/^ℹ pass (\d+)/m.exec(out)?.[1] ?? 0);
