@@ -71,7 +71,8 @@ export class SessionRecorder {
 }
 
 /** The update as re-sent on load: its record's offset in `_meta["accord/logOffset"]`, other `_meta` kept. */
-export function withLogOffset<T extends { _meta?: unknown }>(update: T, offset: number): T {
-  const meta = typeof update._meta === 'object' && update._meta !== null ? update._meta : {};
+export function withLogOffset<T extends object>(update: T, offset: number): T & { _meta: Record<string, unknown> } {
+  const existing = (update as { _meta?: unknown })._meta;
+  const meta = typeof existing === 'object' && existing !== null ? existing : {};
   return { ...update, _meta: { ...meta, 'accord/logOffset': offset } };
 }
