@@ -8,6 +8,7 @@ import { DiffPreview } from './approvals/diffPreview';
 import { ChatRelay } from './chat/chatRelay';
 import type { ChatViewProvider } from './chatViewProvider';
 import { FsService } from './client/fsService';
+import { ToolCalls } from './client/toolCalls';
 import { UpdateRouter } from './client/updateRouter';
 import { ApiKeys } from './secrets/apiKeys';
 import { SessionController } from './sessions/sessionController';
@@ -38,7 +39,12 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
   const traffic = new TrafficLog(() => apiKeys.knownValues());
   const router = new UpdateRouter((m) => log.debug(m));
   const diffs = new DiffPreview();
-  const approvals = new ApprovalService({ diffs, timeoutMinutes: approvalTimeoutMinutes, panelVisible: () => chat.isVisible, log: (m) => log.info(m) });
+  const toolCalls = new ToolCalls();
+  router.onUpdate(({ sessionId, update }) => toolCalls.record(sessionId, update));
+  const approvals = new ApprovalService({
+    diffs, timeoutMinutes: approvalTimeoutMinutes, panelVisible: () => chat.isVisible, log: (m) => log.info(m),
+    completeToolCall: (sessionId, toolCall) => toolCalls.complete(sessionId, toolCall),
+  });
   const fs = new FsService();
   const terminals = new TerminalService(workspaceRoot);
   const statusBar = new StatusBar();

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
+import type { RequestPermissionRequest, RequestPermissionResponse, ToolCallUpdate } from '@agentclientprotocol/sdk';
 import { answerCancelled, answerDeclined, answerSelected, onceChoices, type OnceButton, type OnceChoices } from './onceOptions';
 import { summarizeEffect, type EffectSummary } from './effectSummary';
 import type { DiffPreview } from './diffPreview';
@@ -32,6 +32,8 @@ export interface ApprovalServiceOptions {
   /** True when the chat panel is visible; with window focus, approvals use a modal. */
   panelVisible: () => boolean;
   log: (message: string) => void;
+  /** Fills in a request's tool call from what the session announced earlier (requests often carry only the id). */
+  completeToolCall?: (sessionId: string, toolCall: ToolCallUpdate) => ToolCallUpdate;
 }
 
 export class ApprovalService implements vscode.Disposable {
@@ -39,6 +41,9 @@ export class ApprovalService implements vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<{ approval: PendingApproval; settled: boolean }>();
   /** Fires when an approval starts waiting and when it is settled. */
   readonly onDidChange = this.changeEmitter.event;
+
+  /** Replaces the timeout setting (milliseconds); only tests set it, since the setting's floor is a minute. */
+  timeoutOverrideMs: number | undefined;
 
   constructor(private readonly options: ApprovalServiceOptions) {}
 
@@ -49,10 +54,11 @@ export class ApprovalService implements vscode.Disposable {
   /** Handles one permission request; resolves with the once-only answer. */
   request(params: RequestPermissionRequest, agentName: string, signal?: AbortSignal): Promise<RequestPermissionResponse> {
     const choices = onceChoices(params.options);
-    const summary = summarizeEffect(params.toolCall, `${agentName} wants to use a tool`);
-    const approval: PendingApproval = { requestId: randomUUID(), sessionId: params.sessionId, agentName, params, choices, summary };
+    const toolCall = this.options.completeToolCall?.(params.sessionId, params.toolCall) ?? params.toolCall;
+    const summary = summarizeEffect(toolCall, `${agentName} wants to use a tool`);
+    const approval: PendingApproval = { requestId: randomUUID(), sessionId: params.sessionId, agentName, params: { ...params, toolCall }, choices, summary };
     return new Promise((resolve) => {
-      const timeoutMs = Math.max(1, this.options.timeoutMinutes()) * 60_000;
+      const timeoutMs = this.timeoutOverrideMs ?? Math.max(1, this.options.timeoutMinutes()) * 60_000;
       const timer = setTimeout(() => settle(answerDeclined(choices), { how: 'timeout' }), timeoutMs);
       const onAbort = () => settle(answerCancelled(), { how: 'cancelled' });
       const settle = (response: RequestPermissionResponse, how: NonNullable<PendingApproval['outcome']>) => {
@@ -118,15 +124,26 @@ export class ApprovalService implements vscode.Disposable {
     const items: (vscode.MessageItem & { button?: OnceButton; diff?: boolean })[] = choices.buttons.map((button) => ({
       title: button.label,
       button,
-      isCloseAffordance: modal && button === choices.fallbackReject,
+      // Escape on the modal then means Reject; harmless on a notification.
+      isCloseAffordance: button === choices.fallbackReject,
     }));
     if (summary.files.length > 0) items.push({ title: SHOW_DIFF_LABEL, diff: true });
     const detail = [summary.detail, choices.explanation].filter(Boolean).join('\n\n');
     const message = `${approval.agentName}: ${summary.title}`;
+    let useModal = modal;
     while (!approval.outcome) {
-      const picked = modal
-        ? await vscode.window.showWarningMessage(message, { modal: true, detail }, ...items)
-        : await vscode.window.showWarningMessage(`${message} — ${detail.replace(/\n/g, ' · ')}`, ...items);
+      let picked: (typeof items)[number] | undefined;
+      try {
+        picked = useModal
+          ? await vscode.window.showWarningMessage(message, { modal: true, detail }, ...items)
+          : await vscode.window.showWarningMessage(`${message} — ${detail.replace(/\n/g, ' · ')}`, ...items);
+      } catch (error) {
+        // Some hosts refuse modal dialogs (VS Code does while running extension tests): ask with a notification instead.
+        if (!useModal) return this.decline(approval.requestId);
+        this.options.log(`a modal approval dialog was refused (${error instanceof Error ? error.message : String(error)}); using a notification`);
+        useModal = false;
+        continue;
+      }
       if (approval.outcome) {
         if (picked) void vscode.window.showInformationMessage('That approval was already answered.');
         return;

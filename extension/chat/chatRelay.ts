@@ -28,7 +28,8 @@ export class ChatRelay {
         case 'ready':
           return this.replayState();
         case 'sendPrompt':
-          return await controller.prompt(controller.current?.host ?? this.deps.defaultHost(), message);
+          await controller.prompt(controller.current?.host ?? this.deps.defaultHost(), message);
+          return;
         case 'cancelTurn':
           return await controller.cancelTurn();
         case 'answerApproval':

@@ -35,19 +35,17 @@ export class FsService {
     this.baselines.set(params.sessionId, perSession);
     if (!perSession.has(params.path)) perSession.set(params.path, { sessionId: params.sessionId, path: params.path, text: before });
 
-    const edit = new vscode.WorkspaceEdit();
-    if (before === null) {
-      edit.createFile(uri, { overwrite: false, ignoreIfExists: true, contents: Buffer.from(params.content, 'utf8') });
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === uri.fsPath);
+    if (open) {
+      // An open document changes through the editor (undoable, keeps its view), then is saved so commands see it too.
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(uri, new vscode.Range(open.positionAt(0), open.positionAt(open.getText().length)), params.content);
+      if (!(await vscode.workspace.applyEdit(edit)) || !(await open.save())) {
+        throw RequestError.internalError({ path: params.path }, `VS Code refused the edit to ${params.path}.`);
+      }
     } else {
-      const doc = await vscode.workspace.openTextDocument(uri);
-      edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), params.content);
+      await vscode.workspace.fs.writeFile(uri, Buffer.from(params.content, 'utf8')); // creates missing folders too
     }
-    if (!(await vscode.workspace.applyEdit(edit))) {
-      throw RequestError.internalError({ path: params.path }, `VS Code refused the edit to ${params.path}.`);
-    }
-    // Save so commands the agent runs next see the same text the editor shows.
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === uri.fsPath);
-    if (doc?.isDirty) await doc.save();
     this.writeEmitter.fire({ sessionId: params.sessionId, path: params.path, text: before, newText: params.content });
     return {};
   }

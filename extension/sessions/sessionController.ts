@@ -19,6 +19,13 @@ export interface CurrentSession {
   turnInFlight: boolean;
 }
 
+export interface TurnOutcome {
+  sessionId: string;
+  stopReason: StopReason;
+  /** For a person: why the turn failed. */
+  error?: string;
+}
+
 export interface SessionControllerDeps {
   router: UpdateRouter;
   approvals: ApprovalService;
@@ -33,6 +40,8 @@ export interface SessionControllerDeps {
 export class SessionController {
   private currentValue: CurrentSession | undefined;
   private loading: string | undefined;
+  /** How the last turn ended (tests and notifications read it). */
+  lastOutcome: TurnOutcome | undefined;
 
   constructor(private readonly deps: SessionControllerDeps) {}
 
@@ -97,7 +106,8 @@ export class SessionController {
     if (this.currentValue?.sessionId === sessionId) this.currentValue = undefined;
   }
 
-  async prompt(host: AgentHost, message: WebviewMessageOf<'sendPrompt'>): Promise<void> {
+  /** Runs one turn; resolves with how it ended (undefined when no turn started). */
+  async prompt(host: AgentHost, message: WebviewMessageOf<'sendPrompt'>): Promise<TurnOutcome | undefined> {
     let session = this.currentValue;
     if (session && session.epoch !== message.epoch) return; // typed into a session the panel no longer shows
     if (!session || session.host !== host) session = await this.newSession(host);
@@ -113,10 +123,12 @@ export class SessionController {
     try {
       const prompt = this.promptBlocks(session, message);
       const response = await connection.agent.request(methods.agent.session.prompt, { sessionId: session.sessionId, prompt });
-      this.endTurn(session, response.stopReason);
+      return this.endTurn(session, response.stopReason);
     } catch (error) {
+      if (!session.turnInFlight) return this.lastOutcome; // already ended: the agent exited mid-turn
       const reason = error instanceof Error ? error.message : String(error);
-      this.endTurn(session, 'error', `The turn ended with an error: ${reason}`);
+      const lost = connection.signal.aborted || !session.host.connection;
+      return this.endTurn(session, 'error', lost ? `${session.host.name} stopped during the turn; the turn was lost (${reason}).` : `The turn ended with an error: ${reason}`);
     }
   }
 
@@ -133,7 +145,7 @@ export class SessionController {
     const session = this.currentValue;
     if (session?.host !== host) return;
     this.deps.approvals.cancelSession(session.sessionId);
-    if (session.turnInFlight) this.endTurn(session, 'error', `${message} The turn was lost; Accord is restarting the agent.`);
+    if (session.turnInFlight) this.endTurn(session, 'error', `${message} The turn was lost.`);
   }
 
   async agentReconnected(host: AgentHost): Promise<void> {
@@ -200,10 +212,12 @@ export class SessionController {
     return blocks;
   }
 
-  private endTurn(session: CurrentSession, stopReason: StopReason, error?: string): void {
+  private endTurn(session: CurrentSession, stopReason: StopReason, error?: string): TurnOutcome {
     session.turnInFlight = false;
+    this.lastOutcome = { sessionId: session.sessionId, stopReason, ...(error ? { error } : {}) };
     this.deps.post({ type: 'turnEnded', epoch: session.epoch, stopReason, ...(error ? { error: error.slice(0, 4000) } : {}) });
     this.deps.onTurnEnded(session, stopReason, error);
+    return this.lastOutcome;
   }
 
   private async connect(host: AgentHost) {

@@ -63,3 +63,18 @@ describe('fs/read_text_file line and limit', () => {
   test('past the end', () => assert.equal(sliceLines(text, 10, 5), ''));
   test('CRLF kept', () => assert.equal(sliceLines('a\r\nb\r\n', 2), 'b\r\n'));
 });
+
+describe('tool calls announced earlier complete a permission request', () => {
+  test('fields merge; content replaces; the request wins', async () => {
+    const { ToolCalls } = await import('../../../extension/client/toolCalls');
+    const calls = new ToolCalls();
+    calls.record('s', { sessionUpdate: 'tool_call', toolCallId: 't', title: 'Run ls', kind: 'execute', rawInput: { command: ['ls'] }, content: [{ type: 'content', content: { type: 'text', text: 'a' } }] });
+    calls.record('s', { sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'pending', content: [] });
+    const full = calls.complete('s', { toolCallId: 't', title: 'Run ls -la' });
+    assert.equal(full.title, 'Run ls -la');
+    assert.equal(full.kind, 'execute');
+    assert.deepEqual(full.rawInput, { command: ['ls'] });
+    assert.deepEqual(full.content, []);
+    assert.deepEqual(calls.complete('other', { toolCallId: 't' }), { toolCallId: 't' });
+  });
+});
