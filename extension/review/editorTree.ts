@@ -1,8 +1,9 @@
-// The person's files as the review sees them in VS Code: an open document is
-// read from its buffer (unsaved text included) and changed through a
-// WorkspaceEdit, so the change joins the editor's undo stack and never
-// replaces text the person has not saved. Closed files go through
-// workspace.fs.
+// The person's files as the review sees them in VS Code: a document with
+// unsaved changes is read from its buffer and changed through a WorkspaceEdit,
+// so the change joins the editor's undo stack and never replaces text the
+// person has not saved. Everything else goes through workspace.fs: a clean
+// buffer can lag the disk (an agent just wrote the file), and the disk is the
+// truth then; VS Code reloads clean documents by itself.
 import * as vscode from 'vscode';
 import type { Content } from './fileReview';
 import { computeHunks, decodeText, splitLines } from './hunks';
@@ -10,8 +11,8 @@ import type { RealTree } from './reviewStore';
 
 export class EditorTree implements RealTree {
   async read(path: string): Promise<Content> {
-    const open = openDocument(path);
-    if (open) return new TextEncoder().encode(open.getText());
+    const dirty = dirtyDocument(path);
+    if (dirty) return new TextEncoder().encode(dirty.getText());
     try {
       return await vscode.workspace.fs.readFile(vscode.Uri.file(path));
     } catch (error) {
@@ -22,9 +23,9 @@ export class EditorTree implements RealTree {
 
   async write(path: string, content: Content): Promise<void> {
     const uri = vscode.Uri.file(path);
-    const open = openDocument(path);
+    const dirty = dirtyDocument(path);
     const text = content === null ? undefined : decodeText(content);
-    if (open && text !== undefined) return this.editDocument(open, text);
+    if (dirty && text !== undefined) return this.editDocument(dirty, text);
     if (content === null) {
       const edit = new vscode.WorkspaceEdit();
       edit.deleteFile(uri, { ignoreIfNotExists: true });
@@ -36,12 +37,10 @@ export class EditorTree implements RealTree {
 
   /**
    * Replaces only the regions that differ, so cursors, folds and the rest of
-   * the undo history stay where they were. A document that was clean is saved
-   * (the decision is meant to reach the file); a dirty one stays dirty: its
+   * the undo history stay where they were. The document stays dirty: its
    * unsaved text is the person's to save.
    */
   private async editDocument(document: vscode.TextDocument, text: string): Promise<void> {
-    const wasDirty = document.isDirty;
     const current = document.getText();
     const lineOffsets = offsets(splitLines(current));
     const edit = new vscode.WorkspaceEdit();
@@ -53,12 +52,12 @@ export class EditorTree implements RealTree {
     if (!(await vscode.workspace.applyEdit(edit))) {
       throw new Error(`VS Code refused the edit to ${document.uri.fsPath}; it is unchanged.`);
     }
-    if (!wasDirty) await document.save();
   }
 }
 
-function openDocument(path: string): vscode.TextDocument | undefined {
-  return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === vscode.Uri.file(path).fsPath);
+function dirtyDocument(path: string): vscode.TextDocument | undefined {
+  const fsPath = vscode.Uri.file(path).fsPath;
+  return vscode.workspace.textDocuments.find((d) => d.isDirty && d.uri.scheme === 'file' && d.uri.fsPath === fsPath);
 }
 
 /** offsets[i] = character offset where line i starts; offsets[lines.length] = the text's length. */
