@@ -5,6 +5,7 @@ import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import { createAccordAgent } from './acp/app';
 import { ProcessRunner } from './exec/processRunner';
+import { runSessionsCli } from './log/cli';
 import { login } from './login';
 import { builtinTools } from './tools/index';
 
@@ -24,9 +25,10 @@ async function serveAcp(): Promise<number> {
 const commands: Record<string, Command> = {
   acp: () => serveAcp(),
   login: (args) => login(args, process.env),
+  sessions: (args) => runSessionsCli(args),
 };
 
-const usage = 'usage: accord acp | accord login [anthropic|openai|openai-compatible]\n';
+const usage = 'usage: accord acp | accord login [anthropic|openai|openai-compatible] | accord sessions list|remove\n';
 
 async function main(): Promise<void> {
   const [name, ...args] = process.argv.slice(2);
