@@ -192,7 +192,19 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('accord.hideThoughts')) chat.post({ type: 'settings', hideThoughts: hideThoughts() });
-      if (e.affectsConfiguration('accord.agents')) configuredAgents((p) => void vscode.window.showWarningMessage(`Accord: ${p}`));
+      if (e.affectsConfiguration('accord.agents')) {
+        configuredAgents((p) => void vscode.window.showWarningMessage(`Accord: ${p}`));
+        // Agents whose definition may have changed start afresh on next use; the one in use keeps running.
+        for (const [name, h] of hosts) {
+          if (h !== bundled && h !== controller.current?.host) {
+            h.dispose();
+            hosts.delete(name);
+          }
+        }
+      }
+      if ((e.affectsConfiguration('accord.model') || e.affectsConfiguration('accord.reasoningEffort')) && controller.current) {
+        void controller.applySettings(controller.current);
+      }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void defaultHost().ensureStarted()),
   );

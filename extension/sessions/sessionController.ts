@@ -188,7 +188,7 @@ export class SessionController {
   }
 
   /** The model and reasoning-effort settings, applied through config options when the agent offers matching ones. */
-  private async applySettings(session: CurrentSession): Promise<void> {
+  async applySettings(session: CurrentSession): Promise<void> {
     const wanted: [string, string][] = [];
     const model = modelSetting();
     const effort = reasoningEffort();

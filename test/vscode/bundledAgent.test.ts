@@ -1,0 +1,89 @@
+// End to end as a person meets it: the bundled agent (dist/agent.js on VS
+// Code's runtime) with the fake model server as its model. A prompt asking for
+// an edit raises a real approval; Playwright clicks "Allow once"; the file
+// changes exactly as approved and the context gauge moves.
+import * as assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AccordApi } from '../../extension/extension';
+import type { PendingApproval } from '../../extension/approvals/approvalService';
+import { reply, startFakeModelServer, type FakeModelServer } from '../fakeModelServer/index';
+import { ui } from './ui';
+
+const ENV_KEYS = ['ANTHROPIC_API_KEY', 'ACCORD_ANTHROPIC_BASE_URL', 'ACCORD_HOME', 'ACCORD_CONFIG_DIR', 'ACCORD_LOCAL_SERVERS'] as const;
+
+async function eventually<T>(what: string, probe: () => T | undefined | false, timeoutMs = 45_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('the bundled agent end to end', function () {
+  this.timeout(120_000);
+  let api: AccordApi;
+  let server: FakeModelServer;
+  let home: string;
+  let scratch: string;
+  const savedEnv: Partial<Record<(typeof ENV_KEYS)[number], string | undefined>> = {};
+
+  before(async () => {
+    api = await vscode.extensions.getExtension<AccordApi>('accord-dev.accord')!.activate();
+    server = await startFakeModelServer();
+    home = mkdtempSync(path.join(tmpdir(), 'accord-e2e-home-'));
+    for (const key of ENV_KEYS) savedEnv[key] = process.env[key];
+    // The agent inherits the extension host's environment at spawn: point it at the fake model server.
+    Object.assign(process.env, { ANTHROPIC_API_KEY: 'test-key', ACCORD_ANTHROPIC_BASE_URL: server.baseUrl, ACCORD_HOME: home, ACCORD_CONFIG_DIR: home, ACCORD_LOCAL_SERVERS: '' });
+    await vscode.workspace.getConfiguration('accord').update('model', 'anthropic:claude-sonnet-4-5', vscode.ConfigurationTarget.Global);
+    await api.agent.restart();
+    await eventually('the bundled agent to connect', () => api.agent.status.state === 'connected');
+    scratch = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, `accord-e2e-${process.pid}`);
+    mkdirSync(scratch, { recursive: true });
+  });
+
+  after(async () => {
+    for (const key of ENV_KEYS) {
+      if (savedEnv[key] === undefined) delete process.env[key];
+      else process.env[key] = savedEnv[key];
+    }
+    await vscode.workspace.getConfiguration('accord').update('model', undefined, vscode.ConfigurationTarget.Global);
+    await api.agent.restart();
+    await server.close();
+    rmSync(scratch, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('a prompt asking for an edit raises a real dialog; "Allow once" changes the file as approved', async () => {
+    const file = path.join(scratch, 'app.js');
+    writeFileSync(file, 'console.log("hi");\n');
+    const relative = path.relative(vscode.workspace.workspaceFolders![0]!.uri.fsPath, file);
+    server.script(
+      reply.tool('toolu_1', 'edit_file', { path: relative, old_string: '"hi"', new_string: '"hello"' }),
+      { type: 'stream', parts: [{ text: 'Done: it now says hello.' }], usage: { input: 2000, output: 20 } },
+    );
+    const session = await api.client.controller.newSession(api.agent);
+    assert.ok(session, `no session: ${api.agent.status.message}`);
+    const pending = new Promise<PendingApproval>((resolve) => {
+      const sub = api.client.approvals.onDidChange(({ approval, settled }) => {
+        if (!settled) {
+          sub.dispose();
+          resolve(approval);
+        }
+      });
+    });
+    const turn = api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'make app.js say hello', mentions: [], images: [] });
+    const approval = await pending;
+    assert.equal(approval.summary.files.length, 1, `the approval shows no diff: ${approval.summary.detail}`);
+    assert.equal(readFileSync(file, 'utf8'), 'console.log("hi");\n', 'the file changed before approval');
+    ui({ message: `${approval.agentName}: ${approval.summary.title}`, click: 'Allow once', screenshot: 'bundled-agent-approval' });
+    const outcome = await turn;
+    assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
+    assert.equal(readFileSync(file, 'utf8'), 'console.log("hello");\n');
+    assert.match(api.client.statusBar.text, /\d+%/, `no context gauge in "${api.client.statusBar.text}"`);
+  });
+});
