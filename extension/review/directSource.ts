@@ -33,10 +33,11 @@ export class DirectDiskSource implements TurnAwareSource {
 
   async beginTurn(sessionId: string, turnId: string): Promise<void> {
     const turn: ActiveTurn = { turnId, snapshots: new Map() };
-    this.active.set(sessionId, turn);
     for (const path of new Set([...this.options.knownPaths(), ...this.touched])) {
       turn.snapshots.set(path, await this.tree.read(path));
     }
+    // Active only once the snapshots exist: a watcher event in between must not be taken for the agent's.
+    this.active.set(sessionId, turn);
   }
 
   async toolCall(sessionId: string, turnId: string, call: ToolCallFacts): Promise<void> {
@@ -59,23 +60,21 @@ export class DirectDiskSource implements TurnAwareSource {
 
   /**
    * The file watcher saw `path` created, changed or deleted. Attributed to a
-   * running turn that has a snapshot of it; a new file with no snapshot is an
-   * addition when exactly one direct turn is running (otherwise whose it is
-   * cannot be told, and it is left alone).
+   * running turn that has a snapshot of it. A file created with no snapshot is
+   * an addition when exactly one direct turn is running (otherwise whose it is
+   * cannot be told). A change to a file with no snapshot has no known base and
+   * is left alone.
    */
-  async fileChanged(path: string): Promise<void> {
+  async fileChanged(path: string, event: 'created' | 'changed' | 'deleted'): Promise<void> {
     const claimed = [...this.active].filter(([, turn]) => turn.snapshots.has(path));
     if (claimed.length > 0) {
       for (const [sessionId, turn] of claimed) await this.collect(sessionId, turn, path);
       return;
     }
-    if (this.active.size !== 1) return;
+    if (event !== 'created' || this.active.size !== 1) return;
     const [sessionId, turn] = [...this.active][0]!;
     const now = await this.tree.read(path);
     if (now === null) return;
-    // The watcher reports after the write, so a path with no snapshot is only
-    // known to be new when nothing from an earlier turn knew it either.
-    if (this.touched.has(path)) return;
     turn.snapshots.set(path, null);
     this.touched.add(path);
     await this.collect(sessionId, turn, path);

@@ -68,12 +68,17 @@ export class ReviewController implements vscode.Disposable {
       }),
     );
     const watcher = vscode.workspace.createFileSystemWatcher('**/*');
-    const report = (uri: vscode.Uri) => {
+    const report = (event: 'created' | 'changed' | 'deleted') => (uri: vscode.Uri) => {
       const path = uri.fsPath;
       if (IGNORED_SEGMENTS.some((s) => path.split(nodePath.sep).join('/').includes(s))) return;
-      void source.fileChanged(path);
+      void source.fileChanged(path, event);
     };
-    this.disposables.push(watcher, watcher.onDidChange(report), watcher.onDidCreate(report), watcher.onDidDelete(report));
+    this.disposables.push(
+      watcher,
+      watcher.onDidChange(report('changed')),
+      watcher.onDidCreate(report('created')),
+      watcher.onDidDelete(report('deleted')),
+    );
     return source;
   }
 

@@ -46,14 +46,14 @@ describe('DirectDiskSource', () => {
     const source = new DirectDiskSource(store, diskTree, { knownPaths: () => [file] });
     await source.beginTurn('s', 't1');
     await writeFile(file, 'a\nB\nc\n'); // the agent writes; the watcher reports it
-    await source.fileChanged(file);
+    await source.fileChanged(file, 'changed');
     const [review] = store.all();
     assert.ok(review);
     assert.equal(review.hunks.length, 1);
     await store.decideFile(review, 'rejected');
     assert.equal(await text(file), 'a\nb\nc\n');
     // The watcher reports the review's own restore; it is not a new change.
-    await source.fileChanged(file);
+    await source.fileChanged(file, 'changed');
     assert.equal(review.proposedText, 'a\nB\nc\n');
     assert.equal(isPending(review), false);
   });
@@ -97,11 +97,23 @@ describe('DirectDiskSource', () => {
     const source = new DirectDiskSource(store, diskTree, { knownPaths: () => [] });
     await source.beginTurn('s', 't1');
     await writeFile(file, 'hello\n');
-    await source.fileChanged(file);
+    await source.fileChanged(file, 'created');
     const [review] = store.all();
     assert.equal(review && kindOf(review), 'added');
+    assert.equal(store.all().length, 1);
     await store.decideFile(review!, 'rejected');
     assert.equal(await diskTree.read(file), null);
+  });
+
+  test('a change to a file with no snapshot has no known base and is not taken for an addition', async () => {
+    const file = join(root, 'unknown.txt');
+    await writeFile(file, 'was here before\n');
+    const store = new ReviewStore(diskTree);
+    const source = new DirectDiskSource(store, diskTree, { knownPaths: () => [] });
+    await source.beginTurn('s', 't1');
+    await writeFile(file, 'changed\n');
+    await source.fileChanged(file, 'changed');
+    assert.equal(store.all().length, 0);
   });
 });
 

@@ -191,4 +191,42 @@ describe('Diff review in a real VS Code', () => {
     await source.endTurn(sessionId, 't1');
     assert.equal(file.proposedText, PROPOSED, "the restore is the review's own write, not a new change");
   });
+
+  it('shows a binary file without diffing it, and accepts it as a whole', async () => {
+    const target = path.join(dir, 'logo.png');
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
+    const file = api.review.store.propose({ origin: 'isolated', sessionId: `review-test-${++session}`, turnId: 't1', path: target, base: null, proposed: png });
+    await api.review.open(file);
+    const tab = await eventually('the binary summary tab', () => vscode.window.tabGroups.activeTabGroup.activeTab?.input);
+    assert.ok(tab instanceof vscode.TabInputText, 'a binary change opens as one document, not a diff');
+    const shown = await vscode.workspace.openTextDocument(reviewUri(file, 'proposed'));
+    assert.match(shown.getText(), /is binary \(12 bytes\)/);
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', reviewUri(file, 'proposed'));
+    assert.deepEqual(lenses.map((l) => l.command?.title), ['$(check) Accept file', '$(discard) Reject file']);
+    await vscode.commands.executeCommand(lenses[0]!.command!.command, ...(lenses[0]!.command!.arguments ?? []));
+    assert.deepEqual(new Uint8Array(readFileSync(target)), png);
+  });
+
+  it('accepts a deletion (the file goes) and a move (the file moves with its edit)', async () => {
+    const sessionId = `review-test-${++session}`;
+    const doomed = path.join(dir, 'doomed.txt');
+    writeFileSync(doomed, 'bye\n');
+    const deletion = api.review.store.propose({ origin: 'isolated', sessionId, turnId: 't1', path: doomed, base: Buffer.from('bye\n'), proposed: null });
+    const from = path.join(dir, 'from.txt');
+    const to = path.join(dir, 'to.txt');
+    writeFileSync(from, 'one\ntwo\n');
+    const move = api.review.store.propose({
+      origin: 'isolated', sessionId, turnId: 't1', path: to, movedFrom: from, base: Buffer.from('one\ntwo\n'), proposed: Buffer.from('one\nTWO\n'),
+    });
+    await api.review.open(deletion);
+    const deletionLenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', reviewUri(deletion, 'base'));
+    assert.deepEqual(deletionLenses.map((l) => l.command?.title), ['$(check) Accept hunk', '$(discard) Reject hunk'], 'a deletion is reviewed on the side that has text');
+    await api.review.open(move);
+    const moveLenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', reviewUri(move, 'proposed'));
+    assert.equal(moveLenses[0]?.command?.title, '$(check) Accept move from from.txt');
+    await vscode.commands.executeCommand('accord.review.acceptSession', { type: 'session', sessionId });
+    assert.equal(existsSync(doomed), false);
+    assert.equal(existsSync(from), false);
+    assert.equal(readFileSync(to, 'utf8'), 'one\nTWO\n');
+  });
 });
