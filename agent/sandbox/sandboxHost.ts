@@ -1,0 +1,119 @@
+// The process-wide side of `@anthropic-ai/sandbox-runtime` (srt): its
+// SandboxManager is a singleton with one network proxy, so the domain
+// allowlist is per process, not per command. While several sessions are
+// active the proxy allows only the domains ALL of them allow (fail closed);
+// filesystem rules are passed per command.
+import os from 'node:os';
+import path from 'node:path';
+
+type Srt = typeof import('@anthropic-ai/sandbox-runtime');
+type Manager = Srt['SandboxManager'];
+
+export type SandboxStatus =
+  | { state: 'sandboxed'; platform: 'linux' | 'macos'; warnings: string[] }
+  | { state: 'unsandboxed'; reason: string };
+
+/** Secrets no sandboxed command may read. `~/.npm/_logs` is here so srt does not make it writable. */
+export function secretPaths(env: NodeJS.ProcessEnv = process.env): string[] {
+  const home = os.homedir();
+  const config = env.XDG_CONFIG_HOME || path.join(home, '.config');
+  return [
+    '.ssh', '.aws', '.azure', '.gnupg', '.kube', '.docker', '.netrc', '.git-credentials', '.npmrc', '.pypirc', '.yarnrc.yml',
+    '.config/gcloud', '.config/gh', '.config/hub', '.config/op', '.password-store', '.npm/_logs', '.claude',
+    'Library/Keychains',
+  ]
+    .map((p) => path.join(home, p))
+    .concat([path.join(config, 'accord'), path.join(config, 'gcloud'), path.join(config, 'gh')]);
+}
+
+let srtLoad: Promise<Srt> | undefined;
+
+/** srt is imported lazily: a bundle that cannot load it still runs, unsandboxed, and says why. */
+function loadSrt(): Promise<Srt> {
+  srtLoad ??= import('@anthropic-ai/sandbox-runtime');
+  return srtLoad;
+}
+
+class SandboxHost {
+  private readonly sessions = new Map<symbol, string[]>();
+  private started: Promise<Manager> | undefined;
+  private stopping: Promise<void> = Promise.resolve();
+
+  /** Whether commands can be sandboxed here, and if not, why. Does not start anything. */
+  async detect(): Promise<SandboxStatus> {
+    if (process.env.ACCORD_SANDBOX === 'off') return { state: 'unsandboxed', reason: 'the sandbox was turned off with ACCORD_SANDBOX=off' };
+    let manager: Manager;
+    try {
+      manager = (await loadSrt()).SandboxManager;
+    } catch (error) {
+      return { state: 'unsandboxed', reason: `the sandbox library could not be loaded (${(error as Error).message})` };
+    }
+    if (process.platform !== 'linux' && process.platform !== 'darwin') {
+      return { state: 'unsandboxed', reason: `commands cannot be sandboxed on ${process.platform} yet` };
+    }
+    if (!manager.isSupportedPlatform()) return { state: 'unsandboxed', reason: `this ${process.platform} system is not supported by the sandbox` };
+    const check = await manager.checkDependenciesAsync();
+    if (check.errors.length > 0) {
+      const hint = process.platform === 'linux' ? ' (install bubblewrap and socat, e.g. "apt-get install bubblewrap socat")' : '';
+      return { state: 'unsandboxed', reason: `${check.errors.join('; ')}${hint}` };
+    }
+    return { state: 'sandboxed', platform: process.platform === 'linux' ? 'linux' : 'macos', warnings: check.warnings };
+  }
+
+  /** Registers a session's network allowlist and returns the manager. */
+  async acquire(allowedDomains: readonly string[]): Promise<{ manager: Manager; release(): void }> {
+    const token = Symbol('sandbox-session');
+    this.sessions.set(token, [...allowedDomains]);
+    try {
+      const manager = await this.start();
+      this.applyNetwork(manager);
+      return {
+        manager,
+        release: () => {
+          this.sessions.delete(token);
+          if (this.sessions.size > 0) this.applyNetwork(manager);
+          else this.stop(manager);
+        },
+      };
+    } catch (error) {
+      this.sessions.delete(token);
+      throw error;
+    }
+  }
+
+  private start(): Promise<Manager> {
+    this.started ??= (async () => {
+      await this.stopping;
+      const manager = (await loadSrt()).SandboxManager;
+      await manager.initialize(this.config());
+      return manager;
+    })();
+    this.started.catch(() => (this.started = undefined));
+    return this.started;
+  }
+
+  /** The last session gone: stop srt's proxies and socat so the process can exit. */
+  private stop(manager: Manager): void {
+    this.started = undefined;
+    this.stopping = manager.reset().catch(() => undefined);
+  }
+
+  private allowedDomains(): string[] {
+    const lists = [...this.sessions.values()];
+    if (lists.length === 0) return [];
+    return lists.reduce((common, list) => common.filter((d) => list.includes(d)));
+  }
+
+  private config() {
+    return {
+      network: { allowedDomains: this.allowedDomains(), deniedDomains: [], strictAllowlist: true },
+      filesystem: { denyRead: secretPaths(), allowWrite: [], denyWrite: [] },
+    };
+  }
+
+  private applyNetwork(manager: Manager): void {
+    manager.updateConfig(this.config());
+  }
+}
+
+export const sandboxHost = new SandboxHost();

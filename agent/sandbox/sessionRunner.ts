@@ -1,0 +1,152 @@
+// The CommandRunner a session uses. With the OS sandbox (srt: bubblewrap on
+// Linux, Seatbelt on macOS) a command runs with cwd inside the session
+// workspace, may write only there and in the session tmp, cannot read
+// secrets, and reaches only the policy's domains through srt's proxy.
+// Without it, the command still runs in the isolated workspace with a
+// scrubbed environment, and `status` says why it is unsandboxed (the policy
+// gate then asks before every command).
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { isWithin } from '../workspace/containment';
+import type { CommandOptions, CommandOutcome, CommandRunner } from '../tools/tool';
+import { scrubEnvironment } from './environment';
+import { sandboxHost, secretPaths, type SandboxStatus } from './sandboxHost';
+import { spawnCollect } from './spawnCollect';
+
+export interface SessionRunnerSettings {
+  /** The session workspace (real path): the only writable place besides `sessionTmp`. */
+  workspace: string;
+  /** A private temp dir for this session (real path); TMPDIR points here. */
+  sessionTmp: string;
+  /** From the project policy's `network.allowedDomains`. Empty: no network. */
+  allowedDomains: readonly string[];
+  /** Paths inside the workspace commands may never write (policy, hooks, editor settings). */
+  protectedPaths?: readonly string[];
+}
+
+export interface SessionRunner {
+  runner: CommandRunner;
+  status: SandboxStatus;
+  dispose(): void;
+}
+
+/** Paths below the workspace that stay read-only for commands, on top of srt's own list. */
+export function defaultProtectedPaths(workspace: string): string[] {
+  return ['.accord', '.vscode', '.git/hooks', '.git/config', '.git/info', '.envrc'].map((p) => path.join(workspace, p));
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+async function checkCwd(workspace: string, cwd: string): Promise<string> {
+  let real: string;
+  try {
+    real = await realpath(cwd);
+  } catch {
+    throw new Error(`Cannot run the command: its working directory ${cwd} does not exist.`);
+  }
+  if (!isWithin(workspace, real)) throw new Error(`Cannot run the command in ${real}: it is outside the session workspace ${workspace}.`);
+  return real;
+}
+
+function tmpVariables(sessionTmp: string): Record<string, string> {
+  return { TMPDIR: sessionTmp, TMP: sessionTmp, TEMP: sessionTmp };
+}
+
+class UnsandboxedRunner implements CommandRunner {
+  constructor(private readonly settings: SessionRunnerSettings) {}
+
+  async run(argv: string[], options: CommandOptions): Promise<CommandOutcome> {
+    const cwd = await checkCwd(this.settings.workspace, options.cwd);
+    const { env } = scrubEnvironment(process.env, { ...tmpVariables(this.settings.sessionTmp), ...options.envChanges });
+    return spawnCollect({ ...options, argv, cwd, env });
+  }
+}
+
+let commandCounter = 0;
+
+class SandboxedRunner implements CommandRunner {
+  constructor(
+    private readonly settings: SessionRunnerSettings,
+    private readonly manager: Awaited<ReturnType<typeof sandboxHost.acquire>>['manager'],
+  ) {}
+
+  async run(argv: string[], options: CommandOptions): Promise<CommandOutcome> {
+    if (argv.length === 0 || !argv[0]) throw new Error('The command is empty: give the program and its arguments as an argv array.');
+    const { workspace, sessionTmp } = this.settings;
+    const cwd = await checkCwd(workspace, options.cwd);
+    // Every word is single-quoted: the shell inside the sandbox only execs the argv.
+    const exports = Object.entries(tmpVariables(sessionTmp)).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
+    const inner = `cd ${shellQuote(cwd)} && export ${exports} && exec ${argv.map(shellQuote).join(' ')}`;
+    const commandId = `accord-${process.pid}-${++commandCounter}`;
+    const wrapped = await this.manager.wrapWithSandboxArgv(
+      inner,
+      undefined,
+      {
+        filesystem: {
+          denyRead: secretPaths(),
+          allowWrite: [workspace, sessionTmp],
+          denyWrite: [...(this.settings.protectedPaths ?? defaultProtectedPaths(workspace))],
+        },
+      },
+      options.signal,
+      cwd,
+      { commandId, commandText: argv.join(' ') },
+    );
+    const { env } = scrubEnvironment(process.env, options.envChanges);
+    try {
+      const outcome = await spawnCollect({ ...options, argv: wrapped.argv, cwd, env });
+      const annotated = this.manager.annotateStderrWithSandboxFailures(commandId, outcome.output);
+      return { ...outcome, output: annotated };
+    } finally {
+      this.manager.cleanupAfterCommand();
+    }
+  }
+}
+
+/**
+ * The runner for one session. `forceUnsandboxed` (a reason) skips the
+ * sandbox, e.g. when the person chose so; otherwise a missing or broken
+ * sandbox is detected and reported in `status`.
+ */
+export async function createSessionRunner(settings: SessionRunnerSettings, forceUnsandboxed?: string): Promise<SessionRunner> {
+  const unsandboxed = (reason: string): SessionRunner => ({
+    runner: new UnsandboxedRunner(settings),
+    status: { state: 'unsandboxed', reason },
+    dispose: () => undefined,
+  });
+  if (forceUnsandboxed) return unsandboxed(forceUnsandboxed);
+  const status = await sandboxHost.detect();
+  if (status.state === 'unsandboxed') return unsandboxed(status.reason);
+  let lease: Awaited<ReturnType<typeof sandboxHost.acquire>>;
+  try {
+    lease = await sandboxHost.acquire(settings.allowedDomains);
+  } catch (error) {
+    return unsandboxed(`the sandbox could not start (${(error as Error).message})`);
+  }
+  const runner = new SandboxedRunner(settings, lease.manager);
+  const broken = await probe(runner, settings.workspace);
+  if (broken) {
+    lease.release();
+    return unsandboxed(broken);
+  }
+  return { runner, status, dispose: () => lease.release() };
+}
+
+let probed: Promise<string | undefined> | undefined;
+
+/**
+ * bubblewrap can be installed yet unable to create namespaces (Docker's
+ * default seccomp profile, Ubuntu's AppArmor userns restriction): run `true`
+ * once per process and report the failure instead of failing every command.
+ */
+function probe(runner: SandboxedRunner, workspace: string): Promise<string | undefined> {
+  probed ??= runner
+    .run(['true'], { cwd: workspace, envChanges: {}, timeoutMs: 60_000, signal: new AbortController().signal, onOutput: () => undefined, maxOutputBytes: 8192 })
+    .then(
+      (outcome) => (outcome.exitCode === 0 ? undefined : `the sandbox is installed but cannot start commands (${outcome.output.trim() || `exit code ${outcome.exitCode}`})`),
+      (error: Error) => `the sandbox is installed but cannot start commands (${error.message})`,
+    );
+  return probed;
+}
