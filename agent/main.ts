@@ -3,7 +3,7 @@
 import './stderrConsole';
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
-import { createAccordAgent } from './acp/app';
+import { createLoggedAgent } from './acp/sessionLog';
 import { ProcessRunner } from './exec/processRunner';
 import { runSessionsCli } from './log/cli';
 import { login } from './login';
@@ -12,12 +12,14 @@ import { builtinTools } from './tools/index';
 type Command = (args: string[]) => Promise<number>;
 
 async function serveAcp(): Promise<number> {
-  const app = createAccordAgent({ env: process.env, tools: builtinTools(), commands: new ProcessRunner() });
+  // Every session is recorded in its log (ACCORD_HOME or the platform state dir) and can be loaded again.
+  const { app, closeLogs } = createLoggedAgent({ env: process.env, tools: builtinTools(), commands: new ProcessRunner() });
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
   await app.connect(stream).closed;
+  await closeLogs();
   return 0;
 }
 

@@ -14,6 +14,7 @@ import { defaultModelId, resolveModel } from '../models/resolve';
 import { applyConfigOption, ConfigValueError, configOptionsFor } from './configOptions';
 import { permissionAsker } from './permissions';
 import { toUserContent } from './prompt';
+import type { SessionPersistence } from './sessionLog';
 
 declare const ACCORD_VERSION: string;
 const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
@@ -36,6 +37,8 @@ export interface AccordAgentOptions {
    * what those handlers really serve.
    */
   extraCapabilities?: Pick<AgentCapabilities, 'loadSession' | 'sessionCapabilities'>;
+  /** Records sessions (the session log); without it sessions live in memory only. */
+  persistence?: SessionPersistence;
 }
 
 /** Forwards a session's updates to `client` until sending fails (the connection is gone). Returns the unsubscribe. */
@@ -67,6 +70,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   const { env } = options;
   const store = options.store ?? new MemorySessionStore();
   const gate = options.gate ?? askBeforeChanges;
+  const persistence = options.persistence;
   const maxTurnRequests = options.maxTurnRequests ?? positiveInt(env.ACCORD_MAX_TURN_REQUESTS) ?? 50;
   const maxRetries = options.maxRetries ?? 2;
   const streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? positiveInt(env.ACCORD_STREAM_IDLE_TIMEOUT_MS) ?? 300_000;
@@ -95,6 +99,12 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
         throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path to an existing directory; got "${cwd}".`);
       }
       const session = store.create(cwd, { model: await defaultModelId(env), reasoningEffort: 'medium' });
+      try {
+        await persistence?.sessionCreated(session);
+      } catch (error) {
+        store.remove(session.id);
+        throw RequestError.internalError({ cwd }, `Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
+      }
       forwardUpdates(session, client);
       const configOptions = await configOptionsFor(session, env);
       // After the response, so the client already knows the session id. Accord has no slash commands yet.
@@ -109,6 +119,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
         if (error instanceof ConfigValueError) throw RequestError.invalidParams({ configId: params.configId }, error.message);
         throw error;
       }
+      persistence?.configChanged(session);
       const configOptions = await configOptionsFor(session, env);
       await session.updates.emit({ sessionUpdate: 'config_option_update', configOptions });
       return { configOptions };
@@ -118,6 +129,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       if (session.turnRunning) {
         throw RequestError.invalidRequest({ sessionId: session.id }, 'A turn is already running in this session; cancel it or wait for it to end.');
       }
+      persistence?.turnStarted(session, params.prompt);
+      const permissions = permissionAsker(client, session.id);
       const stopReason = await runTurn(session, toUserContent(params.prompt), {
         model: async (s) => {
           if (!s.settings.model) throw new Error(NO_MODEL_MESSAGE);
@@ -125,13 +138,14 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
         },
         tools: options.tools,
         gate,
-        permissions: permissionAsker(client, session.id),
+        permissions: persistence ? persistence.permissions(session, permissions) : permissions,
         commands: options.commands,
         maxTurnRequests,
         maxRetries,
         streamIdleTimeoutMs,
         systemPrompt,
       });
+      await persistence?.turnEnded(session, stopReason);
       return { stopReason };
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {

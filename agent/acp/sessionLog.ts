@@ -1,0 +1,171 @@
+// The session log behind the ACP adapter: every session is recorded from
+// session/new on, and session/load, session/resume, session/list and
+// session/close are served from the logs. The recording itself goes through
+// the core's seams (update emitter, history append) plus the hooks below.
+import { resolve } from 'node:path';
+import { methods, RequestError, type AgentApp, type AgentContext, type ContentBlock, type SessionInfo } from '@agentclientprotocol/sdk';
+import type { PermissionAsker } from '../core/gate';
+import type { ReasoningEffort, Session, SessionSettings } from '../core/session';
+import { MemorySessionStore, type SessionStore as LiveSessions } from '../core/sessionStore';
+import type { StopReason } from '../core/updates';
+import { LogError, SessionRecorder, SessionStore, withLogOffset, type ContentBlockJson, type SessionLog } from '../log';
+import type { Env } from '../models/credentials';
+import { defaultModelId } from '../models/resolve';
+import { createAccordAgent, forwardUpdates, type AccordAgentOptions } from './app';
+import { configOptionsFor } from './configOptions';
+
+/** What the adapter tells a persistence layer; every hook is awaited where the adapter calls it. */
+export interface SessionPersistence {
+  sessionCreated(session: Session): Promise<void>;
+  turnStarted(session: Session, prompt: ContentBlock[]): void;
+  turnEnded(session: Session, stopReason: StopReason): Promise<void>;
+  configChanged(session: Session): void;
+  permissions(session: Session, asker: PermissionAsker): PermissionAsker;
+}
+
+const efforts: ReasoningEffort[] = ['off', 'low', 'medium', 'high'];
+
+declare const ACCORD_VERSION: string;
+const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
+
+/**
+ * The Accord agent with every session recorded in `logs` and served back by
+ * load/resume/list/close. Call `closeLogs` when the connection ends: it writes
+ * and syncs what is still batched and releases the locks.
+ */
+export function createLoggedAgent(options: AccordAgentOptions, logs: SessionStore = new SessionStore()): { app: AgentApp; closeLogs(): Promise<void> } {
+  const live = options.store ?? new MemorySessionStore();
+  const persistence = new SessionLogPersistence(logs, version);
+  const app = createAccordAgent({
+    ...options,
+    store: live,
+    persistence,
+    extraCapabilities: { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {} } },
+  });
+  return { app: persistence.register(app, live, options.env), closeLogs: () => persistence.closeAll() };
+}
+
+export class SessionLogPersistence implements SessionPersistence {
+  private readonly recorders = new Map<string, SessionRecorder>();
+
+  constructor(
+    readonly logs: SessionStore,
+    private readonly agentVersion: string,
+  ) {}
+
+  async sessionCreated(session: Session): Promise<void> {
+    const log = await this.logs.create({ id: session.id, cwd: session.cwd, agentVersion: this.agentVersion, config: { ...session.settings } });
+    this.recorders.set(session.id, new SessionRecorder(log, session));
+  }
+
+  turnStarted(session: Session, prompt: ContentBlock[]): void {
+    this.recorders.get(session.id)?.turnStarted(prompt as ContentBlockJson[]);
+  }
+
+  async turnEnded(session: Session, stopReason: StopReason): Promise<void> {
+    await this.recorders.get(session.id)?.turnEnded(stopReason);
+  }
+
+  configChanged(session: Session): void {
+    this.recorders.get(session.id)?.record({ type: 'config_change', config: { ...session.settings } });
+  }
+
+  permissions(session: Session, asker: PermissionAsker): PermissionAsker {
+    const recorder = this.recorders.get(session.id);
+    if (!recorder) return asker;
+    return {
+      async ask(toolCall, signal) {
+        recorder.permissionAsked(toolCall.toolCallId, { toolCall });
+        const answer = await asker.ask(toolCall, signal);
+        await recorder.permissionAnswered(toolCall.toolCallId, { answer });
+        return answer;
+      },
+    };
+  }
+
+  /** session/load, session/resume, session/list and session/close on `app`. */
+  register(app: AgentApp, live: LiveSessions, env: Env): AgentApp {
+    const reattach = async (params: { sessionId: string; cwd: string }, client: AgentContext, replayUpdates: boolean) => {
+      const session = await this.reopen(params.sessionId, params.cwd, live, env, async (log) => {
+        const replay = await this.logs.replay(log.id);
+        if (replayUpdates) {
+          for (const { update, offset } of replay.updates) {
+            await client.notify(methods.client.session.update, { sessionId: log.id, update: withLogOffset(update, offset) as never });
+          }
+        }
+        return replay;
+      });
+      forwardUpdates(session, client);
+      return { configOptions: await configOptionsFor(session, env) };
+    };
+    return app
+      .onRequest(methods.agent.session.load, ({ params, client }) => reattach(params, client, true))
+      .onRequest(methods.agent.session.resume, ({ params, client }) => reattach(params, client, false))
+      .onRequest(methods.agent.session.list, async ({ params }) => {
+        try {
+          const page = await this.logs.list({ ...(params.cwd ? { cwd: params.cwd } : {}), ...(params.cursor ? { cursor: params.cursor } : {}) });
+          const sessions: SessionInfo[] = page.sessions.map((s) => ({ sessionId: s.sessionId, cwd: s.cwd, title: s.title ?? null, updatedAt: s.updatedAt }));
+          return page.nextCursor ? { sessions, nextCursor: page.nextCursor } : { sessions };
+        } catch (error) {
+          if (error instanceof LogError && error.code === 'bad_cursor') throw RequestError.invalidParams({ cursor: params.cursor }, error.message);
+          throw error;
+        }
+      })
+      .onRequest(methods.agent.session.close, async ({ params }) => {
+        live.remove(params.sessionId);
+        await this.forget(params.sessionId);
+        return {};
+      });
+  }
+
+  /** Opens the log (recovering a crashed writer), checks the cwd, rebuilds the session and starts recording again. */
+  private async reopen(
+    sessionId: string,
+    cwd: string,
+    live: LiveSessions,
+    env: Env,
+    replayInto: (log: SessionLog) => Promise<{ history: object[]; config: Record<string, unknown> }>,
+  ): Promise<Session> {
+    if (live.get(sessionId)) {
+      live.remove(sessionId);
+      await this.forget(sessionId);
+    }
+    let log: SessionLog;
+    try {
+      log = await this.logs.open(sessionId);
+    } catch (error) {
+      if (error instanceof LogError && (error.code === 'not_found' || error.code === 'bad_session_id')) throw RequestError.sessionNotFound(sessionId);
+      if (error instanceof LogError) throw RequestError.invalidRequest({ sessionId }, error.message);
+      throw error;
+    }
+    try {
+      if (resolve(log.created.cwd) !== resolve(cwd)) {
+        throw RequestError.invalidParams({ cwd }, `Session ${sessionId} belongs to ${log.created.cwd}; open that folder to load it (got ${cwd}).`);
+      }
+      const replay = await replayInto(log);
+      const session = live.create(cwd, await settingsFrom(replay.config, env), sessionId);
+      session.appendHistory(...(replay.history as Parameters<Session['appendHistory']>));
+      this.recorders.set(sessionId, new SessionRecorder(log, session));
+      return session;
+    } catch (error) {
+      await log.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.recorders.keys()].map((id) => this.forget(id)));
+  }
+
+  private async forget(sessionId: string): Promise<void> {
+    const recorder = this.recorders.get(sessionId);
+    this.recorders.delete(sessionId);
+    await recorder?.close().catch((error: unknown) => console.error(`accord: closing the log of session ${sessionId}: ${(error as Error).message}`));
+  }
+}
+
+async function settingsFrom(config: Record<string, unknown>, env: Env): Promise<SessionSettings> {
+  const model = typeof config.model === 'string' ? config.model : await defaultModelId(env);
+  const effort = efforts.find((e) => e === config.reasoningEffort) ?? 'medium';
+  return { model, reasoningEffort: effort };
+}

@@ -1,0 +1,151 @@
+// The log behind the protocol: a session recorded by one agent instance is
+// listed, loaded (replayed update for update, each with its log offset) and
+// continued by a fresh one; a wrong cwd is refused with -32602; and after a
+// kill -9 of the real agent process mid-turn, a new process loads the session,
+// ends the replay with the interruption, and the next prompt works.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { client, methods, ndJsonStream, type AgentApp, type ClientConnection, type SessionNotification } from '@agentclientprotocol/sdk';
+import { createLoggedAgent } from '../../../agent/acp/sessionLog';
+import { ProcessRunner } from '../../../agent/exec/processRunner';
+import { SessionStore } from '../../../agent/log';
+import { builtinTools } from '../../../agent/tools/index';
+import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
+import { agentBundle, isolatedEnv, tempDir } from '../agent/harness';
+import { tempDataDir } from './fixtures';
+
+interface Client {
+  connection: ClientConnection;
+  updates: SessionNotification[];
+  close(): void;
+}
+
+function connectClient(connect: (app: ReturnType<typeof client>) => ClientConnection): Client {
+  const updates: SessionNotification[] = [];
+  const app = client({ name: 'log-test' })
+    .onNotification(methods.client.session.update, ({ params }) => void updates.push(params))
+    .onRequest(methods.client.session.requestPermission, async () => ({ outcome: { outcome: 'selected' as const, optionId: 'allow_once' } }));
+  const connection = connect(app);
+  return { connection, updates, close: () => connection.close() };
+}
+
+const inMemory = (agentApp: AgentApp) => connectClient((app) => app.connect(agentApp));
+const initialize = (c: Client) => c.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+const stripMeta = ({ _meta, ...update }: Record<string, unknown>) => update;
+
+describe('session/load, list, resume, close from the log', () => {
+  let server: FakeModelServer;
+  const config = tempDir('accord-acp-log-config-');
+  before(async () => {
+    server = await startFakeModelServer();
+  });
+  after(async () => {
+    await server.close();
+    config.remove();
+  });
+  const env = () => isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake` }, config.path);
+  const agentFor = (dataDir: string) => createLoggedAgent({ env: env(), tools: builtinTools(), commands: new ProcessRunner(), maxRetries: 0 }, new SessionStore(dataDir)).app;
+
+  test('a fresh agent lists and loads a recorded session, replays what the client saw, and continues it', { timeout: 120_000 }, async () => {
+    const root = tempDir('accord-acp-log-');
+    const { dir, cleanup } = await tempDataDir();
+    try {
+      writeFileSync(join(root.path, 'notes.txt'), 'draft\n');
+      const first = inMemory(agentFor(dir));
+      const init = await initialize(first);
+      assert.equal(init.agentCapabilities?.loadSession, true);
+      const { sessionId } = await first.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
+      server.script(
+        { type: 'stream', parts: [{ reasoning: 'Look first.' }, { text: 'Editing.' }, { toolCall: { id: 'e1', name: 'edit_file', args: { path: 'notes.txt', old_string: 'draft', new_string: 'final' } } }] },
+        reply.text('Done.'),
+      );
+      await first.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'finish the notes' }] });
+      const live = first.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update as unknown as Record<string, unknown>);
+      // In one process a session's log stays locked until session/close (a stdio agent releases it on exit).
+      await first.connection.agent.request(methods.agent.session.close, { sessionId });
+      first.close();
+      await first.connection.closed;
+
+      const second = inMemory(agentFor(dir));
+      await initialize(second);
+      const listed = await second.connection.agent.request(methods.agent.session.list, { cwd: root.path });
+      assert.deepEqual(listed.sessions.map((s) => [s.sessionId, s.title]), [[sessionId, 'finish the notes']]);
+      const elsewhere = await second.connection.agent.request(methods.agent.session.load, { sessionId, cwd: config.path, mcpServers: [] }).then(
+        () => undefined,
+        (error: { code?: number }) => error.code,
+      );
+      assert.equal(elsewhere, -32602, 'a different cwd is refused');
+
+      await second.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root.path, mcpServers: [] });
+      const replayed = second.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update as unknown as Record<string, unknown>);
+      const offsets = replayed.map((u) => (u._meta as Record<string, unknown>)['accord/logOffset']);
+      assert.ok(offsets.every((o, i) => typeof o === 'number' && (i === 0 || o >= (offsets[i - 1] as number))), 'every replayed update carries its offset');
+      const withoutUser = replayed.map(stripMeta).filter((u) => u.sessionUpdate !== 'user_message_chunk');
+      assert.deepEqual(withoutUser, JSON.parse(JSON.stringify(live)), 'the client gets exactly the conversation it had');
+      assert.deepEqual(replayed.map(stripMeta).find((u) => u.sessionUpdate === 'user_message_chunk'), { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'finish the notes' } });
+
+      server.script(reply.text('It says final.'));
+      const next = await second.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'what does it say now?' }] });
+      assert.equal(next.stopReason, 'end_turn');
+      const toModel = JSON.stringify(server.requests.at(-1)!.body.messages);
+      for (const earlier of ['finish the notes', 'Done.', 'e1', 'what does it say now?']) assert.ok(toModel.includes(earlier), `the model saw ${earlier}`);
+
+      await second.connection.agent.request(methods.agent.session.close, { sessionId });
+      const before = second.updates.length;
+      await second.connection.agent.request(methods.agent.session.resume, { sessionId, cwd: root.path, mcpServers: [] });
+      assert.equal(second.updates.length, before, 'resume does not replay');
+      second.close();
+      const replay = await new SessionStore(dir).replay(sessionId);
+      assert.equal(replay.history.filter((m) => m.role === 'user').length, 2);
+    } finally {
+      root.remove();
+      await cleanup();
+    }
+  });
+
+  test('kill -9 of the agent process mid-stream: a new process loads the session, ends with the interruption, and the next prompt works', { timeout: 180_000 }, async () => {
+    const root = tempDir('accord-acp-kill-');
+    const { dir, cleanup } = await tempDataDir();
+    const spawnAgent = () => {
+      const child = spawn(process.execPath, [agentBundle, 'acp'], { env: { ...env(), ACCORD_HOME: dir }, stdio: ['pipe', 'pipe', 'ignore'] });
+      const c = connectClient((app) => app.connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>)));
+      return { child, c, exited: new Promise((resolve) => child.on('close', resolve)) };
+    };
+    try {
+      const a = spawnAgent();
+      await initialize(a.c);
+      const { sessionId } = await a.c.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
+      server.script({ type: 'stream', parts: Array.from({ length: 200 }, (_, i) => ({ text: `part ${i} ` })), delayMs: 20 });
+      void a.c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'stream a lot' }] }).catch(() => undefined);
+      while (a.c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length < 20) await new Promise((r) => setTimeout(r, 20));
+      a.child.kill('SIGKILL');
+      await a.exited;
+      const seen = a.c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length;
+
+      const b = spawnAgent();
+      try {
+        await initialize(b.c);
+        await b.c.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root.path, mcpServers: [] });
+        const chunks = b.c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length;
+        assert.ok(chunks >= seen, `replayed ${chunks} chunks, the client had seen ${seen} before the kill`);
+        const replay = await new SessionStore(dir).replay(sessionId);
+        assert.equal(replay.lastTurnInterrupted, true);
+        server.script(reply.text('Back again.'));
+        const next = await b.c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'continue' }] });
+        assert.equal(next.stopReason, 'end_turn');
+        assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /stream a lot/);
+      } finally {
+        b.child.stdin!.end();
+        b.child.kill('SIGKILL');
+        await b.exited;
+      }
+    } finally {
+      root.remove();
+      await cleanup();
+    }
+  });
+});
