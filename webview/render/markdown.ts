@@ -5,6 +5,7 @@
 // inline data: URLs, so nothing in a message can make the panel load a URL.
 import MarkdownIt from 'markdown-it';
 import { escapeHtml, highlight } from './highlight';
+import { breakableHtml } from './longText';
 
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
 
@@ -44,6 +45,10 @@ md.renderer.rules.fence = (tokens, idx) => {
 };
 
 md.renderer.rules.code_block = md.renderer.rules.fence;
+
+md.renderer.rules.text = (tokens, idx) => breakableHtml(tokens[idx]?.content ?? '', escapeHtml);
+
+md.renderer.rules.code_inline = (tokens, idx) => `<code>${breakableHtml(tokens[idx]?.content ?? '', escapeHtml)}</code>`;
 
 /** HTML for a markdown message body. Safe to insert: every string in it was escaped by markdown-it or here. */
 export function renderMarkdown(text: string): string {

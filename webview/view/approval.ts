@@ -3,6 +3,7 @@
 import { html, type TemplateResult } from 'lit';
 import type { PendingApproval } from '../state/store';
 import type { ViewContext } from './context';
+import { breakable, clip } from '../render/longText';
 
 function renderApproval(ctx: ViewContext, approval: PendingApproval): TemplateResult {
   return html`<div class="approval" data-request-id=${approval.requestId}>
@@ -12,7 +13,7 @@ function renderApproval(ctx: ViewContext, approval: PendingApproval): TemplateRe
     ${approval.options.map(
       (option) => html`<vscode-button ?secondary=${option.kind !== 'allow_once'} data-option-id=${option.optionId}
         @click=${() => ctx.post({ type: 'answerApproval', epoch: ctx.store.epoch, requestId: approval.requestId, optionId: option.optionId })}
-        >${option.name}</vscode-button>`,
+        >${clip(option.name, 60)}</vscode-button>`,
     )}
   </div>`;
 }
@@ -21,7 +22,7 @@ export function renderApprovalBanner(ctx: ViewContext): TemplateResult[] {
   return [...ctx.store.approvals.values()].map((approval) => {
     const tool = ctx.store.main.tools.get(approval.toolCallId);
     return html`<div class="approval-banner">
-      <div class="approval-title"><span class="codicon codicon-warning"></span>${tool?.title ?? 'A tool call'} needs your approval</div>
+      <div class="approval-title"><span class="codicon codicon-warning"></span>${breakable(clip(tool?.title ?? 'A tool call', 1000))} needs your approval</div>
       ${renderApproval(ctx, approval)}
     </div>`;
   });

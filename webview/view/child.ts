@@ -3,6 +3,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { toggle, type ViewContext } from './context';
 import { renderItem } from './items';
+import { clip } from '../render/longText';
 
 export function renderChild(ctx: ViewContext, sessionId: string): TemplateResult {
   const t = ctx.store.transcript(sessionId);
@@ -18,7 +19,7 @@ export function renderChild(ctx: ViewContext, sessionId: string): TemplateResult
     <div class="child-header" role="button" tabindex="0" aria-expanded=${open} @click=${onToggle}>
       <span class="codicon codicon-${open ? 'chevron-down' : 'chevron-right'}"></span>
       <span class="codicon codicon-hubot"></span>
-      <span class="child-title">${info?.title ?? 'Subagent'}</span>
+      <span class="child-title">${clip(info?.title ?? 'Subagent', 200)}</span>
       ${info?.state ? html`<span class="badge">${info.state}</span>` : nothing}
       <span class="muted">${count} item${count === 1 ? '' : 's'}</span>
     </div>

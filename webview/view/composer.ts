@@ -5,6 +5,7 @@ import { html, nothing, type TemplateResult } from 'lit';
 import type { PromptImage, PromptMention } from '../protocol';
 import type { ViewContext } from './context';
 import { renderPickers } from './pickers';
+import { clip } from '../render/longText';
 
 interface Completion {
   label: string;
@@ -153,7 +154,7 @@ export function renderComposer(ctx: ViewContext): TemplateResult {
       ? html`<div class="completions" role="listbox">${items.map(
           (item, i) => html`<div class="completion ${i === popup.index ? 'selected' : ''}" role="option" aria-selected=${i === popup.index}
             @mousedown=${(e: Event) => { e.preventDefault(); const area = textarea(); if (area) accept(ctx, area, item); }}>
-            <span class="codicon codicon-${item.icon}"></span><span class="completion-label">${item.label}</span>
+            <span class="codicon codicon-${item.icon}"></span><span class="completion-label">${clip(item.label, 120)}</span>
             ${item.detail ? html`<span class="completion-detail">${item.detail}</span>` : nothing}
           </div>`,
         )}</div>`

@@ -5,6 +5,7 @@ import { html, nothing, type TemplateResult } from 'lit';
 import type { DiffReviewState } from '../protocol';
 import type { ToolContent } from '../state/types';
 import { baseName } from '../state/content';
+import { clip } from '../render/longText';
 import type { ViewContext } from './context';
 
 const MAX_LINES = 80;
@@ -53,7 +54,7 @@ export function renderDiff(ctx: ViewContext, toolCallId: string, diff: Diff): Te
     <div class="diff-header">
       <span class="codicon codicon-diff"></span>
       <a class="path-link" role="link" tabindex="0" title=${diff.path}
-        @click=${() => ctx.post({ type: 'openLocation', path: diff.path })}>${baseName(diff.path)}</a>
+        @click=${() => ctx.post({ type: 'openLocation', path: diff.path })}>${clip(baseName(diff.path), 120)}</a>
       ${isNew ? html`<span class="badge">new</span>` : nothing}
       <span class="diff-stat"><span class="diff-stat-add">+${added}</span> <span class="diff-stat-del">−${removed}</span></span>
       <span class="spacer"></span>

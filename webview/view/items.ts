@@ -3,6 +3,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { unsafeHTML } from 'lit/directives/unsafe-html.js';
 import { renderMarkdown } from '../render/markdown';
+import { breakable, clip } from '../render/longText';
 import type { Item, Transcript } from '../state/types';
 import { toggle, type ViewContext } from './context';
 import { renderToolCard } from './toolCard';
@@ -37,12 +38,12 @@ export function renderItem(ctx: ViewContext, t: Transcript, item: Item): Templat
   switch (item.kind) {
     case 'user':
       return html`<div class="msg msg-user">
-        ${item.text ? html`<div class="msg-body user-text">${item.text}</div>` : nothing}
+        ${item.text ? html`<div class="msg-body user-text">${breakable(item.text)}</div>` : nothing}
         ${item.attachments.length
           ? html`<div class="attachments">${item.attachments.map((a) =>
               a.dataUrl
                 ? html`<img class="attachment-image" src=${a.dataUrl} alt=${a.name}>`
-                : html`<span class="chip" title=${a.uri ?? a.name}><span class="codicon codicon-${a.kind === 'image' ? 'file-media' : 'file'}"></span>${a.name}</span>`,
+                : html`<span class="chip" title=${a.uri ?? a.name}><span class="codicon codicon-${a.kind === 'image' ? 'file-media' : 'file'}"></span>${clip(a.name, 80)}</span>`,
             )}</div>`
           : nothing}
       </div>`;
@@ -78,14 +79,14 @@ export function renderItem(ctx: ViewContext, t: Transcript, item: Item): Templat
           <span class="codicon codicon-${running ? 'loading codicon-modifier-spin' : c.status === 'failed' ? 'error' : 'fold'}"></span>
           ${running ? 'Compacting context…' : c.status === 'completed' ? 'Context compacted' : `Compaction ${c.status}`}
         </div>
-        ${c.summary ? html`<div class="compaction-summary">${c.summary}</div>` : nothing}
-        ${c.error ? html`<div class="error-text">${c.error}</div>` : nothing}
+        ${c.summary ? html`<div class="compaction-summary">${breakable(c.summary)}</div>` : nothing}
+        ${c.error ? html`<div class="error-text">${breakable(c.error)}</div>` : nothing}
       </div>`;
     }
     case 'turnEnd':
       return html`<div class="turn-end stop-${item.stopReason}">
         <span class="codicon codicon-${item.stopReason === 'cancelled' ? 'debug-stop' : 'warning'}"></span>
-        <span>${STOP_REASON[item.stopReason] ?? `Stopped: ${item.stopReason}`}${item.error ? html` <span class="error-text">${item.error}</span>` : nothing}</span>
+        <span>${STOP_REASON[item.stopReason] ?? `Stopped: ${item.stopReason}`}${item.error ? html` <span class="error-text">${breakable(item.error)}</span>` : nothing}</span>
       </div>`;
     case 'child':
       return renderChild(ctx, item.sessionId);

@@ -2,6 +2,7 @@
 // context gauge.
 import { html, nothing, type TemplateResult } from 'lit';
 import { cssProps } from './cssom';
+import { breakable, clip } from '../render/longText';
 import type { ViewContext } from './context';
 
 const STATE_LABEL: Record<string, string> = {
@@ -17,7 +18,7 @@ export function renderHeader(ctx: ViewContext): TemplateResult {
   const status = agent.state === 'connected' ? `${agent.agentName ?? 'Agent'}${agent.agentVersion ? ` ${agent.agentVersion}` : ''}` : agent.message ?? STATE_LABEL[agent.state] ?? agent.state;
   return html`<header class="header">
     <span class="status-dot state-${agent.state}" title=${status}></span>
-    <span class="header-title" title=${title ?? ''}>${title ?? 'New session'}</span>
+    <span class="header-title" title=${clip(title ?? '', 2000)}>${clip(title ?? 'New session', 300)}</span>
     <span class="header-agent muted" id="agent-status" data-state=${agent.state}>${status}</span>
     <span class="spacer"></span>
     <button class="icon-button ${ctx.ui.historyOpen ? 'active' : ''}" type="button" title="Session history" aria-label="Session history" data-action="history"
@@ -37,7 +38,7 @@ export function renderHistory(ctx: ViewContext): TemplateResult | typeof nothing
       (s) => html`<div class="history-item ${s.sessionId === sessionId ? 'current' : ''}" role="listitem" tabindex="0" data-session-id=${s.sessionId}
         @click=${() => { ctx.ui.historyOpen = false; ctx.post({ type: 'loadSession', sessionId: s.sessionId }); ctx.update(); }}>
         <span class="codicon codicon-comment-discussion"></span>
-        <span class="history-name">${s.title || 'Untitled session'}</span>
+        <span class="history-name">${clip(s.title || 'Untitled session', 300)}</span>
         <span class="muted history-date">${s.updatedAt ? new Date(s.updatedAt).toLocaleString() : ''}</span>
       </div>`,
     )}
@@ -48,7 +49,7 @@ export function renderNotices(ctx: ViewContext): TemplateResult[] {
   return ctx.store.notices.map(
     (n) => html`<div class="notice severity-${n.severity}">
       <span class="codicon codicon-${n.severity === 'error' ? 'error' : n.severity === 'warning' ? 'warning' : 'info'}"></span>
-      <span><strong>${n.title}</strong>${n.description ? html` — ${n.description}` : nothing}</span>
+      <span><strong>${breakable(clip(n.title, 1000))}</strong>${n.description ? html` — ${breakable(n.description)}` : nothing}</span>
     </div>`,
   );
 }
@@ -74,7 +75,7 @@ export function renderPlan(ctx: ViewContext): TemplateResult | typeof nothing {
       ? html`<ol class="plan-entries">${plan.map(
           (e) => html`<li class="plan-entry status-${e.status} priority-${e.priority}">
             <span class="codicon codicon-${PLAN_ICON[e.status] ?? 'circle-large-outline'}"></span>
-            <span class="plan-text">${e.content}</span>
+            <span class="plan-text">${breakable(e.content)}</span>
             ${e.priority === 'high' ? html`<span class="badge badge-warn">high</span>` : nothing}
           </li>`,
         )}</ol>`

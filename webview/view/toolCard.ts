@@ -5,6 +5,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import type { ToolCall, ToolContent } from '../state/types';
 import { baseName } from '../state/content';
+import { breakable, clip } from '../render/longText';
 import { toggle, type ViewContext } from './context';
 import { renderDiff } from './diff';
 import { renderChild } from './child';
@@ -41,7 +42,7 @@ function renderOutput(ctx: ViewContext, key: string, text: string, terminal: boo
   const all = ctx.ui.showAll.has(key);
   const cut = !all && text.length > OUTPUT_LIMIT;
   return html`<div class="tool-output ${terminal ? 'terminal' : ''}">
-    <pre>${cut ? text.slice(0, OUTPUT_LIMIT) : text}</pre>
+    <pre>${breakable(cut ? text.slice(0, OUTPUT_LIMIT) : text)}</pre>
     ${cut
       ? html`<div class="truncated">Showing ${formatSize(OUTPUT_LIMIT)} of ${formatSize(text.length)}.
           <vscode-button secondary data-action="show-all" @click=${() => { ctx.ui.showAll.add(key); ctx.update(); }}>Show all</vscode-button></div>`
@@ -59,9 +60,9 @@ function renderContent(ctx: ViewContext, tool: ToolCall, content: ToolContent, i
     case 'terminal':
       return content.output !== undefined
         ? renderOutput(ctx, key, content.output, true)
-        : html`<div class="tool-output terminal"><pre class="muted">Terminal ${content.terminalId}</pre></div>`;
+        : html`<div class="tool-output terminal"><pre class="muted">Terminal ${clip(content.terminalId, 80)}</pre></div>`;
     case 'other':
-      return html`<div class="tool-other">${content.label}</div>`;
+      return html`<div class="tool-other">${clip(content.label)}</div>`;
   }
 }
 
@@ -87,7 +88,7 @@ export function renderToolCard(ctx: ViewContext, tool: ToolCall, nested = false)
       @keydown=${(e: KeyboardEvent) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onToggle(); } }}>
       <span class="codicon codicon-${expandable ? (expanded ? 'chevron-down' : 'chevron-right') : 'blank'} chevron"></span>
       <span class="codicon codicon-${KIND_ICON[tool.kind] ?? 'tools'} kind-icon" title=${tool.kind}></span>
-      <span class="tool-title">${tool.title}</span>
+      <span class="tool-title" title=${clip(tool.title, 2000)}>${clip(tool.title, 500)}</span>
       ${approval ? html`<span class="badge badge-warn">Needs approval</span>` : nothing}
       <span class="tool-status" title=${status.label}><span class="codicon codicon-${status.icon}"></span></span>
     </div>
@@ -95,7 +96,7 @@ export function renderToolCard(ctx: ViewContext, tool: ToolCall, nested = false)
       ? html`<div class="tool-locations">${tool.locations.map(
           (loc) => html`<a class="path-link" role="link" tabindex="0" title=${loc.path}
             @click=${() => ctx.post(loc.line ? { type: 'openLocation', path: loc.path, line: loc.line } : { type: 'openLocation', path: loc.path })}
-            ><span class="codicon codicon-go-to-file"></span>${baseName(loc.path)}${loc.line ? `:${loc.line}` : ''}</a>`,
+            ><span class="codicon codicon-go-to-file"></span>${clip(baseName(loc.path), 120)}${loc.line ? `:${loc.line}` : ''}</a>`,
         )}</div>`
       : nothing}
     ${expanded ? html`<div class="tool-body">${tool.content.map((c, i) => renderContent(ctx, tool, c, i))}</div>` : nothing}
