@@ -15,7 +15,6 @@ export type AgentExtCall = (method: string, params: Record<string, unknown>) => 
 export const WORKSPACE_METHODS = {
   listChanges: '_accord/workspace/changes',
   readFile: '_accord/workspace/file',
-  discard: '_accord/workspace/discard',
 } as const;
 
 const changeList = z.object({
@@ -82,12 +81,6 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
         proposed,
       });
     }
-  }
-
-  /** Drops rejected files from the agent's workspace, so what it reads next matches the person's choice. */
-  async discard(sessionId: string, absolutePaths: string[]): Promise<void> {
-    const paths = absolutePaths.map((p) => path.relative(this.projectRoot, p).split(path.sep).join('/'));
-    await this.callAgent(WORKSPACE_METHODS.discard, { sessionId, paths });
   }
 
   private async read(sessionId: string, relative: string, side: 'base' | 'current'): Promise<Content> {

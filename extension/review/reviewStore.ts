@@ -126,8 +126,11 @@ export class ReviewStore {
   decideFiles(files: FileReview[], decision: Exclude<Decision, 'pending'>): Promise<LandResult> {
     const live = files.filter(isLive);
     for (const file of live) setAllDecisions(file, decision);
-    if (decision === 'rejected' && live.length > 0) {
-      this.note(live[0]!.sessionId, `rejected your changes to ${live.map((f) => f.path).join(', ')}`);
+    if (decision === 'rejected') {
+      for (const sessionId of unique(live.map((f) => f.sessionId))) {
+        const paths = live.filter((f) => f.sessionId === sessionId).map((f) => f.path);
+        this.note(sessionId, `rejected your changes to ${paths.join(', ')}`);
+      }
     }
     return this.land(live);
   }

@@ -131,6 +131,7 @@ describe('StagedWriteSource', () => {
     assert.equal(review?.baseText, 'one\n', 'the baseline is the file before the first write');
     await store.decideFiles(store.all(), 'accepted');
     assert.equal(await text(file), 'ONE\ntwo\n');
+    assert.equal(source.readStaged('s', file), undefined, 'once decided, the file itself is the truth');
   });
 });
 

@@ -179,11 +179,13 @@ describe('Diff review in a real VS Code', () => {
     const source = direct;
     const sessionId = `review-test-${++session}`;
     await source.beginTurn(sessionId, 't1');
+    const wroteAt = Date.now();
     writeFileSync(filePath, PROPOSED); // the agent writes straight to disk
     // The watcher may see the write in steps (truncate, then content); the review follows until the last.
     const file = await eventually('the watcher to report the write', () =>
       api.review.store.all().find((f) => f.sessionId === sessionId && f.path === filePath && f.proposedText === PROPOSED),
     );
+    console.log(`[measure] direct-to-disk write → reviewable through the file watcher: ${Date.now() - wroteAt} ms`);
     assert.equal(file.hunks.length, 3);
     await eventually('the editor to load the write', () => document.getText() === PROPOSED);
     await vscode.commands.executeCommand('accord.review.rejectFile', reviewUri(file, 'proposed'));
