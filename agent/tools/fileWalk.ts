@@ -5,6 +5,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 
+/** Files a walk looks at before giving up: a tree this big needs a narrower path. */
+export const MAX_SCANNED_FILES = 100_000;
+
 interface IgnoreScope {
   /** Directory of the .gitignore, relative to the root, posix separators ('' for the root). */
   dir: string;

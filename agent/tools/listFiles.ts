@@ -5,7 +5,7 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { resolveInside } from '../workspace/containment';
-import { walkFiles } from './fileWalk';
+import { MAX_SCANNED_FILES, walkFiles } from './fileWalk';
 import { errorResult, failure, locate, shown, success } from './results';
 import type { Tool } from './tool';
 
@@ -43,7 +43,13 @@ export const listFiles: Tool<Input> = {
       const base = path.relative(ctx.root, directory).split(path.sep).join('/');
       const found: string[] = [];
       let more = false;
+      let scanned = 0;
+      let scanCapped = false;
       for await (const file of walkFiles(ctx.root, directory, ctx.signal)) {
+        if (++scanned > MAX_SCANNED_FILES) {
+          scanCapped = true;
+          break;
+        }
         const local = base === '' ? file : file.slice(base.length + 1);
         if (!matches(local)) continue;
         if (found.length === MAX_LISTED_FILES) {
@@ -53,8 +59,10 @@ export const listFiles: Tool<Input> = {
         found.push(file);
       }
       found.sort();
-      if (found.length === 0) return success(`No files match ${pattern} in ${name}.`);
-      const note = more ? `\n[showing the first ${MAX_LISTED_FILES} matches; more exist. Narrow the pattern or path.]` : '';
+      const stopped = scanCapped ? `stopped after looking at ${MAX_SCANNED_FILES} files; list a narrower path to see the rest` : null;
+      if (found.length === 0) return success(stopped ? `No files match ${pattern} so far (${stopped}).` : `No files match ${pattern} in ${name}.`);
+      const capped = more ? `showing the first ${MAX_LISTED_FILES} matches; more exist. Narrow the pattern or path` : null;
+      const note = capped ?? stopped ? `\n[${capped ?? stopped}.]` : '';
       return success(found.join('\n') + note, [{ type: 'text', text: `${found.length}${more ? '+' : ''} files` }]);
     } catch (error) {
       if (ctx.signal.aborted) throw ctx.signal.reason;

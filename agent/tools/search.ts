@@ -71,10 +71,11 @@ export function createSearchTool(options: SearchToolOptions = {}): Tool<Input> {
           maxMatches: call.max_results ?? DEFAULT_MATCHES,
         };
         const rg = await engine();
-        const { matches, more } = rg ? await searchWithRipgrep(rg, query, ctx.signal) : await searchWithJs(query, ctx.signal);
-        if (matches.length === 0) return success(`No matches for ${JSON.stringify(call.pattern)}.`);
+        const { matches, more, incomplete } = rg ? await searchWithRipgrep(rg, query, ctx.signal) : await searchWithJs(query, ctx.signal);
+        if (matches.length === 0) return success(`No matches for ${JSON.stringify(call.pattern)}${incomplete ? ` (${incomplete})` : ''}.`);
         const files = new Set(matches.map((match) => match.path)).size;
-        const note = more ? `\n[showing the first ${matches.length} matches; more exist. Narrow the pattern, path or glob, or raise max_results (up to ${MAX_MATCHES}).]` : '';
+        const capped = more ? `showing the first ${matches.length} matches; more exist. Narrow the pattern, path or glob, or raise max_results (up to ${MAX_MATCHES})` : null;
+        const note = capped ?? incomplete ? `\n[${capped ?? incomplete}.]` : '';
         return success(format(matches) + note, [{ type: 'text', text: `${matches.length}${more ? '+' : ''} matches in ${files} files` }]);
       } catch (error) {
         if (ctx.signal.aborted) throw ctx.signal.reason;

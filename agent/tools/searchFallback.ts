@@ -3,7 +3,7 @@
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { walkFiles } from './fileWalk';
+import { MAX_SCANNED_FILES, walkFiles } from './fileWalk';
 import { ToolInputError } from './results';
 import { looksBinary } from './textFiles';
 import type { SearchMatch, SearchOutcome, SearchQuery } from './searchTypes';
@@ -45,7 +45,11 @@ async function readSmallText(absolute: string): Promise<string | null> {
 export async function searchWithJs(query: SearchQuery, signal: AbortSignal): Promise<SearchOutcome> {
   const regex = compile(query.pattern, query.caseInsensitive);
   const matches: SearchMatch[] = [];
+  let scanned = 0;
   for await (const file of candidates(query, signal)) {
+    if (++scanned > MAX_SCANNED_FILES) {
+      return { matches, more: false, incomplete: `stopped after looking at ${MAX_SCANNED_FILES} files; search a narrower path or glob` };
+    }
     let text: string | null;
     try {
       text = await readSmallText(path.join(query.root, file));

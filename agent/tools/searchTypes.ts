@@ -23,4 +23,6 @@ export interface SearchOutcome {
   matches: SearchMatch[];
   /** True when more matches exist than were returned. */
   more: boolean;
+  /** Set when the search stopped before looking at every file, saying why. */
+  incomplete?: string;
 }
