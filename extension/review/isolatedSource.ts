@@ -22,9 +22,9 @@ const changeList = z.object({
     z.object({
       /** Relative to the project root, `/`-separated. */
       path: z.string(),
-      status: z.enum(['added', 'modified', 'deleted', 'moved']),
-      /** For a move, where it came from. */
-      from: z.string().optional(),
+      status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+      /** For a rename, where the file was in the base. */
+      oldPath: z.string().optional(),
     }),
   ),
 });
@@ -69,14 +69,15 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
       const proposed = file.status === 'deleted' ? null : await this.read(sessionId, file.path, 'current');
       const existing = this.sink.get(fileId({ sessionId, turnId, path: target }));
       if (existing && sameContent(existing.proposed, proposed)) continue;
-      const baseFrom = file.status === 'moved' && file.from ? file.from : file.path;
+      const renamedFrom = file.status === 'renamed' ? file.oldPath : undefined;
+      const baseFrom = renamedFrom ?? file.path;
       const base = file.status === 'added' ? null : await this.read(sessionId, baseFrom, 'base');
       this.sink.propose({
         origin: 'isolated',
         sessionId,
         turnId,
         path: target,
-        ...(file.status === 'moved' && file.from ? { movedFrom: this.absolute(file.from) } : {}),
+        ...(renamedFrom !== undefined ? { movedFrom: this.absolute(renamedFrom) } : {}),
         base,
         proposed,
       });

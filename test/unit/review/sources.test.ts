@@ -141,11 +141,19 @@ describe('IsolatedWorkspaceSource', () => {
     const agentFiles: Record<string, { base: string | null; current: string | null }> = {
       'src/a.txt': { base: 'x\n', current: 'y\n' },
       'src/new.txt': { base: null, current: 'n\n' },
+      'src/old.txt': { base: 'o\n', current: null },
+      'src/renamed.txt': { base: null, current: 'o\n' },
     };
     const agent = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
       calls.push(method);
       if (method === WORKSPACE_METHODS.listChanges) {
-        return { files: [{ path: 'src/a.txt', status: 'modified' }, { path: 'src/new.txt', status: 'added' }] };
+        return {
+          files: [
+            { path: 'src/a.txt', status: 'modified', additions: 1, deletions: 1, binary: false },
+            { path: 'src/new.txt', status: 'added', additions: 1, deletions: 0, binary: false },
+            { path: 'src/renamed.txt', oldPath: 'src/old.txt', status: 'renamed', additions: 0, deletions: 0, binary: false },
+          ],
+        };
       }
       if (method === WORKSPACE_METHODS.readFile) {
         const entry = agentFiles[params.path as string];
@@ -163,11 +171,14 @@ describe('IsolatedWorkspaceSource', () => {
     assert.deepEqual(reviews.map((r) => [r.path, kindOf(r)]), [
       [join(root, 'src', 'a.txt'), 'modified'],
       [join(root, 'src', 'new.txt'), 'added'],
+      [join(root, 'src', 'renamed.txt'), 'moved'],
     ]);
+    assert.equal(reviews[2]?.movedFrom, join(root, 'src', 'old.txt'));
+    assert.equal(reviews[2]?.baseText, 'o\n');
     const before = calls.length;
     await source.endTurn('s', 't1');
-    assert.equal(store.all().length, 2);
-    assert.equal(calls.length - before, 3, 'unchanged files are listed and read, not proposed again');
+    assert.equal(store.all().length, 3);
+    assert.equal(calls.length - before, 4, 'unchanged files are listed and read, not proposed again');
   });
 
   test('an answer of the wrong shape is a clear error', async () => {
