@@ -92,7 +92,7 @@ export interface PlanEntry {
 }
 
 export interface ToolContext {
-  /** The session workspace root (absolute, real path). Every path a tool touches resolves inside it. */
+  /** The session workspace root (absolute; may be a symlink). Every path a tool touches resolves inside its real path. */
   root: string;
   signal: AbortSignal;
   commands: CommandRunner;
