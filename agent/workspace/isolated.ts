@@ -1,0 +1,209 @@
+// The per-session workspace. The agent works on a copy of the project; the
+// person's tree changes only when they accept a diff (isolatedApply.ts).
+//
+// - git project: `git clone --shared` into the agent's data dir. The base
+//   commit carries the person's uncommitted changes (`git stash create`) and
+//   their untracked, non-ignored files, built in a temporary index so their
+//   own index and tree are untouched; `refs/accord/sessions/<id>` pins it in
+//   the source repository so gc cannot prune objects the clone borrows.
+//   Ignored build inputs (node_modules, .venv, ...) are symlinked read-only.
+// - other folders: a shadow copy (reflink where the filesystem can), capped in
+//   size, with a private git repository recording the base.
+// - in place (an explicit option): the agent works in the real tree; a
+//   private git dir beside the session records snapshots before changes.
+import { constants } from 'node:fs';
+import { cp, lstat, mkdir, readdir, realpath, rm, symlink, appendFile } from 'node:fs/promises';
+import path from 'node:path';
+import { git, gitRaw, splitZ } from './isolatedGit';
+
+export type WorkspaceMode = 'git-clone' | 'shadow-copy' | 'in-place';
+
+export interface IsolatedWorkspace {
+  sessionId: string;
+  mode: WorkspaceMode;
+  /** The person's project folder (real path). Accepted changes go here. */
+  source: string;
+  /** Top of the tree changes are tracked in: the clone, the copy, or `source` itself for in-place. */
+  workTree: string;
+  /** Where the agent works: `workTree`, or the matching subfolder when `source` is inside a repository. */
+  root: string;
+  /** The git dir tracking changes (the clone's `.git`, or a private one for in-place). */
+  gitDir: string;
+  /** The folder accepted changes are written to: the source repository's top, or `source`. */
+  applyTo: string;
+  /** Commit every diff is taken against. */
+  base: string;
+  /** Session temp dir (TMPDIR for commands). */
+  tmp: string;
+  /** Ignored build inputs symlinked read-only into the workspace, relative to `workTree`. */
+  linkedReadOnly: string[];
+}
+
+export interface CreateWorkspaceOptions {
+  sessionId: string;
+  source: string;
+  /** The agent's data directory; the session lives in `<dataDir>/sessions/<id>/`. */
+  dataDir: string;
+  inPlace?: boolean;
+  /** Cap for shadow copies of non-git folders, in bytes. Default 512 MiB. */
+  maxCopyBytes?: number;
+  /** Ignored directory names exposed read-only. */
+  buildInputs?: readonly string[];
+}
+
+export const DEFAULT_BUILD_INPUTS = ['node_modules', '.venv', 'venv', 'bower_components', '.yarn', '.pnpm-store'];
+const DEFAULT_MAX_COPY_BYTES = 512 * 1024 * 1024;
+/** Mount points sandbox-runtime may leave while a command runs; never part of a diff. */
+const SANDBOX_ARTIFACTS = ['.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.gitconfig', '.gitmodules', '.ripgreprc', '.mcp.json', '.idea', '.claude'];
+
+export class WorkspaceError extends Error {
+  override name = 'WorkspaceError';
+}
+
+function sessionDir(options: CreateWorkspaceOptions): string {
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(options.sessionId)) throw new WorkspaceError(`"${options.sessionId}" is not a usable session id (letters, digits, "-" and "_").`);
+  return path.join(options.dataDir, 'sessions', options.sessionId);
+}
+
+async function repositoryTop(source: string): Promise<string | undefined> {
+  try {
+    return await realpath(await git(['rev-parse', '--show-toplevel'], { cwd: source }));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Commits the project's current state (HEAD + uncommitted + untracked, minus ignored) without touching its index or files. */
+async function captureBase(top: string, indexFile: string, sessionId: string): Promise<string> {
+  const head = await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { cwd: top }).catch(() => '');
+  const stash = head ? await git(['stash', 'create'], { cwd: top }) : '';
+  const env = { GIT_INDEX_FILE: indexFile };
+  await git(['read-tree', ...(stash ? [`${stash}^{tree}`] : head ? [head] : ['--empty'])], { cwd: top, env });
+  const untracked = splitZ((await gitRaw(['ls-files', '-z', '--others', '--exclude-standard'], { cwd: top })).stdout);
+  const tracked = head ? [] : splitZ((await gitRaw(['ls-files', '-z', '--cached'], { cwd: top })).stdout);
+  const files = [...tracked, ...untracked].filter((f) => !f.endsWith('/'));
+  if (files.length > 0) await gitRaw(['update-index', '--add', '-z', '--stdin'], { cwd: top, env, input: files.join('\0') + '\0' });
+  const tree = await git(['write-tree'], { cwd: top, env });
+  const message = `Accord session ${sessionId}: base (HEAD + uncommitted + untracked)`;
+  return git(['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', message], { cwd: top });
+}
+
+async function linkBuildInputs(top: string, workTree: string, names: readonly string[]): Promise<string[]> {
+  const listed = splitZ((await gitRaw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], { cwd: top })).stdout);
+  const linked: string[] = [];
+  for (const entry of listed) {
+    if (!entry.endsWith('/')) continue;
+    const relative = entry.slice(0, -1);
+    if (!names.includes(path.posix.basename(relative))) continue;
+    const parent = path.join(workTree, path.dirname(relative));
+    const exists = await lstat(parent).then((s) => s.isDirectory(), () => false);
+    if (!exists) continue;
+    await symlink(path.join(top, relative), path.join(workTree, relative), 'dir');
+    linked.push(relative);
+  }
+  return linked;
+}
+
+async function createClone(options: CreateWorkspaceOptions, top: string, dir: string, tmp: string): Promise<IsolatedWorkspace> {
+  const base = await captureBase(top, path.join(dir, 'base-index'), options.sessionId);
+  await git(['update-ref', `refs/accord/sessions/${options.sessionId}`, base], { cwd: top });
+  const workTree = path.join(dir, 'ws');
+  // --shared borrows objects through alternates (never hardlinks: a sandboxed
+  // command could rewrite a hardlinked object and corrupt the person's repo).
+  await git(['clone', '--shared', '--no-checkout', '--quiet', top, workTree], { cwd: dir });
+  await git(['remote', 'remove', 'origin'], { cwd: workTree });
+  await git(['checkout', '--quiet', '-b', `accord/${options.sessionId}`, base], { cwd: workTree });
+  const linkedReadOnly = await linkBuildInputs(top, workTree, options.buildInputs ?? DEFAULT_BUILD_INPUTS);
+  await appendFile(path.join(workTree, '.git/info/exclude'), ['', '# Accord: read-only links and sandbox mount points', ...linkedReadOnly.map((p) => `/${p}`), ...SANDBOX_ARTIFACTS.map((p) => `/${p}`), ''].join('\n'));
+  const root = path.join(workTree, path.relative(top, options.source));
+  return { sessionId: options.sessionId, mode: 'git-clone', source: options.source, workTree, root, gitDir: path.join(workTree, '.git'), applyTo: top, base, tmp, linkedReadOnly };
+}
+
+async function folderSize(folder: string, cap: number): Promise<number> {
+  let total = 0;
+  const pending = [folder];
+  while (pending.length > 0 && total <= cap) {
+    const dir = pending.pop()!;
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) pending.push(full);
+      else if (entry.isFile()) total += (await lstat(full)).size;
+    }
+  }
+  return total;
+}
+
+async function commitEverything(gitDir: string, workTree: string, message: string): Promise<string> {
+  const opts = { cwd: workTree, env: { GIT_DIR: gitDir, GIT_WORK_TREE: workTree } };
+  await git(['add', '-A', '--', '.'], opts);
+  const tree = await git(['write-tree'], opts);
+  return git(['commit-tree', tree, '-m', message], opts);
+}
+
+async function createShadow(options: CreateWorkspaceOptions, dir: string, tmp: string): Promise<IsolatedWorkspace> {
+  const cap = options.maxCopyBytes ?? DEFAULT_MAX_COPY_BYTES;
+  const size = await folderSize(options.source, cap);
+  if (size > cap) {
+    const mb = (n: number) => `${Math.round(n / (1024 * 1024))} MB`;
+    throw new WorkspaceError(
+      `${options.source} is larger than ${mb(cap)} (the limit for a private copy of a folder that is not a git repository). ` +
+        'Make it a git repository (git init) so Accord can share its objects, start the session in place, or raise the limit.',
+    );
+  }
+  const workTree = path.join(dir, 'ws');
+  await cp(options.source, workTree, { recursive: true, mode: constants.COPYFILE_FICLONE, verbatimSymlinks: true, preserveTimestamps: true });
+  const gitDir = path.join(workTree, '.git');
+  await git(['init', '--quiet', workTree], { cwd: dir });
+  await appendFile(path.join(gitDir, 'info/exclude'), ['', ...SANDBOX_ARTIFACTS.map((p) => `/${p}`), ''].join('\n'));
+  const base = await commitEverything(gitDir, workTree, `Accord session ${options.sessionId}: base (copy of ${options.source})`);
+  await git(['update-ref', 'HEAD', base], { cwd: workTree });
+  return { sessionId: options.sessionId, mode: 'shadow-copy', source: options.source, workTree, root: workTree, gitDir, applyTo: options.source, base, tmp, linkedReadOnly: [] };
+}
+
+async function createInPlace(options: CreateWorkspaceOptions, dir: string, tmp: string): Promise<IsolatedWorkspace> {
+  const gitDir = path.join(dir, 'snapshots.git');
+  await git(['init', '--quiet', '--bare', gitDir], { cwd: dir });
+  const workspace: IsolatedWorkspace = { sessionId: options.sessionId, mode: 'in-place', source: options.source, workTree: options.source, root: options.source, gitDir, applyTo: options.source, base: '', tmp, linkedReadOnly: [] };
+  workspace.base = await snapshot(workspace, 'base');
+  return workspace;
+}
+
+/**
+ * Records the current state of the work tree as a commit (for in-place
+ * sessions: call before each change so every change has a "before").
+ */
+export async function snapshot(workspace: IsolatedWorkspace, label: string): Promise<string> {
+  const sha = await commitEverything(workspace.gitDir, workspace.workTree, `Accord session ${workspace.sessionId}: ${label}`);
+  await git(['update-ref', `refs/accord/snapshots/${Date.now()}`, sha], { cwd: workspace.workTree, env: { GIT_DIR: workspace.gitDir } });
+  return sha;
+}
+
+/** Creates the session's workspace. Throws WorkspaceError with a message for the person. */
+export async function createWorkspace(options: CreateWorkspaceOptions): Promise<IsolatedWorkspace> {
+  const dir = sessionDir(options);
+  const source = await realpath(options.source).catch(() => {
+    throw new WorkspaceError(`The project folder ${options.source} does not exist.`);
+  });
+  const resolved = { ...options, source };
+  await mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, 'tmp');
+  await mkdir(tmp, { recursive: true });
+  const realDir = await realpath(dir);
+  const realTmp = await realpath(tmp);
+  try {
+    if (options.inPlace) return await createInPlace(resolved, realDir, realTmp);
+    const top = await repositoryTop(source);
+    return top ? await createClone(resolved, top, realDir, realTmp) : await createShadow(resolved, realDir, realTmp);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Deletes the session's copy and unpins its base. The person's tree is not touched. */
+export async function removeWorkspace(workspace: IsolatedWorkspace, dataDir: string): Promise<void> {
+  if (workspace.mode === 'git-clone') {
+    await git(['update-ref', '-d', `refs/accord/sessions/${workspace.sessionId}`], { cwd: workspace.applyTo }).catch(() => undefined);
+  }
+  await rm(path.join(dataDir, 'sessions', workspace.sessionId), { recursive: true, force: true });
+}

@@ -1,0 +1,257 @@
+// The isolated workspace against real git: base capture, pinning, diffs,
+// 3-way apply with conflicts, discard, shadow copies and in-place snapshots.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { lstat, mkdir, mkdtemp, readFile, readlink, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { createWorkspace, removeWorkspace, snapshot, WorkspaceError } from '../../../agent/workspace/isolated';
+import { applyToProject, hunksOf } from '../../../agent/workspace/isolatedApply';
+import { discard, listChanges, patch, readBase, readCurrent } from '../../../agent/workspace/isolatedDiff';
+
+const cleanups: string[] = [];
+after(() => Promise.all(cleanups.map((d) => rm(d, { recursive: true, force: true }))));
+
+function sh(cwd: string, ...args: string[]): string {
+  const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+  return execFileSync('git', args, { cwd, env, encoding: 'utf8' });
+}
+
+const lines = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
+
+function editLine(text: string, line: number, replacement: string): string {
+  const all = text.split('\n');
+  all[line - 1] = replacement;
+  return all.join('\n');
+}
+
+async function scratch(): Promise<string> {
+  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), 'accord-ws-')));
+  cleanups.push(dir);
+  return dir;
+}
+
+/** A repository with committed, modified, deleted, untracked and ignored files. */
+async function project(): Promise<{ repo: string; dataDir: string }> {
+  const dir = await scratch();
+  const repo = path.join(dir, 'repo');
+  await mkdir(path.join(repo, 'src'), { recursive: true });
+  await mkdir(path.join(repo, '.accord'), { recursive: true });
+  sh(repo, 'init', '-q', '-b', 'main');
+  await writeFile(path.join(repo, 'a.txt'), lines(20));
+  await writeFile(path.join(repo, 'src/b.txt'), lines(5, 'bee'));
+  await writeFile(path.join(repo, 'gone.txt'), 'to be deleted\n');
+  await writeFile(path.join(repo, '.accord/policy.json'), '{"version":1}\n');
+  await writeFile(path.join(repo, '.gitignore'), 'node_modules/\n*.log\n.env\n');
+  sh(repo, 'add', '-A');
+  sh(repo, 'commit', '-q', '-m', 'initial');
+  await mkdir(path.join(repo, 'node_modules/pkg'), { recursive: true });
+  await writeFile(path.join(repo, 'node_modules/pkg/index.js'), 'module.exports = 1;\n');
+  await writeFile(path.join(repo, '.env'), 'SECRET=1\n');
+  await writeFile(path.join(repo, 'build.log'), 'log\n');
+  // Uncommitted work: a staged edit, an unstaged edit, a deletion, an untracked file.
+  await writeFile(path.join(repo, 'src/b.txt'), editLine(lines(5, 'bee'), 1, 'bee staged'));
+  sh(repo, 'add', 'src/b.txt');
+  await writeFile(path.join(repo, 'a.txt'), editLine(lines(20), 1, 'person edit before session'));
+  await unlink(path.join(repo, 'gone.txt'));
+  await writeFile(path.join(repo, 'untracked.txt'), 'new and not ignored\n');
+  return { repo, dataDir: path.join(dir, 'data') };
+}
+
+describe('isolated workspace for a git project', { timeout: 300_000 }, () => {
+  test('the base carries uncommitted and untracked work, not ignored files, and the person\'s repo is untouched', async () => {
+    const { repo, dataDir } = await project();
+    const statusBefore = sh(repo, 'status', '--porcelain');
+    const headBefore = sh(repo, 'rev-parse', 'HEAD');
+    const ws = await createWorkspace({ sessionId: 's1', source: repo, dataDir });
+    assert.equal(ws.mode, 'git-clone');
+    assert.equal(await readFile(path.join(ws.root, 'a.txt'), 'utf8'), editLine(lines(20), 1, 'person edit before session'));
+    assert.equal(await readFile(path.join(ws.root, 'src/b.txt'), 'utf8'), editLine(lines(5, 'bee'), 1, 'bee staged'));
+    assert.equal(await readFile(path.join(ws.root, 'untracked.txt'), 'utf8'), 'new and not ignored\n');
+    assert.ok(!existsSync(path.join(ws.root, 'gone.txt')), 'a deleted file came back');
+    assert.ok(!existsSync(path.join(ws.root, '.env')), 'an ignored secret was copied');
+    assert.ok(!existsSync(path.join(ws.root, 'build.log')), 'an ignored file was copied');
+    // Ignored build inputs: a read-only link to the real folder, invisible to git.
+    assert.ok((await lstat(path.join(ws.root, 'node_modules'))).isSymbolicLink());
+    assert.equal(await readlink(path.join(ws.root, 'node_modules')), path.join(repo, 'node_modules'));
+    assert.equal(await readFile(path.join(ws.root, 'node_modules/pkg/index.js'), 'utf8'), 'module.exports = 1;\n');
+    assert.deepEqual(ws.linkedReadOnly, ['node_modules']);
+    assert.deepEqual(await listChanges(ws), []);
+    assert.equal(sh(ws.root, 'status', '--porcelain'), '');
+    // The person's repository: same status, same HEAD, same index; base pinned by a ref.
+    assert.equal(sh(repo, 'status', '--porcelain'), statusBefore);
+    assert.equal(sh(repo, 'rev-parse', 'HEAD'), headBefore);
+    assert.equal(sh(repo, 'rev-parse', 'refs/accord/sessions/s1').trim(), ws.base);
+    // gc in the person's repo cannot prune what the clone borrows.
+    sh(repo, 'gc', '--quiet', '--prune=now');
+    sh(ws.root, 'cat-file', '-e', `${ws.base}^{tree}`);
+    assert.equal(sh(ws.root, 'status', '--porcelain'), '');
+    assert.equal(sh(ws.root, 'remote'), '', 'the clone must not point back at the person\'s repo');
+    await removeWorkspace(ws, dataDir);
+    assert.ok(!existsSync(ws.workTree));
+    assert.throws(() => sh(repo, 'rev-parse', '--verify', '-q', 'refs/accord/sessions/s1'));
+  });
+
+  test('changes are listed with status and counts, committed or not; base/current text and a patch per file', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 's2', source: repo, dataDir });
+    await writeFile(path.join(ws.root, 'a.txt'), editLine(await readFile(path.join(ws.root, 'a.txt'), 'utf8'), 15, 'agent line 15'));
+    await writeFile(path.join(ws.root, 'c.txt'), 'created\nby agent\n');
+    await unlink(path.join(ws.root, 'untracked.txt'));
+    await rename(path.join(ws.root, 'src/b.txt'), path.join(ws.root, 'src/moved.txt'));
+    sh(ws.root, 'add', 'c.txt');
+    sh(ws.root, 'commit', '-q', '-m', 'agent commit');
+    const changes = await listChanges(ws);
+    const byPath = Object.fromEntries(changes.map((c) => [c.path, c]));
+    assert.deepEqual(Object.keys(byPath).sort(), ['a.txt', 'c.txt', 'src/moved.txt', 'untracked.txt']);
+    assert.deepEqual(byPath['a.txt'], { path: 'a.txt', status: 'modified', additions: 1, deletions: 1, binary: false });
+    assert.equal(byPath['c.txt']!.status, 'added');
+    assert.equal(byPath['c.txt']!.additions, 2);
+    assert.equal(byPath['untracked.txt']!.status, 'deleted');
+    assert.equal(byPath['src/moved.txt']!.status, 'renamed');
+    assert.equal(byPath['src/moved.txt']!.oldPath, 'src/b.txt');
+    assert.equal((await readBase(ws, 'a.txt'))!.toString(), editLine(lines(20), 1, 'person edit before session'));
+    assert.match((await readCurrent(ws, 'a.txt'))!.toString(), /agent line 15/);
+    assert.equal(await readBase(ws, 'c.txt'), null);
+    assert.equal(await readCurrent(ws, 'untracked.txt'), null);
+    const onlyA = await patch(ws, ['a.txt']);
+    assert.match(onlyA, /^diff --git a\/a\.txt b\/a\.txt/m);
+    assert.match(onlyA, /^\+agent line 15$/m);
+    assert.doesNotMatch(onlyA, /c\.txt/);
+    assert.match(await patch(ws), /rename from src\/b\.txt/);
+  });
+
+  test('apply merges with the person\'s later edits to other lines, and reports a conflict on the same lines without writing', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 's3', source: repo, dataDir });
+    const baseText = await readFile(path.join(ws.root, 'a.txt'), 'utf8');
+    await writeFile(path.join(ws.root, 'a.txt'), editLine(baseText, 15, 'agent line 15'));
+    await writeFile(path.join(ws.root, 'src/b.txt'), editLine(await readFile(path.join(ws.root, 'src/b.txt'), 'utf8'), 3, 'agent bee 3'));
+    await writeFile(path.join(ws.root, 'c.txt'), 'created\n');
+    // Meanwhile the person edits line 5 of a.txt (elsewhere) and line 3 of b.txt (the same line).
+    await writeFile(path.join(repo, 'a.txt'), editLine(baseText, 5, 'person line 5'));
+    const personB = editLine(await readFile(path.join(repo, 'src/b.txt'), 'utf8'), 3, 'person bee 3');
+    await writeFile(path.join(repo, 'src/b.txt'), personB);
+    const result = await applyToProject(ws);
+    assert.deepEqual(result.applied.sort(), ['a.txt', 'c.txt']);
+    assert.equal(result.conflicts.length, 1);
+    assert.equal(result.conflicts[0]!.path, 'src/b.txt');
+    assert.match(result.conflicts[0]!.reason, /same lines/);
+    assert.match(result.conflicts[0]!.merged ?? '', /<<<<<<< yours[\s\S]*person bee 3[\s\S]*=======[\s\S]*agent bee 3[\s\S]*>>>>>>> agent/);
+    const merged = await readFile(path.join(repo, 'a.txt'), 'utf8');
+    assert.match(merged, /^person line 5$/m);
+    assert.match(merged, /^agent line 15$/m);
+    assert.equal(await readFile(path.join(repo, 'src/b.txt'), 'utf8'), personB, 'a conflicting file was overwritten');
+    assert.equal(await readFile(path.join(repo, 'c.txt'), 'utf8'), 'created\n');
+  });
+
+  test('single hunks can be accepted; protected files are never applied; discard restores the base', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 's4', source: repo, dataDir });
+    const baseText = await readFile(path.join(ws.root, 'a.txt'), 'utf8');
+    const agentText = editLine(editLine(baseText, 3, 'agent line 3'), 18, 'agent line 18');
+    await writeFile(path.join(ws.root, 'a.txt'), agentText);
+    assert.equal(hunksOf(baseText, agentText).length, 2);
+    await writeFile(path.join(ws.root, '.accord/policy.json'), '{"version":1,"rules":[{"decision":"allow","tool":"*"}]}\n');
+    const result = await applyToProject(ws, [{ path: 'a.txt', hunks: [1] }, { path: '.accord/policy.json' }]);
+    assert.deepEqual(result.applied, ['a.txt']);
+    const applied = await readFile(path.join(repo, 'a.txt'), 'utf8');
+    assert.match(applied, /^agent line 18$/m);
+    assert.doesNotMatch(applied, /agent line 3/);
+    assert.match(result.conflicts[0]!.reason, /\.accord/);
+    assert.equal(await readFile(path.join(repo, '.accord/policy.json'), 'utf8'), '{"version":1}\n');
+    assert.deepEqual((await discard(ws)).sort(), ['.accord/policy.json', 'a.txt']);
+    assert.deepEqual(await listChanges(ws), []);
+  });
+
+  test('a symlink the agent made is not applied through to its target', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 's5', source: repo, dataDir });
+    execFileSync('ln', ['-s', '/etc/hostname', path.join(ws.root, 'leak.txt')]);
+    const result = await applyToProject(ws);
+    assert.equal(result.applied.length, 0);
+    assert.match(result.conflicts[0]!.reason, /symbolic link/);
+    assert.ok(!existsSync(path.join(repo, 'leak.txt')));
+  });
+
+  test('a session started in a subfolder works in the matching subfolder of the clone', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 's6', source: path.join(repo, 'src'), dataDir });
+    assert.equal(ws.root, path.join(ws.workTree, 'src'));
+    assert.equal(ws.applyTo, repo);
+    assert.ok(existsSync(path.join(ws.root, 'b.txt')));
+  });
+
+  test('time to create an isolated workspace for a 5,000-file repository', async (t) => {
+    const dir = await scratch();
+    const repo = path.join(dir, 'big');
+    for (let d = 0; d < 50; d++) {
+      await mkdir(path.join(repo, `dir${d}`), { recursive: true });
+      await Promise.all(Array.from({ length: 100 }, (_, f) => writeFile(path.join(repo, `dir${d}`, `file${f}.ts`), `export const v${f} = ${d * 100 + f};\n`.repeat(20))));
+    }
+    sh(repo, 'init', '-q');
+    sh(repo, 'add', '-A');
+    sh(repo, 'commit', '-q', '-m', 'big');
+    await writeFile(path.join(repo, 'dir0/file0.ts'), 'changed\n');
+    const started = process.hrtime.bigint();
+    const ws = await createWorkspace({ sessionId: 'big', source: repo, dataDir: path.join(dir, 'data') });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    t.diagnostic(`created an isolated workspace for 5,000 files in ${ms.toFixed(0)} ms`);
+    console.log(`[measure] isolated workspace, 5,000-file repository: ${ms.toFixed(0)} ms`);
+    assert.equal(await readFile(path.join(ws.root, 'dir0/file0.ts'), 'utf8'), 'changed\n');
+    assert.ok(existsSync(path.join(ws.root, 'dir49/file99.ts')));
+  });
+});
+
+describe('shadow copy of a folder that is not a git repository', () => {
+  test('copies, records a base, lists and applies changes', async () => {
+    const dir = await scratch();
+    const folder = path.join(dir, 'plain');
+    await mkdir(path.join(folder, 'sub'), { recursive: true });
+    await writeFile(path.join(folder, 'x.txt'), lines(10));
+    await writeFile(path.join(folder, 'sub/y.txt'), 'y\n');
+    const ws = await createWorkspace({ sessionId: 'p1', source: folder, dataDir: path.join(dir, 'data') });
+    assert.equal(ws.mode, 'shadow-copy');
+    assert.deepEqual(await listChanges(ws), []);
+    await writeFile(path.join(ws.root, 'x.txt'), editLine(lines(10), 2, 'agent'));
+    await writeFile(path.join(ws.root, 'z.txt'), 'new\n');
+    assert.deepEqual((await listChanges(ws)).map((c) => `${c.status} ${c.path}`).sort(), ['added z.txt', 'modified x.txt']);
+    const result = await applyToProject(ws);
+    assert.deepEqual(result.conflicts, []);
+    assert.match(await readFile(path.join(folder, 'x.txt'), 'utf8'), /^agent$/m);
+    assert.equal(await readFile(path.join(folder, 'z.txt'), 'utf8'), 'new\n');
+    assert.ok(!existsSync(path.join(folder, '.git')), 'the private repository leaked into the folder');
+  });
+
+  test('a folder over the size cap is a clear error and leaves nothing behind', async () => {
+    const dir = await scratch();
+    const folder = path.join(dir, 'plain');
+    await mkdir(folder);
+    await writeFile(path.join(folder, 'big.bin'), Buffer.alloc(64 * 1024));
+    await assert.rejects(
+      createWorkspace({ sessionId: 'p2', source: folder, dataDir: path.join(dir, 'data'), maxCopyBytes: 1024 }),
+      (error: Error) => error instanceof WorkspaceError && /larger than/.test(error.message) && /git init/.test(error.message),
+    );
+    assert.ok(!existsSync(path.join(dir, 'data/sessions/p2')));
+  });
+});
+
+describe('in-place sessions', () => {
+  test('snapshots record a base; changes are listed and discard restores the real files', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 'i1', source: repo, dataDir, inPlace: true });
+    assert.equal(ws.mode, 'in-place');
+    assert.equal(ws.root, repo);
+    const before = await readFile(path.join(repo, 'a.txt'), 'utf8');
+    await snapshot(ws, 'before edit_file a.txt');
+    await writeFile(path.join(repo, 'a.txt'), editLine(before, 10, 'agent in place'));
+    const changes = await listChanges(ws);
+    assert.deepEqual(changes.map((c) => `${c.status} ${c.path}`), ['modified a.txt']);
+    assert.deepEqual(await applyToProject(ws), { applied: ['a.txt'], conflicts: [] });
+    await discard(ws, ['a.txt']);
+    assert.equal(await readFile(path.join(repo, 'a.txt'), 'utf8'), before);
+    assert.ok(!existsSync(path.join(repo, '.git/refs/accord')), 'in-place snapshots must not touch the project repository');
+  });
+});
