@@ -29,7 +29,7 @@ export function activate(context: vscode.ExtensionContext): AccordApi {
     vscode.commands.registerCommand('accord.showAgentLog', () => (client?.controller.current?.host ?? bundled).showLog()),
   );
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.ACCORD_TEST_COMMANDS === '1') {
-    registerTestCommands(context);
+    registerTestCommands(context, client.approvals);
   }
   // Restricted workspaces: ensureStarted() refuses and the panel says why; trust starts it (see activateClient).
   void bundled.ensureStarted();

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import {
+  findMessage,
   findNotification,
   openWorkbench,
   root,
@@ -28,6 +29,7 @@ let page: Page;
 async function screenshot(name: string): Promise<void> {
   mkdirSync(results, { recursive: true });
   await page.mouse.move(700, 400); // no hover tooltips in the picture
+  await page.waitForTimeout(300);
   await page.screenshot({ path: join(results, `${name}.png`) });
 }
 
@@ -48,13 +50,15 @@ after(async () => {
 test('the Accord panel says the bundled agent is connected', { timeout: 180_000 }, async () => {
   await page.locator('.activitybar [aria-label^="Accord"]').first().click({ timeout: 120_000 });
   const panel = webviewFrame(page);
-  const connected = panel.getByText(new RegExp(`connected.*Accord.*${version.replaceAll('.', '\\.')}`, 'i')).first();
+  // The panel's header: #agent-status carries the agent state and shows "<name> <version>" from initialize.
+  const connected = panel.locator('#agent-status[data-state="connected"]');
   try {
     await connected.waitFor({ timeout: 60_000 });
   } catch (error) {
     await screenshot('panel-not-connected');
     throw error;
   }
+  assert.equal((await connected.textContent())?.trim(), `Accord ${version}`);
   await page.waitForTimeout(500); // let the view finish laying out before the screenshot
   await screenshot('panel-connected');
 });
@@ -65,7 +69,8 @@ test('a real approval notification is answered by clicking "Allow once"', { time
   await page.getByRole('option', { name: /Raise Test Approval/ }).first().waitFor({ timeout: 30_000 });
   await page.keyboard.press('Enter');
 
-  const approval = await findNotification(page, 'Accord: Run echo hello', 60_000);
+  // A modal dialog while the panel is visible and the window focused, else a notification (ApprovalService decides).
+  const approval = await findMessage(page, 'Accord: Run echo hello', 60_000);
   await page.waitForTimeout(500); // the toast slides in
   await screenshot('approval');
   await approval.getByRole('button', { name: 'Allow once', exact: true }).click();
