@@ -90,6 +90,11 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     post: (m) => chat.post(m),
     nextEpoch: () => ++chat.epoch,
     workspaceRoot,
+    onSessionChanged: (session) => {
+      statusBar.resetUsage();
+      statusBar.setStatus(session.host.status);
+      chat.postStatus(session.host.status);
+    },
     onTurnEnded: (session, stopReason, error) => {
       notifyTurnEnded(session.host.name, stopReason, error);
       void refreshSessions(session.host);
@@ -153,10 +158,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     vscode.window.registerTreeDataProvider('accord.sessions', sessionsView),
     vscode.commands.registerCommand('accord.newSession', async () => {
       const h = await pickAgent();
-      if (h) {
-        statusBar.resetUsage();
-        await controller.newSession(h);
-      }
+      if (h) await controller.newSession(h);
     }),
     vscode.commands.registerCommand('accord.cancelTurn', () => controller.cancelTurn()),
     vscode.commands.registerCommand('accord.showAcpTraffic', () => traffic.show()),
@@ -171,7 +173,6 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     vscode.commands.registerCommand('accord.openSession', async (item?: SessionItem) => {
       const target = sessionFromItem(item);
       if (!target) return;
-      statusBar.resetUsage();
       await controller.loadSession(host(target.agentName) ?? bundled, target.info.sessionId);
       await vscode.commands.executeCommand('accord.chat.focus');
     }),

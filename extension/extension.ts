@@ -5,6 +5,7 @@ import type { AgentHost } from './agents/agentHost';
 import { ChatViewProvider } from './chatViewProvider';
 import { ReviewController } from './review/reviewController';
 import { registerTestCommands } from './testCommands';
+import { registerTestApprovalCommand } from './approvals/testApprovalCommand';
 
 /** What activate() returns; the extension-host tests use it to look inside. */
 export interface AccordApi {
@@ -30,6 +31,7 @@ export function activate(context: vscode.ExtensionContext): AccordApi {
   );
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.ACCORD_TEST_COMMANDS === '1') {
     registerTestCommands(context, client.approvals);
+    registerTestApprovalCommand(context, client.approvals);
   }
   // Restricted workspaces: ensureStarted() refuses and the panel says why; trust starts it (see activateClient).
   void bundled.ensureStarted();

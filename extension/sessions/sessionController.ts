@@ -35,6 +35,8 @@ export interface SessionControllerDeps {
   nextEpoch: () => number;
   workspaceRoot: () => string | undefined;
   onTurnEnded: (session: CurrentSession, stopReason: StopReason, error?: string) => void;
+  /** The panel now shows another session (possibly of another agent). */
+  onSessionChanged: (session: CurrentSession) => void;
 }
 
 export class SessionController {
@@ -184,6 +186,7 @@ export class SessionController {
     const caps = host.info?.agentCapabilities?.promptCapabilities ?? {};
     const capabilities: PromptCapabilities = { image: caps.image ?? false, audio: caps.audio ?? false, embeddedContext: caps.embeddedContext ?? false };
     this.deps.post({ type: 'promptCapabilities', epoch: session.epoch, capabilities });
+    if (previous?.sessionId !== sessionId || previous.host !== host) this.deps.onSessionChanged(session);
     return session;
   }
 
