@@ -34,6 +34,7 @@ before(async () => {
   }
   await writeFile(path.join(box.outside, 'leak.ts'), 'TODO outside the workspace\n');
   await symlink(box.outside, path.join(box.root, 'outlink'));
+  await symlink(path.join(box.outside, 'leak.ts'), path.join(box.root, 'leaklink.ts'));
 });
 after(() => box.cleanup());
 
