@@ -8,7 +8,7 @@ import type { PermissionAsker } from '../core/gate';
 import type { ReasoningEffort, Session, SessionSettings } from '../core/session';
 import { MemorySessionStore, type SessionStore as LiveSessions } from '../core/sessionStore';
 import type { StopReason } from '../core/updates';
-import { LogError, SessionRecorder, SessionStore, withLogOffset, type ContentBlockJson, type SessionLog } from '../log';
+import { LogError, SessionRecorder, SessionStore, titleFromPrompt, withLogOffset, type ContentBlockJson, type SessionLog } from '../log';
 import type { Env } from '../models/credentials';
 import { defaultModelId } from '../models/resolve';
 import { createAccordAgent, forwardUpdates, type AccordAgentOptions } from './app';
@@ -47,6 +47,8 @@ export function createLoggedAgent(options: AccordAgentOptions, logs: SessionStor
 
 export class SessionLogPersistence implements SessionPersistence {
   private readonly recorders = new Map<string, SessionRecorder>();
+  /** Sessions whose title the client already knows (from a first prompt or a loaded log). */
+  private readonly titled = new Set<string>();
 
   constructor(
     readonly logs: SessionStore,
@@ -59,7 +61,15 @@ export class SessionLogPersistence implements SessionPersistence {
   }
 
   turnStarted(session: Session, prompt: ContentBlock[]): void {
-    this.recorders.get(session.id)?.turnStarted(prompt as ContentBlockJson[]);
+    const recorder = this.recorders.get(session.id);
+    if (!recorder) return;
+    recorder.turnStarted(prompt as ContentBlockJson[]);
+    // The first prompt names the session, as session/list will show it.
+    const title = this.titled.has(session.id) ? undefined : titleFromPrompt(prompt as ContentBlockJson[]);
+    if (title) {
+      this.titled.add(session.id);
+      void session.updates.emit({ sessionUpdate: 'session_info_update', title, updatedAt: new Date().toISOString() } as never);
+    }
   }
 
   async turnEnded(session: Session, stopReason: StopReason): Promise<void> {
@@ -124,7 +134,7 @@ export class SessionLogPersistence implements SessionPersistence {
     cwd: string,
     live: LiveSessions,
     env: Env,
-    replayInto: (log: SessionLog) => Promise<{ history: object[]; config: Record<string, unknown> }>,
+    replayInto: (log: SessionLog) => Promise<{ history: object[]; config: Record<string, unknown>; title: string | undefined }>,
   ): Promise<Session> {
     if (live.get(sessionId)) {
       live.remove(sessionId);
@@ -143,6 +153,7 @@ export class SessionLogPersistence implements SessionPersistence {
         throw RequestError.invalidParams({ cwd }, `Session ${sessionId} belongs to ${log.created.cwd}; open that folder to load it (got ${cwd}).`);
       }
       const replay = await replayInto(log);
+      if (replay.title) this.titled.add(sessionId);
       const session = live.create(cwd, await settingsFrom(replay.config, env), sessionId);
       session.appendHistory(...(replay.history as Parameters<Session['appendHistory']>));
       this.recorders.set(sessionId, new SessionRecorder(log, session));
@@ -160,6 +171,7 @@ export class SessionLogPersistence implements SessionPersistence {
   private async forget(sessionId: string): Promise<void> {
     const recorder = this.recorders.get(sessionId);
     this.recorders.delete(sessionId);
+    this.titled.delete(sessionId);
     await recorder?.close().catch((error: unknown) => console.error(`accord: closing the log of session ${sessionId}: ${(error as Error).message}`));
   }
 }

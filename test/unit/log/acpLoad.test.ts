@@ -24,11 +24,14 @@ interface Client {
   close(): void;
 }
 
-function connectClient(connect: (app: ReturnType<typeof client>) => ClientConnection): Client {
+function connectClient(connect: (app: ReturnType<typeof client>) => ClientConnection, answerPermissions = true): Client {
   const updates: SessionNotification[] = [];
   const app = client({ name: 'log-test' })
     .onNotification(methods.client.session.update, ({ params }) => void updates.push(params))
-    .onRequest(methods.client.session.requestPermission, async () => ({ outcome: { outcome: 'selected' as const, optionId: 'allow_once' } }));
+    .onRequest(methods.client.session.requestPermission, async () => {
+      if (!answerPermissions) await new Promise(() => undefined); // a person who never answers
+      return { outcome: { outcome: 'selected' as const, optionId: 'allow_once' } };
+    });
   const connection = connect(app);
   return { connection, updates, close: () => connection.close() };
 }
@@ -65,6 +68,7 @@ describe('session/load, list, resume, close from the log', () => {
       );
       await first.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'finish the notes' }] });
       const live = first.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update as unknown as Record<string, unknown>);
+      assert.ok(live.some((u) => u.sessionUpdate === 'session_info_update' && u.title === 'finish the notes'), 'the first prompt names the session');
       // In one process a session's log stays locked until session/close (a stdio agent releases it on exit).
       await first.connection.agent.request(methods.agent.session.close, { sessionId });
       first.close();
@@ -107,16 +111,76 @@ describe('session/load, list, resume, close from the log', () => {
     }
   });
 
+  const spawnAgent = (dataDir: string, answerPermissions = true) => {
+    const child = spawn(process.execPath, [agentBundle, 'acp'], { env: { ...env(), ACCORD_HOME: dataDir }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const c = connectClient((app) => app.connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>)), answerPermissions);
+    return { child, c, exited: new Promise((resolve) => child.on('close', resolve)) };
+  };
+
+  test('cancel ends the turn with its own turn_end record', { timeout: 120_000 }, async () => {
+    const root = tempDir('accord-acp-cancel-');
+    const { dir, cleanup } = await tempDataDir();
+    try {
+      const c = inMemory(agentFor(dir));
+      await initialize(c);
+      const { sessionId } = await c.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
+      server.script({ type: 'stream', parts: Array.from({ length: 100 }, (_, i) => ({ text: `part ${i} ` })), delayMs: 20 });
+      const prompt = c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'go on and on' }] });
+      while (c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length < 3) await new Promise((r) => setTimeout(r, 10));
+      await c.connection.agent.notify(methods.agent.session.cancel, { sessionId });
+      assert.equal((await prompt).stopReason, 'cancelled');
+      const types: string[] = [];
+      for await (const { record } of new SessionStore(dir).read(sessionId)) types.push(record.type === 'turn_end' ? `turn_end:${(record as { stopReason: string }).stopReason}` : record.type);
+      assert.equal(types.filter((t) => t.startsWith('turn_')).join(' '), 'turn_start turn_end:cancelled');
+      assert.equal(types.at(-1), 'turn_end:cancelled', 'nothing of the turn after its end');
+      await c.connection.agent.request(methods.agent.session.close, { sessionId });
+      c.close();
+    } finally {
+      root.remove();
+      await cleanup();
+    }
+  });
+
+  test('kill -9 while a permission question is open: the load closes the tool call as failed and the model gets a result for it', { timeout: 180_000 }, async () => {
+    const root = tempDir('accord-acp-kill-ask-');
+    const { dir, cleanup } = await tempDataDir();
+    try {
+      writeFileSync(join(root.path, 'notes.txt'), 'draft\n');
+      const a = spawnAgent(dir, false);
+      await initialize(a.c);
+      const { sessionId } = await a.c.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
+      server.script(reply.tool('w1', 'edit_file', { path: 'notes.txt', old_string: 'draft', new_string: 'final' }));
+      void a.c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'edit it' }] }).catch(() => undefined);
+      while (!a.c.updates.some((n) => n.update.sessionUpdate === 'tool_call')) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200)); // the question is out
+      a.child.kill('SIGKILL');
+      await a.exited;
+
+      const b = spawnAgent(dir);
+      try {
+        await initialize(b.c);
+        await b.c.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root.path, mcpServers: [] });
+        const last = b.c.updates.at(-1)!.update as unknown as Record<string, unknown>;
+        assert.deepEqual([last.sessionUpdate, last.toolCallId, last.status], ['tool_call_update', 'w1', 'failed']);
+        server.script(reply.text('Understood.'));
+        const next = await b.c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'never mind' }] });
+        assert.equal(next.stopReason, 'end_turn');
+        assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /before this tool call finished/);
+      } finally {
+        b.child.kill('SIGKILL');
+        await b.exited;
+      }
+    } finally {
+      root.remove();
+      await cleanup();
+    }
+  });
+
   test('kill -9 of the agent process mid-stream: a new process loads the session, ends with the interruption, and the next prompt works', { timeout: 180_000 }, async () => {
     const root = tempDir('accord-acp-kill-');
     const { dir, cleanup } = await tempDataDir();
-    const spawnAgent = () => {
-      const child = spawn(process.execPath, [agentBundle, 'acp'], { env: { ...env(), ACCORD_HOME: dir }, stdio: ['pipe', 'pipe', 'ignore'] });
-      const c = connectClient((app) => app.connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>)));
-      return { child, c, exited: new Promise((resolve) => child.on('close', resolve)) };
-    };
     try {
-      const a = spawnAgent();
+      const a = spawnAgent(dir);
       await initialize(a.c);
       const { sessionId } = await a.c.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
       server.script({ type: 'stream', parts: Array.from({ length: 200 }, (_, i) => ({ text: `part ${i} ` })), delayMs: 20 });
@@ -126,7 +190,7 @@ describe('session/load, list, resume, close from the log', () => {
       await a.exited;
       const seen = a.c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length;
 
-      const b = spawnAgent();
+      const b = spawnAgent(dir);
       try {
         await initialize(b.c);
         await b.c.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root.path, mcpServers: [] });
