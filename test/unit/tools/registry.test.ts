@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
 import { builtinTools } from '../../../agent/tools/index';
 import { plan } from '../../../agent/tools/plan';
@@ -40,6 +42,28 @@ test('plan replaces the whole plan through ctx.setPlan and needs no approval', a
     assert.throws(() => plan.input.parse({ entries: [{ content: 'x', priority: 'urgent', status: 'pending' }] }));
     await call(plan, { entries: [] }, ctx);
     assert.deepEqual(plans.at(-1), []);
+  } finally {
+    await box.cleanup();
+  }
+});
+
+test('an aborted turn: every tool rethrows the abort instead of returning a result', async () => {
+  const box = await makeSandbox();
+  try {
+    await writeFile(path.join(box.root, 'a.txt'), 'hello\n');
+    const { ctx, controller } = context(box.root);
+    controller.abort();
+    const calls: [string, unknown][] = [
+      ['read_file', { path: 'a.txt' }],
+      ['list_files', {}],
+      ['search', { pattern: 'hello' }],
+      ['run_command', { argv: [process.execPath, '-e', ''] }],
+      ['edit_file', { path: 'a.txt', old_string: 'hello', new_string: 'bye' }],
+    ];
+    for (const [name, input] of calls) {
+      const tool = builtinTools().find((candidate) => candidate.name === name)!;
+      await assert.rejects(call(tool, input, ctx), (error: Error) => error.name === 'AbortError', name);
+    }
   } finally {
     await box.cleanup();
   }
