@@ -1,0 +1,61 @@
+// Everything a new session needs from this layer, in one call: the project's
+// policy (read from the person's real tree, where the agent cannot write),
+// the isolated workspace, the command runner (sandboxed when the machine
+// allows) and the policy gate bound to that workspace. The ACP adapter calls
+// this in `session/new` and passes `gate`, `runner` and `workspace.root` to
+// the core.
+import { PolicyGate } from '../policy/gate';
+import { loadPolicy, type LoadedPolicy } from '../policy/load';
+import type { SandboxStatus } from '../sandbox/sandboxHost';
+import { createSessionRunner } from '../sandbox/sessionRunner';
+import type { CommandRunner } from '../tools/tool';
+import { createWorkspace, removeWorkspace, type IsolatedWorkspace } from './isolated';
+
+export interface SessionSetupOptions {
+  sessionId: string;
+  /** The folder the client opened (`session/new` cwd). */
+  projectRoot: string;
+  /** The agent's data directory (not its config directory: that holds credentials). */
+  dataDir: string;
+  /** `accord acp --always-approve`. */
+  alwaysApprove: boolean;
+  inPlace?: boolean;
+  /** Skip the OS sandbox with this reason (e.g. a setting); the session reports it as unsandboxed. */
+  withoutSandbox?: string;
+}
+
+export interface IsolatedSession {
+  workspace: IsolatedWorkspace;
+  gate: PolicyGate;
+  runner: CommandRunner;
+  sandbox: SandboxStatus;
+  policy: LoadedPolicy;
+  /** For the client (`_meta` of the session/new response, and a banner): sandbox state and any policy error. */
+  meta: { 'accord/sandbox': SandboxStatus; 'accord/policyError'?: string; 'accord/workspace': { mode: IsolatedWorkspace['mode']; root: string } };
+  /** Stops the runner; with `removeCopy`, also deletes the session's copy and unpins its base. */
+  dispose(removeCopy?: boolean): Promise<void>;
+}
+
+export async function setUpIsolatedSession(options: SessionSetupOptions): Promise<IsolatedSession> {
+  const policy = await loadPolicy(options.projectRoot);
+  const workspace = await createWorkspace({ sessionId: options.sessionId, source: options.projectRoot, dataDir: options.dataDir, inPlace: options.inPlace });
+  const allowedDomains = policy.status === 'invalid' ? [] : policy.policy.network.allowedDomains;
+  const session = await createSessionRunner({ workspace: workspace.root, sessionTmp: workspace.tmp, allowedDomains }, options.withoutSandbox);
+  const gate = new PolicyGate({ loaded: policy, root: workspace.root, sandboxed: session.status.state === 'sandboxed', alwaysApprove: options.alwaysApprove });
+  return {
+    workspace,
+    gate,
+    runner: session.runner,
+    sandbox: session.status,
+    policy,
+    meta: {
+      'accord/sandbox': session.status,
+      ...(policy.status === 'invalid' ? { 'accord/policyError': policy.error } : {}),
+      'accord/workspace': { mode: workspace.mode, root: workspace.root },
+    },
+    async dispose(removeCopy = false) {
+      session.dispose();
+      if (removeCopy) await removeWorkspace(workspace, options.dataDir);
+    },
+  };
+}
