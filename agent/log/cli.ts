@@ -73,13 +73,13 @@ async function remove(args: string[], io: CliIo): Promise<number> {
   const [id, extra] = positional;
   if (!id || extra) return usageError(io, id ? `unexpected argument "${extra}"` : 'which session? Give its ID (see "accord sessions list")');
   const store = new SessionStore(io.dataDir);
-  const replay = await store.replay(id);
+  if (!(await store.exists(id))) throw new LogError('not_found', `No session ${id} (looked for ${store.pathOf(id)}).`);
   if (!flags.has('--yes') && !flags.has('-y')) {
     if (!io.interactive) {
       io.stderr.write(`accord sessions: not removing ${id} without confirmation (no terminal to ask on). Pass --yes to remove it.\n`);
       return 1;
     }
-    const what = `${id}${replay.title ? ` "${replay.title}"` : ''}\n  in ${replay.cwd}, last updated ${shortDate(replay.updatedAt)}`;
+    const what = await describe(store, id);
     const answer = await ask(io, `Remove session ${what}?\nIts log is deleted; this cannot be undone. [y/N] `);
     if (!/^y(es)?$/i.test(answer.trim())) {
       io.stdout.write('Kept.\n');
@@ -89,6 +89,17 @@ async function remove(args: string[], io: CliIo): Promise<number> {
   await store.remove(id);
   io.stdout.write(`Removed session ${id}.\n`);
   return 0;
+}
+
+/** What the confirmation shows; a log too damaged to read can still be removed. */
+async function describe(store: SessionStore, id: string): Promise<string> {
+  try {
+    const replay = await store.replay(id);
+    return `${id}${replay.title ? ` "${replay.title}"` : ''}\n  in ${replay.cwd}, last updated ${shortDate(replay.updatedAt)}`;
+  } catch (error) {
+    if (error instanceof LogError && error.code === 'not_a_session_log') return `${id} (its log is not readable: ${error.message})`;
+    throw error;
+  }
 }
 
 /** One line from the person; end of input counts as no. */

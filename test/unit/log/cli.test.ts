@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { SessionStore } from '../../../agent/log';
@@ -81,6 +82,13 @@ describe('accord sessions', () => {
       assert.equal(missing.code, 1);
       assert.match(missing.stderr, /No session beta/);
       assert.equal((await run(['remove'], dir)).code, 2);
+
+      // A log cut short at creation (crash before its first record) is listed nowhere but can be removed.
+      await writeFile(store.pathOf('stub'), '');
+      const stub = await run(['remove', 'stub'], dir, { interactive: true, answer: 'y\n' });
+      assert.equal(stub.code, 0, stub.stderr);
+      assert.match(stub.stdout, /not readable/);
+      assert.equal(await store.exists('stub'), false);
     } finally {
       await cleanup();
     }
