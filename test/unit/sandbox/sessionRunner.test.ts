@@ -2,8 +2,9 @@
 // a zero exit code counts as a breach. Skipped (with the reason) only where
 // the machine has no usable sandbox.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -171,6 +172,31 @@ describe('without the sandbox', () => {
     } finally {
       delete process.env.ACCORD_TEST_SECRET;
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a machine without bubblewrap and socat gets an unsandboxed runner that says why', { timeout: 120_000 }, async () => {
+    // A PATH without bwrap/socat stands in for a machine that lacks them.
+    const bin = await realpath(await mkdtemp(path.join(os.tmpdir(), 'accord-nobwrap-')));
+    try {
+      for (const tool of ['sh', 'git', 'rg']) await symlink(`/usr/bin/${tool}`, path.join(bin, tool)).catch(() => undefined);
+      const script = [
+        "const { createSessionRunner } = require('./agent/sandbox/sessionRunner');",
+        "(async () => {",
+        `  const s = await createSessionRunner({ workspace: ${JSON.stringify(bin)}, sessionTmp: ${JSON.stringify(bin)}, allowedDomains: [] });`,
+        "  const o = await s.runner.run(['/bin/pwd'], { cwd: " + JSON.stringify(bin) + ", envChanges: {}, timeoutMs: 30000, signal: new AbortController().signal, onOutput: () => {}, maxOutputBytes: 4096 });",
+        "  console.log(JSON.stringify({ status: s.status, output: o.output }));",
+        "  s.dispose();",
+        "})();",
+      ].join('\n');
+      const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: path.resolve(__dirname, '../../..'), env: { ...process.env, PATH: bin }, encoding: 'utf8' });
+      const result = JSON.parse(out.trim().split('\n').pop()!);
+      assert.equal(result.status.state, 'unsandboxed');
+      assert.match(result.status.reason, /bubblewrap \(bwrap\) not installed/);
+      assert.match(result.status.reason, /apt-get install bubblewrap socat/);
+      assert.equal(result.output.trim(), bin);
+    } finally {
+      await rm(bin, { recursive: true, force: true });
     }
   });
 
