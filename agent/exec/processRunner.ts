@@ -6,6 +6,28 @@ import type { CommandOptions, CommandOutcome, CommandRunner } from '../tools/too
 import { commandEnv } from './commandEnv';
 import { OutputTail } from './outputTail';
 
+/**
+ * Process groups still running. Each command runs in its own group, so the
+ * agent's own death would not take them along: on exit the agent kills them.
+ */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function track(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const group of liveGroups) {
+      try {
+        process.kill(-group, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
 export class ProcessRunner implements CommandRunner {
   /** @param killGraceMs how long a process has to exit after SIGTERM before SIGKILL. */
   constructor(private readonly killGraceMs = 2000) {}
@@ -28,6 +50,7 @@ export class ProcessRunner implements CommandRunner {
         detached: groupKill,
         windowsHide: true,
       });
+      if (groupKill && child.pid !== undefined) track(child.pid);
       const tail = new OutputTail(options.maxOutputBytes);
       let timedOut = false;
       let killTimer: NodeJS.Timeout | undefined;
@@ -69,6 +92,7 @@ export class ProcessRunner implements CommandRunner {
         signalAll('SIGKILL');
       });
       const finish = (): void => {
+        if (child.pid !== undefined) liveGroups.delete(child.pid);
         clearTimeout(timeout);
         clearTimeout(killTimer);
         options.signal.removeEventListener('abort', onAbort);

@@ -1,8 +1,10 @@
 import { describe, test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { OutputTail } from '../../../agent/exec/outputTail';
 import { commandEnv } from '../../../agent/exec/commandEnv';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
@@ -10,6 +12,7 @@ import { MAX_OUTPUT_BYTES, runCommand } from '../../../agent/tools/runCommand';
 import { call, context, makeSandbox, type Sandbox } from './fixtures';
 
 const node = process.execPath;
+const execFileAsync = promisify(execFile);
 let box: Sandbox;
 beforeEach(async () => {
   box = await makeSandbox();
@@ -191,5 +194,15 @@ describe('OutputTail', () => {
     tail.push('wörld');
     assert.equal(tail.text, 'héllo wörld');
     assert.equal(tail.truncated, false);
+  });
+});
+
+describe('ProcessRunner and the agent process', () => {
+  test('commands still running when the agent exits are killed with it', { timeout: 120_000 }, async () => {
+    // The stand-in agent starts a command that never ends, prints the command's pid, and exits.
+    const { stdout } = await execFileAsync(node, ['--import', 'tsx', path.join(import.meta.dirname, 'exitingAgent.ts'), box.root], { encoding: 'utf8' });
+    const pid = Number(stdout.trim());
+    assert.ok(pid > 0, stdout);
+    await untilGone(pid);
   });
 });
