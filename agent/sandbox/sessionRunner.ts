@@ -35,6 +35,8 @@ export function defaultProtectedPaths(workspace: string): string[] {
   return ['.accord', '.vscode', '.git/hooks', '.git/config', '.git/info', '.envrc'].map((p) => path.join(workspace, p));
 }
 
+const srtSharedWritePaths = ['/tmp/claude', '/private/tmp/claude'];
+
 function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
@@ -87,7 +89,8 @@ class SandboxedRunner implements CommandRunner {
         filesystem: {
           denyRead: secretPaths(),
           allowWrite: [workspace, sessionTmp],
-          denyWrite: [...(this.settings.protectedPaths ?? defaultProtectedPaths(workspace))],
+          // srt makes /tmp/claude writable for its own use; shared between sessions, so closed here.
+          denyWrite: [...(this.settings.protectedPaths ?? defaultProtectedPaths(workspace)), ...srtSharedWritePaths],
         },
       },
       options.signal,
