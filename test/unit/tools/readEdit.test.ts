@@ -198,6 +198,18 @@ describe('edit_file', () => {
     assert.equal(await readDisk(path.join(box.root, '.git', 'hooks', 'pre-commit'), 'utf8'), 'exit 0');
   });
 
+  test('a hard link made after approval is caught at write time', async () => {
+    const file = path.join(box.root, 'f.txt');
+    await writeFile(file, 'v1');
+    const { ctx } = context(box.root);
+    const input = editFile.input.parse({ path: 'f.txt', old_string: 'v1', new_string: 'v2' });
+    const effect = await editFile.effect(input, ctx);
+    await link(file, path.join(box.outside, 'alias'));
+    const result = await editFile.run(input, ctx, effect);
+    assert.match(result.forModel, /2 hard links/);
+    assert.equal(await readDisk(path.join(box.outside, 'alias'), 'utf8'), 'v1');
+  });
+
   test('run re-checks containment: an approved effect naming a path outside writes nothing', async () => {
     const secret = path.join(box.outside, 'secret');
     await writeFile(secret, 'secret text');
