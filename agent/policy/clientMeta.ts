@@ -23,3 +23,17 @@ export function refuseClientWidening(meta: unknown, depth = 0): string | undefin
   }
   return undefined;
 }
+
+/**
+ * The refusal for MCP servers sent in `session/new`: servers run code, so
+ * they are declared where a person reviews them, not by the editor. Undefined
+ * when the list is empty.
+ */
+export function refuseSessionMcpServers(servers: readonly { name?: string }[] | undefined): string | undefined {
+  if (!servers || servers.length === 0) return undefined;
+  const names = servers.map((s) => s.name ?? '(unnamed)').join(', ');
+  return (
+    `Accord does not start MCP servers sent by the editor (${names}). ` +
+    'Declare them in .accord/policy.json under "mcpServers" ({ "name": "...", "command": ["program", "arg"] }), where they are reviewed with the project.'
+  );
+}

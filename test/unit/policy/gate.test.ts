@@ -3,7 +3,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { refuseClientWidening } from '../../../agent/policy/clientMeta';
+import { refuseClientWidening, refuseSessionMcpServers } from '../../../agent/policy/clientMeta';
 import { PolicyGate, argvMatches, domainMatches, type PolicyRequest } from '../../../agent/policy/gate';
 import { EMPTY_POLICY, loadPolicy, parsePolicy, type LoadedPolicy } from '../../../agent/policy/load';
 import type { ToolEffect } from '../../../agent/tools/tool';
@@ -210,5 +210,10 @@ describe('client requests to widen permissions', () => {
     }
     assert.equal(refuseClientWidening({ yoloMode: false, other: 1 }), undefined);
     assert.equal(refuseClientWidening(undefined), undefined);
+  });
+
+  test('MCP servers named in session/new are refused with where to declare them', () => {
+    assert.match(refuseSessionMcpServers([{ name: 'files' }]) ?? '', /\.accord\/policy\.json.*mcpServers/);
+    assert.equal(refuseSessionMcpServers([]), undefined);
   });
 });
