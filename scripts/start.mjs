@@ -1,7 +1,8 @@
 // `npm start [folder]`: builds and packages Accord, makes sure a real VS Code
 // is installed (once, into a cache folder), installs the VSIX into it and
 // serves VS Code on 127.0.0.1 opened on the folder (default: the current one).
-// Environment: ACCORD_PORT (default: a free port), VERBOSE=1 (server log).
+// Environment: ACCORD_PORT (default: a free port), VERBOSE=1 (server log),
+// ACCORD_WORKSPACE_TRUST=1 (ask whether to trust the folder, as desktop VS Code does).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -36,7 +37,8 @@ const server = await startServer({
   dataDir,
   token,
   vsix,
-  workspaceTrust: true,
+  // You chose the folder by starting this; ACCORD_WORKSPACE_TRUST=1 brings back VS Code's Restricted Mode prompt.
+  workspaceTrust: process.env.ACCORD_WORKSPACE_TRUST === '1',
   port: process.env.ACCORD_PORT ? Number(process.env.ACCORD_PORT) : undefined,
   onLog: (text) => process.env.VERBOSE && process.stdout.write(text),
 });

@@ -46,7 +46,7 @@ const freePort = () =>
   });
 
 /** Writes VS Code user settings that keep a test window quiet and offline. */
-function writeUserSettings(userDataDir, extra = {}) {
+function writeUserSettings(userDataDir) {
   mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   const file = path.join(userDataDir, 'User/settings.json');
   if (existsSync(file)) return;
@@ -60,7 +60,6 @@ function writeUserSettings(userDataDir, extra = {}) {
     'chat.disableAIFeatures': true,
     'git.openRepositoryInParentFolders': 'never',
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
-    ...extra,
   }, null, 2));
 }
 
@@ -85,7 +84,7 @@ export async function startServer({ dataDir, token, port, smokeTestDriver = fals
   const temporary = !dataDir;
   const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'accord-vscode-'));
   const dirs = { userDataDir: path.join(dir, 'user'), extensionsDir: path.join(dir, 'extensions') };
-  writeUserSettings(dirs.userDataDir, { 'security.workspace.trust.enabled': workspaceTrust });
+  writeUserSettings(dirs.userDataDir);
   if (vsix) installVsix(vsix, dirs);
 
   const listenPort = port ?? (await freePort());
