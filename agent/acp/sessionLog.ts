@@ -47,6 +47,8 @@ export function createLoggedAgent(options: AccordAgentOptions, logs: SessionStor
 
 export class SessionLogPersistence implements SessionPersistence {
   private readonly recorders = new Map<string, SessionRecorder>();
+  /** Hooks find the recorder by the Session object: after a reload under the same id, a finishing old turn must not write into the new recorder. */
+  private readonly bySession = new WeakMap<Session, SessionRecorder>();
   /** Sessions whose title the client already knows (from a first prompt or a loaded log). */
   private readonly titled = new Set<string>();
 
@@ -57,11 +59,16 @@ export class SessionLogPersistence implements SessionPersistence {
 
   async sessionCreated(session: Session): Promise<void> {
     const log = await this.logs.create({ id: session.id, cwd: session.cwd, agentVersion: this.agentVersion, config: { ...session.settings } });
-    this.recorders.set(session.id, new SessionRecorder(log, session));
+    this.track(session, new SessionRecorder(log, session));
+  }
+
+  private track(session: Session, recorder: SessionRecorder): void {
+    this.recorders.set(session.id, recorder);
+    this.bySession.set(session, recorder);
   }
 
   turnStarted(session: Session, prompt: ContentBlock[]): void {
-    const recorder = this.recorders.get(session.id);
+    const recorder = this.bySession.get(session);
     if (!recorder) return;
     recorder.turnStarted(prompt as ContentBlockJson[]);
     // The first prompt names the session, as session/list will show it.
@@ -73,15 +80,15 @@ export class SessionLogPersistence implements SessionPersistence {
   }
 
   async turnEnded(session: Session, stopReason: StopReason): Promise<void> {
-    await this.recorders.get(session.id)?.turnEnded(stopReason);
+    await this.bySession.get(session)?.turnEnded(stopReason);
   }
 
   configChanged(session: Session): void {
-    this.recorders.get(session.id)?.record({ type: 'config_change', config: { ...session.settings } });
+    this.bySession.get(session)?.record({ type: 'config_change', config: { ...session.settings } });
   }
 
   permissions(session: Session, asker: PermissionAsker): PermissionAsker {
-    const recorder = this.recorders.get(session.id);
+    const recorder = this.bySession.get(session);
     if (!recorder) return asker;
     return {
       async ask(toolCall, signal) {
@@ -156,7 +163,7 @@ export class SessionLogPersistence implements SessionPersistence {
       if (replay.title) this.titled.add(sessionId);
       const session = live.create(cwd, await settingsFrom(replay.config, env), sessionId);
       session.appendHistory(...(replay.history as Parameters<Session['appendHistory']>));
-      this.recorders.set(sessionId, new SessionRecorder(log, session));
+      this.track(session, new SessionRecorder(log, session));
       return session;
     } catch (error) {
       await log.close().catch(() => undefined);

@@ -14,6 +14,7 @@ export interface RecordableSession {
 
 export class SessionRecorder {
   private readonly detachers: Array<() => void>;
+  private attached = true;
 
   /**
    * Starts recording `session` into `log`. Attach after restoring a loaded
@@ -35,31 +36,35 @@ export class SessionRecorder {
 
   /** Before the turn runs: the prompt exactly as the client sent it. */
   turnStarted(prompt: ContentBlockJson[]): void {
+    if (!this.attached) return;
     this.log.append({ type: 'turn_start' });
     this.log.append({ type: 'user_prompt', prompt });
   }
 
   /** Every turn ends here, cancelled ones included; durable before the prompt response goes out. */
   async turnEnded(stopReason: string, error?: string): Promise<void> {
+    if (!this.attached) return;
     await this.log.append({ type: 'turn_end', stopReason, ...(error ? { error } : {}) }, { durable: true }).committed;
   }
 
   permissionAsked(toolCallId: string, request: Record<string, unknown>): void {
-    this.log.append({ type: 'permission_request', toolCallId, request });
+    if (this.attached) this.log.append({ type: 'permission_request', toolCallId, request });
   }
 
   /** Durable: an approval is the decision the audit trail exists for. */
   async permissionAnswered(toolCallId: string, outcome: Record<string, unknown>): Promise<void> {
+    if (!this.attached) return;
     await this.log.append({ type: 'permission_answer', toolCallId, outcome }, { durable: true }).committed;
   }
 
-  /** Any other event (tool_io, usage, config_change, title). */
-  record(event: LogEvent): Appended {
-    return this.log.append(event);
+  /** Any other event (tool_io, usage, config_change, title); undefined once detached. */
+  record(event: LogEvent): Appended | undefined {
+    return this.attached ? this.log.append(event) : undefined;
   }
 
-  /** Stops recording; the log stays open. */
+  /** Stops recording (every hook becomes a no-op); the log stays open. */
   detach(): void {
+    this.attached = false;
     for (const detach of this.detachers.splice(0)) detach();
   }
 
