@@ -11,6 +11,7 @@
 //   size, with a private git repository recording the base.
 // - in place (an explicit option): the agent works in the real tree; a
 //   private git dir beside the session records snapshots before changes.
+import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { cp, lstat, mkdir, readdir, realpath, rm, symlink, appendFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -124,13 +125,27 @@ async function folderSize(folder: string, cap: number): Promise<number> {
   const pending = [folder];
   while (pending.length > 0 && total <= cap) {
     const dir = pending.pop()!;
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) pending.push(full);
-      else if (entry.isFile()) total += (await lstat(full)).size;
-    }
+    const entries = await readdir(dir, { withFileTypes: true });
+    for (const entry of entries) if (entry.isDirectory()) pending.push(path.join(dir, entry.name));
+    const sizes = await Promise.all(entries.filter((e) => e.isFile()).map((e) => lstat(path.join(dir, e.name)).then((s) => s.size)));
+    total += sizes.reduce((a, b) => a + b, 0);
   }
   return total;
+}
+
+/**
+ * The system `cp` clones files where the filesystem can (btrfs/xfs reflinks,
+ * APFS clonefile) and is several times faster than fs.cp on many small
+ * files; fs.cp with COPYFILE_FICLONE is the portable fallback.
+ */
+async function copyTree(from: string, to: string): Promise<void> {
+  const args = process.platform === 'linux' ? ['-a', '--reflink=auto', from, to] : process.platform === 'darwin' ? ['-c', '-R', '-p', from, to] : undefined;
+  if (args) {
+    const copied = await new Promise<boolean>((resolve) => execFile('cp', args, (error) => resolve(!error)));
+    if (copied) return;
+    await rm(to, { recursive: true, force: true });
+  }
+  await cp(from, to, { recursive: true, mode: constants.COPYFILE_FICLONE, verbatimSymlinks: true, preserveTimestamps: true });
 }
 
 async function commitEverything(gitDir: string, workTree: string, message: string): Promise<string> {
@@ -151,7 +166,7 @@ async function createShadow(options: CreateWorkspaceOptions, dir: string, tmp: s
     );
   }
   const workTree = path.join(dir, 'ws');
-  await cp(options.source, workTree, { recursive: true, mode: constants.COPYFILE_FICLONE, verbatimSymlinks: true, preserveTimestamps: true });
+  await copyTree(options.source, workTree);
   const gitDir = path.join(workTree, '.git');
   await git(['init', '--quiet', workTree], { cwd: dir });
   await appendFile(path.join(gitDir, 'info/exclude'), ['', ...SANDBOX_ARTIFACTS.map((p) => `/${p}`), ''].join('\n'));
