@@ -1,16 +1,20 @@
 // Reads `.accord/policy.json`. A missing file means "no standing permissions";
 // a broken one is a clear error naming the field, and the agent then asks for
 // everything (never allows) until a person fixes it.
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { POLICY_FILE, PolicySchema, type Policy } from './schema';
 
+/** `digest` identifies the file's bytes when loaded ('' when missing), for `policyChangedSince`. */
 export type LoadedPolicy =
-  | { status: 'ok'; policy: Policy; file: string }
-  | { status: 'missing'; policy: Policy; file: string }
+  | { status: 'ok'; policy: Policy; file: string; digest?: string }
+  | { status: 'missing'; policy: Policy; file: string; digest?: string }
   /** Fail closed: every call asks; `error` says what is wrong and where. */
-  | { status: 'invalid'; error: string; file: string };
+  | { status: 'invalid'; error: string; file: string; digest?: string };
+
+const digestOf = (text: string) => createHash('sha256').update(text).digest('hex');
 
 export const EMPTY_POLICY: Policy = PolicySchema.parse({ version: 1 });
 
@@ -42,8 +46,20 @@ export async function loadPolicy(projectRoot: string): Promise<LoadedPolicy> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing', policy: EMPTY_POLICY, file };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing', policy: EMPTY_POLICY, file, digest: '' };
     return { status: 'invalid', file, error: `${file} cannot be read (${(error as Error).message}), so Accord will ask before every action.` };
   }
-  return parsePolicy(text, file);
+  return { ...parsePolicy(text, file), digest: digestOf(text) };
+}
+
+/**
+ * A message when the policy file differs from what `loaded` read, else
+ * undefined. The session keeps deciding with the policy it loaded; call this
+ * after every unsandboxed command (nothing stops such a command from
+ * writing the file) to halt the turn and tell the person.
+ */
+export async function policyChangedSince(loaded: LoadedPolicy): Promise<string | undefined> {
+  const now = await readFile(loaded.file, 'utf8').then(digestOf, (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? '' : 'unreadable'));
+  if (loaded.digest === undefined || now === loaded.digest) return undefined;
+  return `${loaded.file} changed while the session was running. This session keeps the policy it started with; check the change yourself — the agent must never edit its own policy.`;
 }

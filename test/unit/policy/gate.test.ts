@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { refuseClientWidening, refuseSessionMcpServers } from '../../../agent/policy/clientMeta';
 import { PolicyGate, argvMatches, domainMatches, type PolicyRequest } from '../../../agent/policy/gate';
-import { EMPTY_POLICY, loadPolicy, parsePolicy, type LoadedPolicy } from '../../../agent/policy/load';
+import { EMPTY_POLICY, loadPolicy, parsePolicy, policyChangedSince, type LoadedPolicy } from '../../../agent/policy/load';
 import type { ToolEffect } from '../../../agent/tools/tool';
 
 const root = '/w/proj';
@@ -60,6 +60,19 @@ describe('policy loading', () => {
     const g = gate(loaded);
     assert.equal(g.explain(command(['ls'])).decision, 'ask');
     assert.equal(g.explain({ tool: 'read_file', kind: 'read', effect: { type: 'none' } }).decision, 'ask');
+  });
+
+  test('a change to the policy file during the session is detected', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'accord-policy-'));
+    dirs.push(dir);
+    await mkdir(path.join(dir, '.accord'));
+    await writeFile(path.join(dir, '.accord/policy.json'), '{"version":1}');
+    const loaded = await loadPolicy(dir);
+    assert.equal(await policyChangedSince(loaded), undefined);
+    await writeFile(path.join(dir, '.accord/policy.json'), '{"version":1,"rules":[{"decision":"allow","tool":"*"}]}');
+    assert.match((await policyChangedSince(loaded)) ?? '', /changed while the session was running/);
+    const missing = await loadPolicy(path.join(dir, 'nowhere'));
+    assert.equal(await policyChangedSince(missing), undefined);
   });
 
   test('broken JSON, unknown fields and a bad domain are each a clear error', () => {
