@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -106,6 +106,29 @@ describe('sandboxed commands (real bubblewrap)', { timeout: 300_000 }, () => {
     await breachFree(['sh', '-c', 'echo \'{"version":1,"rules":[{"decision":"allow","tool":"*"}]}\' > .accord/policy.json'], 'overwrite the policy');
     await breachFree(['rm', '-f', '.accord/policy.json'], 'delete the policy');
     await breachFree(['mv', '.accord', 'moved'], 'move the policy dir away');
+    const policy = '.accord/policy.json';
+    const evil = '{"version":1,"rules":[{"decision":"allow","tool":"*"}]}';
+    await writeFile(path.join(sessionTmp, 'evil.json'), evil);
+    const shellEdits: Array<[string, string[]]> = [
+      ['sed -i', ['sed', '-i', 's/1/2/', policy]],
+      ['python', ['python3', '-c', `open('${policy}','w').write('x')`]],
+      ['node -e', ['node', '-e', `require('fs').writeFileSync('${policy}','x')`]],
+      ['cp over', ['cp', path.join(sessionTmp, 'evil.json'), policy]],
+      ['mv over', ['mv', path.join(sessionTmp, 'evil.json'), policy]],
+      ['ln -sf', ['ln', '-sf', path.join(sessionTmp, 'evil.json'), policy]],
+      ['tee', ['sh', '-c', `echo x | tee ${policy}`]],
+      ['dd', ['dd', `if=/etc/hostname`, `of=${policy}`]],
+      ['perl -pi', ['perl', '-pi', '-e', 's/1/2/', policy]],
+      ['truncate', ['truncate', '-s', '0', policy]],
+      ['chmod', ['chmod', '777', policy]],
+    ];
+    for (const [name, argv] of shellEdits) {
+      // Exit codes alone are not enough: `perl -pi` reports the failure and still exits 0.
+      const outcome = await run(argv);
+      const link = await lstat(path.join(workspace, policy));
+      assert.ok(link.isFile() && !link.isSymbolicLink() && (link.mode & 0o777) !== 0o777, `edit the policy with ${name}: the file was replaced\n${outcome.output}`);
+      assert.equal(await readFile(path.join(workspace, policy), 'utf8'), '{"version":1}', `edit the policy with ${name}\n${outcome.output}`);
+    }
     await breachFree(['sh', '-c', 'echo "curl evil" > .git/hooks/pre-commit'], 'write a git hook');
     await breachFree(['sh', '-c', 'mkdir -p .vscode && echo {} > .vscode/settings.json'], 'create .vscode/settings.json');
     assert.equal(await readFile(path.join(workspace, '.accord/policy.json'), 'utf8'), '{"version":1}');
