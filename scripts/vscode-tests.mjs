@@ -1,7 +1,7 @@
 // Runs the mocha suite in test/vscode/ inside the extension host of a real
 // VS Code, with Accord loaded from this folder as a development extension.
 // Prints the suite's output and exits with its result (124 on timeout).
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { openWorkbench, root, startServer } from './vscode-harness.mjs';
@@ -17,7 +17,7 @@ rmSync(outDir, { recursive: true, force: true }); // no stale tests from deleted
 await esbuild.build({
   entryPoints: entries, outdir: outDir, outbase: path.join(root, 'test/vscode'), bundle: true, platform: 'node',
   format: 'cjs', target: 'node20', sourcemap: 'inline', external: ['vscode', 'mocha'], logLevel: 'warning',
-  define: { ACCORD_VERSION: JSON.stringify(process.env.npm_package_version ?? '0.0.0') },
+  define: { ACCORD_VERSION: JSON.stringify(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version) },
 });
 
 const SUITE_START = '@@accord-suite-start'; // printed by test/vscode/suite/index.ts
