@@ -67,7 +67,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
       }
     });
     created.onDidExit(({ message }) => {
-      approvals.cancelAll();
+      approvals.cancelAll(created.name);
       controller.agentExited(created, message);
     });
     created.onDidConnect(({ restarted }) => {

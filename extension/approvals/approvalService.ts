@@ -101,9 +101,11 @@ export class ApprovalService implements vscode.Disposable {
     }
   }
 
-  /** The agent went away: nothing can be answered any more. */
-  cancelAll(): void {
-    for (const { settle } of [...this.pending.values()]) settle(answerCancelled(), { how: 'cancelled' });
+  /** An agent went away (or all of them, without a name): its requests can no longer be answered. */
+  cancelAll(agentName?: string): void {
+    for (const { approval, settle } of [...this.pending.values()]) {
+      if (agentName === undefined || approval.agentName === agentName) settle(answerCancelled(), { how: 'cancelled' });
+    }
   }
 
   /** Shows the dialog again for the oldest pending approval (status bar, command). */
