@@ -68,6 +68,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     });
     created.onDidExit(({ message }) => {
       approvals.cancelAll(created.name);
+      terminals.releaseAgent(created.name);
       controller.agentExited(created, message);
     });
     created.onDidConnect(({ restarted }) => {

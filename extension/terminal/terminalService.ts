@@ -14,6 +14,7 @@ import { OutputBuffer } from './outputBuffer';
 
 interface RunningTerminal {
   sessionId: string;
+  agentName: string;
   child: ChildProcess;
   output: OutputBuffer;
   exit: Promise<TerminalExitStatus>;
@@ -58,7 +59,7 @@ export class TerminalService implements vscode.Disposable {
       });
       child.once('close', (code, signal) => resolve({ exitCode: code, signal: signal ?? null }));
     });
-    const entry: RunningTerminal = { sessionId: params.sessionId, child, output, exit, terminal };
+    const entry: RunningTerminal = { sessionId: params.sessionId, agentName, child, output, exit, terminal };
     void exit.then((status) => {
       entry.exitStatus = status;
       writeEmitter.fire(`\r\n\x1b[2m[exited${status.signal ? ` by ${status.signal}` : ` with code ${status.exitCode}`}]\x1b[0m\r\n`);
@@ -93,6 +94,11 @@ export class TerminalService implements vscode.Disposable {
 
   releaseSession(sessionId: string): void {
     for (const [id, t] of this.terminals) if (t.sessionId === sessionId) this.release(id);
+  }
+
+  /** The agent exited: nobody will read or release its terminals, so their commands stop now. */
+  releaseAgent(agentName: string): void {
+    for (const [id, t] of this.terminals) if (t.agentName === agentName) this.release(id);
   }
 
   dispose(): void {
