@@ -18,6 +18,15 @@ export interface PolicyRequest {
   effect: ToolEffect;
   /** Network destinations of the call (`host` or `host:port`), for fetch-like tools. */
   domains?: string[];
+  /** Absolute paths the call reads or searches (from the tool's `describe`), for calls whose effect names no files. */
+  locations?: string[];
+}
+
+/** What the gate needs of a tool: its name, kind and, when it has one, `describe` for the paths it touches. */
+export interface GatedTool {
+  name: string;
+  kind: ToolKindName;
+  describe?(input: any, ctx: { root: string }): { locations: Array<{ path: string }> };
 }
 
 export interface PolicyDecision {
@@ -96,8 +105,14 @@ export class PolicyGate {
   constructor(private readonly options: PolicyGateOptions) {}
 
   /** Same shape as the core's PermissionGate.decide. */
-  decide(tool: { name: string; kind: ToolKindName }, _input: unknown, effect: ToolEffect): PolicyDecisionKind {
-    return this.explain({ tool: tool.name, kind: tool.kind, effect }).decision;
+  decide(tool: GatedTool, input: unknown, effect: ToolEffect): PolicyDecisionKind {
+    let locations: string[] | undefined;
+    try {
+      locations = tool.describe?.(input, { root: this.options.root }).locations.map((l) => l.path);
+    } catch {
+      // A call the tool cannot describe names no paths; its own checks refuse it.
+    }
+    return this.explain({ tool: tool.name, kind: tool.kind, effect, ...(locations ? { locations } : {}) }).decision;
   }
 
   explain(request: PolicyRequest): PolicyDecision {
@@ -129,6 +144,14 @@ export class PolicyGate {
       }
       facts.argv = effect.command.argv;
       facts.envChanges = effect.command.envChanges;
+    } else if (request.locations && request.locations.length > 0) {
+      const paths: string[] = [];
+      for (const location of request.locations) {
+        const relative = relativeInside(root, location);
+        if (relative === undefined) return { decision: 'deny', reason: `${location} is outside the workspace ${root}` };
+        paths.push(relative);
+      }
+      facts.paths = paths;
     }
     if (loaded.status === 'invalid') return { decision: 'ask', reason: loaded.error };
     const rules = loaded.policy.rules;

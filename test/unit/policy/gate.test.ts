@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test';
 import { refuseClientWidening, refuseSessionMcpServers } from '../../../agent/policy/clientMeta';
 import { PolicyGate, argvMatches, domainMatches, type PolicyRequest } from '../../../agent/policy/gate';
 import { EMPTY_POLICY, loadPolicy, parsePolicy, policyChangedSince, type LoadedPolicy } from '../../../agent/policy/load';
+import type { PermissionGate } from '../../../agent/core/gate';
 import type { ToolEffect } from '../../../agent/tools/tool';
 
 const root = '/w/proj';
@@ -108,6 +109,11 @@ describe('policy decisions', () => {
     assert.match(gate(loaded).explain(command(['ls'])).reason, /rule 1 \(no shell here\)/);
   });
 
+  test('the policy gate plugs into the core as its PermissionGate', () => {
+    const asCore: PermissionGate = gate(allowlist);
+    assert.equal(typeof asCore.decide, 'function');
+  });
+
   test('unmatched calls ask; reads and plans run', () => {
     const g = gate({ status: 'missing', policy: EMPTY_POLICY, file: 'x' });
     assert.equal(g.explain(command(['make'])).decision, 'ask');
@@ -132,6 +138,15 @@ describe('policy decisions', () => {
     }
     const move: PolicyRequest = { tool: 'move', kind: 'move', effect: { type: 'files', changes: [{ path: `${root}/src/a`, movedTo: `${root}/.accord/policy.json`, oldText: null, newText: null }] } };
     assert.equal(gate(allowAll).explain(move).decision, 'deny');
+  });
+
+  test('deny rules with paths also cover reads, through the tool\'s own describe()', () => {
+    const loaded = policy({ version: 1, rules: [{ decision: 'deny', paths: ['.env', 'secrets/**'], reason: 'secrets' }] });
+    const readFile = { name: 'read_file', kind: 'read' as const, describe: (input: { path: string }) => ({ locations: [{ path: path.join(root, input.path) }] }) };
+    assert.equal(gate(loaded).decide(readFile, { path: '.env' }, { type: 'none' }), 'deny');
+    assert.equal(gate(loaded).decide(readFile, { path: 'secrets/k.pem' }, { type: 'none' }), 'deny');
+    assert.equal(gate(loaded).decide(readFile, { path: 'src/a.ts' }, { type: 'none' }), 'allow');
+    assert.equal(gate(loaded).decide(readFile, { path: '../other/x' }, { type: 'none' }), 'deny');
   });
 
   test('paths and working directories outside the workspace are denied', () => {
