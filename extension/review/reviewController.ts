@@ -129,14 +129,15 @@ export class ReviewController implements vscode.Disposable {
     }
   }
 
-  /** The pending hunk under the cursor in the active review editor (or the first one after it). */
+  /** The pending hunk the keyboard acts on in the active review editor. */
   private hunkAtCursor(): { file: FileReview; index: number } | undefined {
     const editor = vscode.window.activeTextEditor;
     const review = editor && reviewOf(this.store, editor.document.uri);
     if (!editor || !review) return undefined;
     const line = editor.selection.active.line;
     const hunks = pendingHunks(review.file, review.side);
-    const hit = hunks.find((h) => line >= h.start && line < h.start + Math.max(1, h.lines)) ?? hunks.find((h) => h.start >= line) ?? hunks[0];
+    // Under the cursor, else the next one below it; never one the person scrolled past.
+    const hit = hunks.find((h) => line >= h.start && line < h.start + Math.max(1, h.lines)) ?? hunks.find((h) => h.start >= line);
     return hit && { file: review.file, index: hit.index };
   }
 
