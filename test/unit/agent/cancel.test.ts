@@ -92,4 +92,18 @@ describe('cancel', () => {
       await agent.close();
     }
   });
+
+  test('a cancel sent right behind the prompt, before any output, still answers cancelled', async () => {
+    const agent = inMemoryAgent({ env: env() });
+    try {
+      const sessionId = await agent.newSession(root.path);
+      server.script({ type: 'stream', parts: [{ reasoning: 'never seen' }, { text: 'never seen' }], delayMs: 200 });
+      const prompt = agent.prompt(sessionId, 'talk');
+      void agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });
+      assert.equal(await prompt, 'cancelled');
+    } finally {
+      server.clearScript();
+      await agent.close();
+    }
+  });
 });
