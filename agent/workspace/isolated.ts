@@ -183,13 +183,15 @@ async function createInPlace(options: CreateWorkspaceOptions, dir: string, tmp: 
   return workspace;
 }
 
+let snapshotCounter = 0;
+
 /**
  * Records the current state of the work tree as a commit (for in-place
  * sessions: call before each change so every change has a "before").
  */
 export async function snapshot(workspace: IsolatedWorkspace, label: string): Promise<string> {
   const sha = await commitEverything(workspace.gitDir, workspace.workTree, `Accord session ${workspace.sessionId}: ${label}`);
-  await git(['update-ref', `refs/accord/snapshots/${Date.now()}`, sha], { cwd: workspace.workTree, env: { GIT_DIR: workspace.gitDir } });
+  await git(['update-ref', `refs/accord/snapshots/${Date.now()}-${++snapshotCounter}`, sha], { cwd: workspace.workTree, env: { GIT_DIR: workspace.gitDir } });
   return sha;
 }
 

@@ -58,9 +58,9 @@ async function mergeText(ours: Buffer, base: Buffer, theirs: Buffer, scratch: st
 }
 
 /** Writes through a temp file + rename so a crash never leaves half a file; keeps the existing mode. */
-async function writeAtomically(target: string, data: Buffer): Promise<void> {
+async function writeAtomically(target: string, data: Buffer, modeForNewFile: number | undefined): Promise<void> {
   await mkdir(path.dirname(target), { recursive: true });
-  const mode = await stat(target).then((s) => s.mode, () => undefined);
+  const mode = await stat(target).then((s) => s.mode, () => modeForNewFile);
   const temp = `${target}.accord-${process.pid}-${Date.now()}`;
   await writeFile(temp, data, mode === undefined ? undefined : { mode });
   await rename(temp, target);
@@ -134,7 +134,11 @@ export async function applyToProject(workspace: IsolatedWorkspace, requests?: re
       }
       const target = path.join(workspace.applyTo, change.path);
       if (outcome.remove) await unlink(target).catch(() => undefined);
-      if (outcome.write) await writeAtomically(target, outcome.write);
+      if (outcome.write) {
+        // A new file keeps the agent's permissions (an executable script stays executable), without setuid/setgid.
+        const agentMode = await stat(path.join(workspace.workTree, change.path)).then((s) => s.mode & 0o777, () => undefined);
+        await writeAtomically(target, outcome.write, agentMode);
+      }
       if (change.status === 'renamed') await unlink(path.join(workspace.applyTo, change.oldPath!)).catch(() => undefined);
       result.applied.push(change.path);
     }

@@ -23,9 +23,11 @@ function gitOptions(workspace: IsolatedWorkspace, extra: Record<string, string> 
   return { cwd: workspace.workTree, env: { GIT_DIR: workspace.gitDir, GIT_WORK_TREE: workspace.workTree, ...extra } };
 }
 
+let indexCounter = 0;
+
 /** A tree object of the work tree right now, built in a private index so the agent's own staging is untouched. */
 export async function currentTree(workspace: IsolatedWorkspace): Promise<string> {
-  const index = path.join(workspace.tmp, `.accord-index-${process.pid}-${Date.now()}`);
+  const index = path.join(workspace.tmp, `.accord-index-${process.pid}-${++indexCounter}`);
   await mkdir(workspace.tmp, { recursive: true });
   // Seeding from the real index reuses its stat cache: unchanged files are not re-read.
   await copyFile(path.join(workspace.gitDir, 'index'), index).catch(() => undefined);
