@@ -3,7 +3,7 @@
 // (fake server writes an SSE event → the client receives agent_message_chunk).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { client, methods, ndJsonStream } from '@agentclientprotocol/sdk';
@@ -69,6 +69,8 @@ async function chunkLatency(env: NodeJS.ProcessEnv, cwd: string, chunks: number,
 }
 
 async function main(): Promise<void> {
+  // Wall-clock numbers on a shared 2-core machine move with its load; print it next to them.
+  console.log(`load average before: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const home = mkdtempSync(join(tmpdir(), 'accord-bench-'));
   const env = { PATH: process.env.PATH, HOME: home, ACCORD_CONFIG_DIR: home, ACCORD_LOCAL_SERVERS: '' };
   try {
