@@ -8,7 +8,7 @@ import type { PermissionAsker } from '../core/gate';
 import type { ReasoningEffort, Session, SessionSettings } from '../core/session';
 import { MemorySessionStore, type SessionStore as LiveSessions } from '../core/sessionStore';
 import type { StopReason } from '../core/updates';
-import { LogError, SessionRecorder, SessionStore, titleFromPrompt, withLogOffset, type ContentBlockJson, type SessionLog } from '../log';
+import { LogError, LogWriteError, SessionRecorder, SessionStore, titleFromPrompt, withLogOffset, type ContentBlockJson, type SessionLog } from '../log';
 import type { Env } from '../models/credentials';
 import { defaultModelId } from '../models/resolve';
 import { createAccordAgent, forwardUpdates, type AccordAgentOptions } from './app';
@@ -65,12 +65,14 @@ export class SessionLogPersistence implements SessionPersistence {
   private track(session: Session, recorder: SessionRecorder): void {
     this.recorders.set(session.id, recorder);
     this.bySession.set(session, recorder);
+    // Nothing may happen unrecorded: a broken log stops the turn at once; turnEnded then reports why.
+    recorder.log.onFailure(() => session.cancel());
   }
 
   turnStarted(session: Session, prompt: ContentBlock[]): void {
     const recorder = this.bySession.get(session);
     if (!recorder) return;
-    recorder.turnStarted(prompt as ContentBlockJson[]);
+    clearly(() => recorder.turnStarted(prompt as ContentBlockJson[]));
     // The first prompt names the session, as session/list will show it.
     const title = this.titled.has(session.id) ? undefined : titleFromPrompt(prompt as ContentBlockJson[]);
     if (title) {
@@ -80,7 +82,8 @@ export class SessionLogPersistence implements SessionPersistence {
   }
 
   async turnEnded(session: Session, stopReason: StopReason): Promise<void> {
-    await this.bySession.get(session)?.turnEnded(stopReason);
+    const recorder = this.bySession.get(session);
+    if (recorder) await clearly(() => recorder.turnEnded(stopReason));
   }
 
   configChanged(session: Session): void {
@@ -92,10 +95,12 @@ export class SessionLogPersistence implements SessionPersistence {
     if (!recorder) return asker;
     return {
       async ask(toolCall, signal) {
+        if (recorder.log.failure) return 'cancelled';
         recorder.permissionAsked(toolCall.toolCallId, { toolCall });
         const answer = await asker.ask(toolCall, signal);
-        await recorder.permissionAnswered(toolCall.toolCallId, { answer });
-        return answer;
+        // An approval that could not be recorded is not acted on (the broken log has already stopped the turn).
+        const recorded = await recorder.permissionAnswered(toolCall.toolCallId, { answer }).then(() => true, () => false);
+        return recorded ? answer : 'cancelled';
       },
     };
   }
@@ -180,6 +185,20 @@ export class SessionLogPersistence implements SessionPersistence {
     this.recorders.delete(sessionId);
     this.titled.delete(sessionId);
     await recorder?.close().catch((error: unknown) => console.error(`accord: closing the log of session ${sessionId}: ${(error as Error).message}`));
+  }
+}
+
+/** A log write failure reaches the client as the error of the request, with the log's own explanation. */
+function clearly<T>(write: () => T): T {
+  const fail = (error: unknown): never => {
+    if (error instanceof LogWriteError) throw RequestError.internalError({ path: error.path, errno: error.errno }, error.message);
+    throw error;
+  };
+  try {
+    const result = write();
+    return result instanceof Promise ? (result.catch(fail) as T) : result;
+  } catch (error) {
+    return fail(error);
   }
 }
 

@@ -8,7 +8,7 @@ import type { ContentBlockJson, LogEvent, ModelMessageJson, SessionUpdateJson } 
 
 /** What the recorder needs of a session: core/session.ts's Session satisfies it. */
 export interface RecordableSession {
-  readonly updates: { subscribe(listener: (update: { sessionUpdate: string }) => void): () => void };
+  readonly updates: { subscribe(listener: (update: { sessionUpdate: string }) => void | Promise<void>): () => void };
   onHistoryAppend(listener: (messages: readonly object[]) => void): () => void;
 }
 
@@ -19,19 +19,28 @@ export class SessionRecorder {
   /**
    * Starts recording `session` into `log`. Attach after restoring a loaded
    * session's history, or the restored messages are recorded a second time.
-   * If the log breaks, the append throws inside the emitter: the turn stops
-   * with the LogWriteError's message instead of running unrecorded.
+   * A broken log (disk full…) is reported once through `log.onFailure`, where
+   * the owner stops the session's work; the emitter itself never throws for
+   * it, so the failure is not mistaken for a model or tool error. From then on
+   * turnStarted/turnEnded throw the LogWriteError. The emitter waits for each
+   * update's write (not its sync), so after a kill -9 the log is at most the
+   * update in flight behind what the client saw.
    */
   constructor(
     readonly log: SessionLog,
     session: RecordableSession,
   ) {
     this.detachers = [
-      session.updates.subscribe((update) => void this.log.append({ type: 'update', update: update as SessionUpdateJson })),
+      session.updates.subscribe((update) => this.quietly({ type: 'update', update: update as SessionUpdateJson })),
       session.onHistoryAppend((messages) => {
-        for (const message of messages) this.log.append({ type: 'model_message', message: message as ModelMessageJson });
+        for (const message of messages) void this.quietly({ type: 'model_message', message: message as ModelMessageJson });
       }),
     ];
+  }
+
+  private quietly(event: LogEvent): Promise<void> | undefined {
+    if (this.log.failure) return undefined; // already reported through onFailure
+    return this.log.append(event).committed.catch(() => undefined);
   }
 
   /** Before the turn runs: the prompt exactly as the client sent it. */

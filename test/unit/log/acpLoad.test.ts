@@ -188,14 +188,17 @@ describe('session/load, list, resume, close from the log', () => {
       while (a.c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length < 20) await new Promise((r) => setTimeout(r, 20));
       a.child.kill('SIGKILL');
       await a.exited;
-      const seen = a.c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length;
+      const textsOf = (c: Client) => c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').map((n) => (n.update as { content: { text: string } }).content.text);
+      const seen = textsOf(a.c);
 
       const b = spawnAgent(dir);
       try {
         await initialize(b.c);
         await b.c.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root.path, mcpServers: [] });
-        const chunks = b.c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length;
-        assert.ok(chunks >= seen, `replayed ${chunks} chunks, the client had seen ${seen} before the kill`);
+        const replayed = textsOf(b.c);
+        // Each update is written before the turn goes on, so the log trails the wire by at most the update in flight.
+        assert.ok(replayed.length >= seen.length - 1, `replayed ${replayed.length} chunks, the client had seen ${seen.length} before the kill`);
+        assert.deepEqual(replayed, seen.slice(0, replayed.length).concat(replayed.slice(seen.length)), 'what was replayed is what the client saw');
         const replay = await new SessionStore(dir).replay(sessionId);
         assert.equal(replay.lastTurnInterrupted, true);
         server.script(reply.text('Back again.'));
@@ -210,6 +213,57 @@ describe('session/load, list, resume, close from the log', () => {
     } finally {
       root.remove();
       await cleanup();
+    }
+  });
+});
+
+describe('a full disk over ACP', () => {
+  test('the turn stops and the prompt fails with the log\'s explanation; the next prompt is refused the same way', { timeout: 120_000 }, async (t) => {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdtemp, rmdir } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    if (process.platform !== 'linux' || process.getuid?.() !== 0) return t.skip('needs root on Linux to mount a tiny tmpfs');
+    const disk = await mkdtemp(join(tmpdir(), 'accord-acp-full-'));
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk], { stdio: 'ignore' });
+    } catch {
+      await rmdir(disk);
+      return t.skip('mounting a tmpfs is not permitted here');
+    }
+    const server = await startFakeModelServer();
+    const root = tempDir('accord-acp-full-root-');
+    const config = tempDir('accord-acp-full-config-');
+    try {
+      const env = isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake` }, config.path);
+      const { app, closeLogs } = createLoggedAgent({ env, tools: builtinTools(), commands: new ProcessRunner(), maxRetries: 0 }, new SessionStore(disk));
+      const c = inMemory(app);
+      await initialize(c);
+      const { sessionId } = await c.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
+      server.script({ type: 'stream', parts: Array.from({ length: 2000 }, (_, i) => ({ text: `${i} `.padEnd(120, '~') })), delayMs: 1 });
+      const failure = await c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'fill it' }] }).then(
+        () => undefined,
+        (error: { code?: number; message?: string }) => error,
+      );
+      assert.equal(failure?.code, -32603);
+      assert.match(failure?.message ?? '', /Could not write the session log .*disk or quota is full/);
+      const streamed = c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length;
+      assert.ok(streamed < 2000, `the turn stopped early (${streamed} of 2000 chunks went out)`);
+      const again = await c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'again' }] }).then(
+        () => undefined,
+        (error: { message?: string }) => error.message,
+      );
+      assert.match(again ?? '', /disk or quota is full/);
+      c.close();
+      await closeLogs();
+      const seqs: number[] = [];
+      for await (const { record } of new SessionStore(disk).read(sessionId)) seqs.push(record.seq);
+      assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1), 'the log holds only complete records, in order');
+    } finally {
+      await server.close();
+      root.remove();
+      config.remove();
+      execFileSync('umount', [disk]);
+      await rmdir(disk);
     }
   });
 });
