@@ -76,6 +76,10 @@ async function repositoryTop(source: string): Promise<string | undefined> {
 
 /** Commits the project's current state (HEAD + uncommitted + untracked, minus ignored) without touching its index or files. */
 async function captureBase(top: string, indexFile: string, sessionId: string): Promise<string> {
+  const unmerged = await git(['ls-files', '--unmerged'], { cwd: top });
+  if (unmerged) {
+    throw new WorkspaceError(`${top} has unresolved merge conflicts, so its current state cannot be copied. Resolve them (or abort the merge) and start the session again, or start it in place.`);
+  }
   const head = await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { cwd: top }).catch(() => '');
   const stash = head ? await git(['stash', 'create'], { cwd: top }) : '';
   const env = { GIT_INDEX_FILE: indexFile };

@@ -184,6 +184,19 @@ describe('isolated workspace for a git project', { timeout: 300_000 }, () => {
     assert.ok(existsSync(path.join(ws.root, 'b.txt')));
   });
 
+  test('a repository in the middle of a conflicted merge is a clear error', async () => {
+    const { repo, dataDir } = await project();
+    sh(repo, 'stash', '-u', '-q');
+    sh(repo, 'checkout', '-q', '-b', 'other');
+    await writeFile(path.join(repo, 'a.txt'), 'other\n');
+    sh(repo, 'commit', '-q', '-am', 'other');
+    sh(repo, 'checkout', '-q', 'main');
+    await writeFile(path.join(repo, 'a.txt'), 'main\n');
+    sh(repo, 'commit', '-q', '-am', 'main');
+    assert.throws(() => sh(repo, 'merge', '-q', 'other'));
+    await assert.rejects(createWorkspace({ sessionId: 'm1', source: repo, dataDir }), (error: Error) => error instanceof WorkspaceError && /merge conflicts/.test(error.message));
+  });
+
   test('time to create an isolated workspace for a 5,000-file repository', async (t) => {
     const dir = await scratch();
     const repo = path.join(dir, 'big');
