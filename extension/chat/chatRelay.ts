@@ -7,6 +7,7 @@ import type { HostMessage, WebviewMessage } from '../../webview/protocol';
 import type { SessionController } from '../sessions/sessionController';
 import type { AgentHost } from '../agents/agentHost';
 import { hideThoughts } from '../settings/settings';
+import { fileCompletions, openLink } from './panelServices';
 
 export interface ChatRelayDeps {
   controller: SessionController;
@@ -46,12 +47,17 @@ export class ChatRelay {
         }
         case 'openLocation':
           return await openLocation(message.path, message.line);
+        case 'openLink':
+          return await openLink(message.href);
+        case 'requestFileCompletions':
+          this.deps.post({ type: 'fileCompletions', query: message.query, items: await fileCompletions(message.query) });
+          return;
         case 'copyText':
           return await vscode.env.clipboard.writeText(message.text);
         case 'log':
           return this.deps.log(`[panel] ${message.message}`);
         default:
-          return; // intents owned by other parts (review, links, completions) are handled there
+          return; // reviewDiff belongs to the review flow
       }
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);

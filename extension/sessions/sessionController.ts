@@ -10,6 +10,7 @@ import type { ApprovalService } from '../approvals/approvalService';
 import type { UpdateRouter } from '../client/updateRouter';
 import type { HostMessage, PromptCapabilities, StopReason, WebviewMessageOf } from '../../webview/protocol';
 import { modelSetting, reasoningEffort } from '../settings/settings';
+import { parseSelectionPath } from '../chat/panelServices';
 
 export interface CurrentSession {
   host: AgentHost;
@@ -209,6 +210,16 @@ export class SessionController {
     const caps = session.host.info?.agentCapabilities?.promptCapabilities ?? {};
     const blocks: ContentBlock[] = [{ type: 'text', text: message.text }];
     for (const m of message.mentions) {
+      const selection = m.kind === 'selection' ? parseSelectionPath(m.path) : undefined;
+      if (selection) {
+        const uri = vscode.Uri.file(selection.fsPath).with({ fragment: `L${selection.startLine}-L${selection.endLine}` }).toString();
+        const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === selection.fsPath);
+        const text = doc?.getText(new vscode.Range(selection.startLine - 1, 0, selection.endLine, 0));
+        // Embedded context is the preferred form when the agent accepts it; a link (always allowed) otherwise.
+        if (caps.embeddedContext && text !== undefined) blocks.push({ type: 'resource', resource: { uri, text, mimeType: 'text/plain' } });
+        else blocks.push({ type: 'resource_link', uri, name: m.name || path.basename(selection.fsPath) });
+        continue;
+      }
       blocks.push({ type: 'resource_link', uri: vscode.Uri.file(m.path).toString(), name: m.name || path.basename(m.path) });
     }
     if (caps.image) for (const image of message.images) blocks.push({ type: 'image', mimeType: image.mimeType, data: image.data });

@@ -11,6 +11,7 @@ import type { AccordApi } from '../../extension/extension';
 import type { AgentHost } from '../../extension/agents/agentHost';
 import type { PendingApproval } from '../../extension/approvals/approvalService';
 import type { TurnOutcome } from '../../extension/sessions/sessionController';
+import { fileCompletions } from '../../extension/chat/panelServices';
 import { ui } from './ui';
 
 const EXTENSION_ID = 'accord-dev.accord';
@@ -209,6 +210,17 @@ describe('ACP client against a scripted agent', function () {
     assert.equal(result.output.truncated, true);
     await prompt('terminal 1000 echo hello');
     assert.equal(JSON.parse(lastText('terminal=')!.slice(9)).output.output, 'hello\n');
+  });
+
+  it('@-mention completions find workspace files and the editor selection', async () => {
+    const file = path.join(scratch, 'mention-target.txt');
+    writeFileSync(file, 'a\nb\nc\n');
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(file));
+    editor.selection = new vscode.Selection(0, 0, 1, 1);
+    const items = await fileCompletions('mention-target');
+    assert.ok(items.some((i) => i.kind === 'file' && i.path === file), JSON.stringify(items));
+    assert.ok(items.some((i) => i.kind === 'selection' && i.path === `${file}#L1-L2`), JSON.stringify(items));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   it('tolerates unknown update kinds and updates for untracked sessions', async () => {

@@ -1,0 +1,57 @@
+// Small services the chat panel asks for: @-mention completions (workspace
+// files and the editor selection) and opening a link the person clicked
+// (web links only, after confirmation).
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { FileCompletion } from '../../webview/protocol';
+
+const MAX_COMPLETIONS = 50;
+const EXCLUDE = '{**/node_modules/**,**/.git/**,**/dist/**,**/out/**}';
+
+/** A selection mention's path: the file plus a line range fragment, e.g. /w/a.ts#L3-L9. */
+export function selectionPath(fsPath: string, startLine: number, endLine: number): string {
+  return `${fsPath}#L${startLine}-L${endLine}`;
+}
+
+export function parseSelectionPath(mention: string): { fsPath: string; startLine: number; endLine: number } | undefined {
+  const match = /^(.*)#L(\d+)-L(\d+)$/.exec(mention);
+  return match ? { fsPath: match[1]!, startLine: Number(match[2]), endLine: Number(match[3]) } : undefined;
+}
+
+export async function fileCompletions(query: string): Promise<FileCompletion[]> {
+  const items: FileCompletion[] = [];
+  const editor = vscode.window.activeTextEditor;
+  if (editor && !editor.selection.isEmpty && editor.document.uri.scheme === 'file') {
+    const start = editor.selection.start.line + 1;
+    const end = editor.selection.end.line + 1;
+    const name = path.basename(editor.document.uri.fsPath);
+    items.push({ path: selectionPath(editor.document.uri.fsPath, start, end), label: `${name}:${start}-${end}`, detail: 'selection', kind: 'selection' });
+  }
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) return items;
+  // Glob special characters in the query are matched literally.
+  const safe = query.replace(/[\\*?[\]{}!]/g, '');
+  const pattern = new vscode.RelativePattern(folder, safe ? `**/*${safe}*` : '**/*');
+  const files = await vscode.workspace.findFiles(pattern, EXCLUDE, MAX_COMPLETIONS);
+  for (const uri of files.sort((a, b) => a.fsPath.length - b.fsPath.length)) {
+    const relative = path.relative(folder.uri.fsPath, uri.fsPath);
+    items.push({ path: uri.fsPath, label: path.basename(uri.fsPath), detail: path.dirname(relative) === '.' ? '' : path.dirname(relative), kind: 'file' });
+  }
+  return items.slice(0, MAX_COMPLETIONS);
+}
+
+/** Opens http(s) and mailto links after the person confirms; anything else is refused. */
+export async function openLink(href: string): Promise<void> {
+  let uri: vscode.Uri;
+  try {
+    uri = vscode.Uri.parse(href, true);
+  } catch {
+    return void vscode.window.showWarningMessage(`Accord did not open "${href.slice(0, 200)}": it is not a valid link.`);
+  }
+  if (!['http', 'https', 'mailto'].includes(uri.scheme)) {
+    return void vscode.window.showWarningMessage(`Accord opens only web and mail links, not "${uri.scheme}:" links.`);
+  }
+  const open = 'Open';
+  const choice = await vscode.window.showInformationMessage(`Open this link from the chat?`, { modal: true, detail: uri.toString(true) }, open);
+  if (choice === open) await vscode.env.openExternal(uri);
+}
