@@ -11,7 +11,7 @@ export interface AgentDefinition {
 
 export const BUNDLED_AGENT_NAME = 'Accord';
 export type NotificationMode = 'whenUnfocused' | 'always' | 'never';
-export const REASONING_EFFORTS = ['default', 'low', 'medium', 'high'] as const;
+export const REASONING_EFFORTS = ['default', 'off', 'low', 'medium', 'high'] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
 const section = () => vscode.workspace.getConfiguration('accord');
