@@ -117,3 +117,18 @@ class SandboxHost {
 }
 
 export const sandboxHost = new SandboxHost();
+
+/**
+ * What an approval question says about where a command runs: the sandbox
+ * state and the network it can reach (never just a command string).
+ */
+export function commandContext(status: SandboxStatus, allowedDomains: readonly string[]): { sandbox: string; network: string } {
+  if (status.state === 'unsandboxed') {
+    return { sandbox: `not sandboxed: ${status.reason}`, network: 'unrestricted (no sandbox)' };
+  }
+  const how = status.platform === 'linux' ? 'bubblewrap' : 'Seatbelt';
+  return {
+    sandbox: `sandboxed (${how}): writes only in the session workspace and its temp folder`,
+    network: allowedDomains.length === 0 ? 'off' : `only ${allowedDomains.join(', ')}`,
+  };
+}

@@ -6,7 +6,7 @@
 // the core.
 import { PolicyGate } from '../policy/gate';
 import { loadPolicy, type LoadedPolicy } from '../policy/load';
-import type { SandboxStatus } from '../sandbox/sandboxHost';
+import { commandContext, type SandboxStatus } from '../sandbox/sandboxHost';
 import { createSessionRunner } from '../sandbox/sessionRunner';
 import type { CommandRunner } from '../tools/tool';
 import { createWorkspace, removeWorkspace, type IsolatedWorkspace } from './isolated';
@@ -30,6 +30,8 @@ export interface IsolatedSession {
   runner: CommandRunner;
   sandbox: SandboxStatus;
   policy: LoadedPolicy;
+  /** For approval questions about commands: sandbox state and reachable network, in words. */
+  commandContext: { sandbox: string; network: string };
   /** For the client (`_meta` of the session/new response, and a banner): sandbox state and any policy error. */
   meta: { 'accord/sandbox': SandboxStatus; 'accord/policyError'?: string; 'accord/workspace': { mode: IsolatedWorkspace['mode']; root: string } };
   /** Stops the runner; with `removeCopy`, also deletes the session's copy and unpins its base. */
@@ -48,6 +50,7 @@ export async function setUpIsolatedSession(options: SessionSetupOptions): Promis
     runner: session.runner,
     sandbox: session.status,
     policy,
+    commandContext: commandContext(session.status, allowedDomains),
     meta: {
       'accord/sandbox': session.status,
       ...(policy.status === 'invalid' ? { 'accord/policyError': policy.error } : {}),

@@ -22,6 +22,7 @@ test('an invalid policy makes every call ask, is reported in meta, and the gate 
     assert.match(session.meta['accord/policyError'] ?? '', /rules\[0\]/);
     assert.deepEqual(session.meta['accord/sandbox'], { state: 'unsandboxed', reason: 'turned off for this test' });
     assert.equal(session.workspace.mode, 'git-clone');
+    assert.deepEqual(session.commandContext, { sandbox: 'not sandboxed: turned off for this test', network: 'unrestricted (no sandbox)' });
     const root = session.workspace.root;
     const command = { type: 'command' as const, command: { argv: ['ls'], cwd: root, envChanges: {}, timeoutMs: 1000 } };
     assert.equal(session.gate.decide({ name: 'run_command', kind: 'execute' }, {}, command), 'ask');
