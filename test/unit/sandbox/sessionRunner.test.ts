@@ -167,6 +167,17 @@ describe('sandboxed commands (real bubblewrap)', { timeout: 300_000 }, () => {
       await breachFree(['node', '-e', `fetch('http://127.0.0.1:${port}/').then(()=>process.exit(0),()=>process.exit(3))`], 'node fetch');
       await breachFree(['getent', 'hosts', 'example.com'], 'DNS lookup');
       await breachFree(['bash', '-c', `echo x > /dev/tcp/127.0.0.1/${port}`], '/dev/tcp');
+      // Other clients where the machine has them (each must fail; a missing one fails too, which proves nothing, so skip it).
+      const optional: Array<[string, string[]]> = [
+        ['wget', ['wget', '-q', '-T', '5', '-t', '1', '-O', '-', `http://127.0.0.1:${port}/`]],
+        ['python3', ['python3', '-c', `import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:${port}/', timeout=5)`]],
+        ['ssh', ['ssh', '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=3', '-p', String(port), '127.0.0.1', 'true']],
+        ['nc', ['nc', '-z', '-w', '3', '127.0.0.1', String(port)]],
+      ];
+      for (const [program, argv] of optional) {
+        const present = await run(['sh', '-c', `command -v ${program}`]);
+        if (present.exitCode === 0) await breachFree(argv, program);
+      }
       assert.equal(hits, 0, 'the canary listener was reached');
     } finally {
       server.close();
