@@ -175,9 +175,9 @@ export function renderComposer(ctx: ViewContext): TemplateResult {
       <span class="spacer"></span>
       ${running
         ? html`<vscode-button class="stop" secondary title="Stop (Esc)" @click=${() => ctx.post({ type: 'cancelTurn', epoch: ctx.store.epoch })}>
-            <span class="codicon codicon-debug-stop" slot="start"></span>Stop</vscode-button>`
+            <span class="codicon codicon-debug-stop" slot="content-before"></span>Stop</vscode-button>`
         : html`<vscode-button class="send" title="Send (Enter)" @click=${() => { const area = textarea(); if (area) send(ctx, area); }}>
-            <span class="codicon codicon-send" slot="start"></span>Send</vscode-button>`}
+            <span class="codicon codicon-send" slot="content-before"></span>Send</vscode-button>`}
     </div>
   </div>`;
 }

@@ -109,7 +109,8 @@ export function renderGauge(ctx: ViewContext): TemplateResult | typeof nothing {
     ${compacting ? html`<span class="gauge-compacting"><span class="codicon codicon-loading codicon-modifier-spin"></span>Compacting</span>` : nothing}
     ${warn && !compacting ? html`<span class="gauge-warn"><span class="codicon codicon-warning"></span>Near the limit</span>` : nothing}
     <span class="spacer"></span>
-    ${usage.cost && turn.cost !== undefined ? html`<span class="gauge-cost" title="This turn">turn ${money(turn.cost, usage.cost.currency)}</span>` : nothing}
-    ${usage.cost ? html`<span class="gauge-cost" title="This session">session ${money(usage.cost.amount, usage.cost.currency)}</span>` : nothing}
+    ${usage.cost
+      ? html`<span class="gauge-cost" title="Cost of this turn and of the whole session">${turn.cost !== undefined ? `turn ${money(turn.cost, usage.cost.currency)} · ` : ''}session ${money(usage.cost.amount, usage.cost.currency)}</span>`
+      : nothing}
   </div>`;
 }

@@ -30,7 +30,7 @@ export function renderPickers(ctx: ViewContext): TemplateResult[] {
       const on = option.currentValue === true;
       return html`<vscode-button secondary class="picker-toggle ${on ? 'on' : ''}" title=${option.name}
         @click=${() => ctx.post({ type: 'setConfigOption', epoch: store.epoch, configId: option.id, value: !on })}>
-        <span class="codicon codicon-${icon}" slot="start"></span>${option.name}</vscode-button>`;
+        <span class="codicon codicon-${icon}" slot="content-before"></span>${option.name}</vscode-button>`;
     }
     if (option.type !== 'select') return html``;
     const list = choices(option.options);
