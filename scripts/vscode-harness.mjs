@@ -4,7 +4,7 @@
 // in headless Debian Chromium through playwright-core. Nothing is downloaded
 // at run time.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -63,6 +63,14 @@ function writeUserSettings(userDataDir) {
   }, null, 2));
 }
 
+/** The token goes through a private file, not argv, so other local users cannot read it from the process list. */
+function writeTokenFile(dir, token) {
+  const file = path.join(dir, 'connection-token');
+  writeFileSync(file, token, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
 /** Installs a .vsix into an extensions folder with VS Code's own CLI. */
 export function installVsix(vsix, { extensionsDir, userDataDir }) {
   const vs = vscodePaths();
@@ -91,7 +99,7 @@ export async function startServer({ dataDir, token, port, smokeTestDriver = fals
   const args = [vs.serverMain, '--host', '127.0.0.1', '--port', String(listenPort), '--accept-server-license-terms',
     '--disable-telemetry', '--user-data-dir', dirs.userDataDir, '--server-data-dir', path.join(dir, 'server'),
     '--extensions-dir', dirs.extensionsDir,
-    ...(token ? ['--connection-token', token] : ['--without-connection-token']),
+    ...(token ? ['--connection-token-file', writeTokenFile(dir, token)] : ['--without-connection-token']),
     ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
     ...(smokeTestDriver ? ['--enable-smoke-test-driver'] : [])];
   const server = spawn(vs.node, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env } });
