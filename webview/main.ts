@@ -33,6 +33,7 @@ const ctx: ViewContext = {
     schedule();
   },
   uiRev: () => uiRev,
+  followBottom: () => app.followBottom(),
 };
 
 const root = document.createElement('div');
@@ -86,8 +87,12 @@ function onActivate(event: Event): void {
 }
 
 document.addEventListener('click', onActivate);
+// Keyboard access for everything rendered as role=button or role=link.
 document.addEventListener('keydown', (event) => {
-  if (event.key === 'Enter' && (event.target as Element | null)?.matches?.('[data-href]')) onActivate(event);
+  const target = event.target as HTMLElement | null;
+  if ((event.key !== 'Enter' && event.key !== ' ') || !target?.matches?.('[role="button"], [role="link"]')) return;
+  event.preventDefault();
+  target.click();
 });
 
 schedule();

@@ -88,8 +88,9 @@ describe('what the panel renders and posts', () => {
     const { page } = panel;
     assert.equal(await page.locator('.thought-body').count(), 0);
     assert.equal(await page.locator('.thought-header').innerText(), 'Thought');
-    await page.click('.thought-header');
-    assert.match(await page.locator('.thought-body').innerText(), /off-by-one/);
+    await page.focus('.thought-header');
+    await page.keyboard.press('Enter');
+    assert.match(await page.locator('.thought-body').innerText(), /off-by-one/, 'opens from the keyboard');
     await panel.send([{ type: 'settings', hideThoughts: true }]);
     assert.equal(await page.locator('.thought').count(), 0);
     await page.close();

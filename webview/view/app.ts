@@ -32,6 +32,10 @@ export class App {
     private readonly schedule: () => void,
   ) {}
 
+  followBottom(): void {
+    this.list?.follow();
+  }
+
   render(): void {
     const { store } = this.ctx;
     // A child session's row re-renders when the child's transcript changed.

@@ -82,6 +82,7 @@ function send(ctx: ViewContext, area: HTMLTextAreaElement): void {
   const mentions = state.mentions.filter((m) => text.includes(`@${m.name}`));
   ctx.post({ type: 'sendPrompt', epoch: ctx.store.epoch, text, mentions, images: state.images });
   ctx.store.addLocalPrompt(text, mentions);
+  ctx.followBottom();
   area.value = '';
   state.mentions = [];
   state.images = [];

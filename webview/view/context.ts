@@ -22,6 +22,8 @@ export interface ViewContext {
   update(): void;
   /** Bumped by update(); part of each item's render guard. */
   uiRev(): number;
+  /** Keep the transcript pinned to its end (after the person sends a prompt). */
+  followBottom(): void;
 }
 
 export function newUiState(): UiState {

@@ -31,11 +31,11 @@ export function renderHeader(ctx: ViewContext): TemplateResult {
 export function renderHistory(ctx: ViewContext): TemplateResult | typeof nothing {
   if (!ctx.ui.historyOpen) return nothing;
   const { sessions, sessionId } = ctx.store;
-  return html`<div class="history" role="list">
+  return html`<div class="history">
     <div class="history-title">Sessions</div>
     ${sessions.length === 0 ? html`<div class="muted history-empty">No earlier sessions.</div>` : nothing}
     ${sessions.map(
-      (s) => html`<div class="history-item ${s.sessionId === sessionId ? 'current' : ''}" role="listitem" tabindex="0" data-session-id=${s.sessionId}
+      (s) => html`<div class="history-item ${s.sessionId === sessionId ? 'current' : ''}" role="button" tabindex="0" data-session-id=${s.sessionId}
         @click=${() => { ctx.ui.historyOpen = false; ctx.post({ type: 'loadSession', sessionId: s.sessionId }); ctx.update(); }}>
         <span class="codicon codicon-comment-discussion"></span>
         <span class="history-name">${clip(s.title || 'Untitled session', 300)}</span>

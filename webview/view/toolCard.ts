@@ -84,8 +84,7 @@ export function renderToolCard(ctx: ViewContext, tool: ToolCall, nested = false)
     ctx.update();
   };
   return html`<div class="tool-card status-${tool.status} ${approval ? 'awaiting' : ''}" data-tool-call-id=${tool.toolCallId}>
-    <div class="tool-header" role="button" tabindex="0" aria-expanded=${expanded} @click=${onToggle}
-      @keydown=${(e: KeyboardEvent) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onToggle(); } }}>
+    <div class="tool-header" role="button" tabindex="0" aria-expanded=${expanded} @click=${onToggle}>
       <span class="codicon codicon-${expandable ? (expanded ? 'chevron-down' : 'chevron-right') : 'blank'} chevron"></span>
       <span class="codicon codicon-${KIND_ICON[tool.kind] ?? 'tools'} kind-icon" title=${tool.kind}></span>
       <span class="tool-title" title=${clip(tool.title, 2000)}>${clip(tool.title, 500)}</span>

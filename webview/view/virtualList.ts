@@ -93,6 +93,10 @@ export class VirtualList {
     this.pinnedTop = this.scroller.scrollTop;
   }
 
+  follow(): void {
+    this.stickToBottom = true;
+  }
+
   reset(): void {
     this.heights.clear();
     this.stickToBottom = true;
