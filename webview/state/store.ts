@@ -1,7 +1,7 @@
 // The panel's state: a reducer over validated host messages. ACP updates go
 // to the transcript of their session (the panel's session or a child);
 // session-wide updates (plan, usage, commands, config) land here.
-import type { AcpConfigOptions, AcpAvailableCommands, AgentStatus, ApprovalOption, DiffReviewState, FileCompletion, HostMessage, PromptCapabilities, PromptMention, SessionSummary } from '../protocol';
+import type { AcpConfigOptions, AcpAvailableCommands, AgentStatus, ApprovalOption, DiffReviewState, FileCompletion, HostMessage, PromptCapabilities, PromptImage, PromptMention, SessionSummary } from '../protocol';
 import { isRecord, str } from './content';
 import { appendChunk, attachChild, cancelUnfinishedTools, newTranscript, patchTool, pushTurnEnd, runningToolId, touchTool, upsertCompaction, upsertTool } from './transcript';
 import type { Notice, PlanEntry, SubagentInfo, Transcript, Usage } from './types';
@@ -116,11 +116,12 @@ export class ChatStore {
   }
 
   /** The person's own prompt, shown at once; the agent's live echo of it is then skipped. */
-  addLocalPrompt(text: string, mentions: PromptMention[]): void {
+  addLocalPrompt(text: string, mentions: PromptMention[], images: PromptImage[] = []): void {
     appendChunk(this.main, 'user', { content: { type: 'text', text } });
     for (const mention of mentions) {
       appendChunk(this.main, 'user', { content: { type: 'resource_link', uri: `file://${mention.path}`, name: mention.name } });
     }
+    for (const image of images) appendChunk(this.main, 'user', { content: { type: 'image', mimeType: image.mimeType, data: image.data } });
     this.echoGuard = true;
     this.rev += 1;
   }

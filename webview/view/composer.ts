@@ -81,7 +81,7 @@ function send(ctx: ViewContext, area: HTMLTextAreaElement): void {
   if ((!text && state.images.length === 0) || ctx.store.turn.running) return;
   const mentions = state.mentions.filter((m) => text.includes(`@${m.name}`));
   ctx.post({ type: 'sendPrompt', epoch: ctx.store.epoch, text, mentions, images: state.images });
-  ctx.store.addLocalPrompt(text, mentions);
+  ctx.store.addLocalPrompt(text, mentions, state.images);
   ctx.followBottom();
   area.value = '';
   state.mentions = [];
