@@ -7,7 +7,7 @@
 import { PolicyGate } from '../policy/gate';
 import { loadPolicy, type LoadedPolicy } from '../policy/load';
 import { commandContext, type SandboxStatus } from '../sandbox/sandboxHost';
-import { createSessionRunner } from '../sandbox/sessionRunner';
+import { createSessionRunner, defaultProtectedPaths } from '../sandbox/sessionRunner';
 import type { CommandRunner } from '../tools/tool';
 import { createWorkspace, removeWorkspace, type IsolatedWorkspace } from './isolated';
 
@@ -42,7 +42,10 @@ export async function setUpIsolatedSession(options: SessionSetupOptions): Promis
   const policy = await loadPolicy(options.projectRoot);
   const workspace = await createWorkspace({ sessionId: options.sessionId, source: options.projectRoot, dataDir: options.dataDir, inPlace: options.inPlace });
   const allowedDomains = policy.status === 'invalid' ? [] : policy.policy.network.allowedDomains;
-  const session = await createSessionRunner({ workspace: workspace.root, sessionTmp: workspace.tmp, allowedDomains }, options.withoutSandbox);
+  // Commands may write anywhere in the copy (git needs the clone's .git even
+  // when the session opened a subfolder); protected paths at both levels stay read-only.
+  const protectedPaths = [...new Set([...defaultProtectedPaths(workspace.workTree), ...defaultProtectedPaths(workspace.root)])];
+  const session = await createSessionRunner({ workspace: workspace.workTree, sessionTmp: workspace.tmp, allowedDomains, protectedPaths }, options.withoutSandbox);
   const gate = new PolicyGate({ loaded: policy, root: workspace.root, sandboxed: session.status.state === 'sandboxed', alwaysApprove: options.alwaysApprove });
   return {
     workspace,

@@ -11,6 +11,7 @@ import { after, describe, test } from 'node:test';
 import { sandboxHost } from '../../../agent/sandbox/sandboxHost';
 import { createSessionRunner } from '../../../agent/sandbox/sessionRunner';
 import { createWorkspace } from '../../../agent/workspace/isolated';
+import { setUpIsolatedSession } from '../../../agent/workspace/isolatedSession';
 import { listChanges } from '../../../agent/workspace/isolatedDiff';
 
 let dir = '';
@@ -51,6 +52,27 @@ describe('sandboxed commands in an isolated workspace (real bubblewrap, real git
       assert.deepEqual((await listChanges(ws)).map((c) => `${c.status} ${c.path}`), ['added b.txt']);
     } finally {
       session.dispose();
+    }
+  });
+
+  test('a session opened on a subfolder can still commit, and the subfolder policy stays read-only', async (t) => {
+    const status = await sandboxHost.detect();
+    if (status.state === 'unsandboxed') return t.skip(`no usable sandbox on this machine: ${status.reason}`);
+    const repo = path.join(dir, 'mono');
+    await mkdir(path.join(repo, 'pkg/.accord'), { recursive: true });
+    await writeFile(path.join(repo, 'pkg/.accord/policy.json'), '{"version":1}');
+    await writeFile(path.join(repo, 'pkg/a.txt'), 'a\n');
+    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+    execFileSync('sh', ['-c', 'git init -q && git add -A && git commit -q -m init'], { cwd: repo, env });
+    const session = await setUpIsolatedSession({ sessionId: 'sub1', projectRoot: path.join(repo, 'pkg'), dataDir: path.join(dir, 'data2'), alwaysApprove: false });
+    try {
+      const run = (argv: string[]) => session.runner.run(argv, { cwd: session.workspace.root, envChanges: { GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@a', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@a' }, timeoutMs: 60_000, signal: new AbortController().signal, onOutput: () => undefined, maxOutputBytes: 65536 });
+      const commit = await run(['sh', '-c', 'echo b > b.txt && git add b.txt && git commit -q -m sub']);
+      assert.equal(commit.exitCode, 0, commit.output);
+      const policy = await run(['sh', '-c', 'echo x > .accord/policy.json']);
+      assert.notEqual(policy.exitCode, 0, 'the subfolder policy was writable');
+    } finally {
+      await session.dispose(true);
     }
   });
 });
