@@ -4,6 +4,7 @@
 //     chunks) and report frame times (p50/p95/max) and long frames;
 //  2. replay a 5,000-message session and report the time until it is on
 //     screen, and then the time to scroll to the top.
+import type { CDPSession } from 'playwright-core';
 import { buildBundle, launch, openPanel, serve } from '../test/browser/harness';
 
 const CHUNKS_PER_SECOND = 200;
@@ -72,19 +73,30 @@ const REPLAY_IN_PAGE = `(async (count) => {
   return { painted, toTop: performance.now() - scrollStart, inDom: document.querySelectorAll('.vitem').length };
 })`;
 
+/** Seconds the renderer's main thread spent in tasks so far (wall time, so machine load inflates it too). */
+async function mainThreadBusy(cdp: CDPSession): Promise<number> {
+  const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> };
+  return metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
+}
+
 async function main(): Promise<void> {
   const bundle = await buildBundle();
   const server = await serve(bundle);
   const browser = await launch(server.origin);
   try {
     const stream = await openPanel(browser, server.origin, 'dark', { width: 480, height: 900 });
+    const cdp = await browser.context.newCDPSession(stream.page);
+    await cdp.send('Performance.enable');
+    const busyBefore = await mainThreadBusy(cdp);
     const result = (await stream.page.evaluate(`${STREAM_IN_PAGE}(${JSON.stringify({ rate: CHUNKS_PER_SECOND, seconds: SECONDS, texts: CHUNK_TEXT })})`)) as { frames: number[]; items: number };
+    const busy = (await mainThreadBusy(cdp)) - busyBefore;
     const sorted = [...result.frames].sort((a, b) => a - b);
     const long = result.frames.filter((f) => f > 50).length;
     console.log(
       `webview stream ${CHUNKS_PER_SECOND} chunks/s for ${SECONDS}s: ${result.frames.length} frames, ` +
         `frame p50 ${percentile(sorted, 50).toFixed(1)} ms, p95 ${percentile(sorted, 95).toFixed(1)} ms, max ${(sorted.at(-1) ?? 0).toFixed(1)} ms, ` +
-        `${long} frames > 50 ms; ${result.items} items in the DOM`,
+        `${long} frames > 50 ms; renderer main thread busy ${((busy / SECONDS) * 100).toFixed(0)}% of the time ` +
+        `(script + layout + style + paint); ${result.items} items in the DOM`,
     );
     await stream.page.close();
 
