@@ -33,7 +33,10 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    banner: { js: '#!/usr/bin/env node' },
+    // sandbox-runtime is ESM and reads import.meta.url at load; in CJS output it
+    // would be empty, so it is defined from the bundle's own file name.
+    define: { ...common.define, 'import.meta.url': '__accordImportMetaUrl' },
+    banner: { js: "#!/usr/bin/env node\nvar __accordImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   },
   {
     ...common,
@@ -45,6 +48,20 @@ const builds = [
     loader: { '.ttf': 'file', '.woff': 'file', '.woff2': 'file' },
   },
 ];
+
+/** sandbox-runtime's seccomp helpers, found beside the bundle at run time (exec bit kept by copyFile). */
+async function copyAgentVendor() {
+  const fs = await import('node:fs/promises');
+  for (const arch of ['x64', 'arm64']) {
+    const from = `node_modules/@anthropic-ai/sandbox-runtime/vendor/seccomp/${arch}/apply-seccomp`;
+    const to = `dist/vendor/seccomp/${arch}/apply-seccomp`;
+    await fs.mkdir(`dist/vendor/seccomp/${arch}`, { recursive: true });
+    await fs.copyFile(from, to);
+    await fs.chmod(to, 0o755);
+  }
+}
+
+await copyAgentVendor();
 
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));

@@ -27,8 +27,8 @@ const ALLOWED: RegExp[] = [
   /^extension\/dist\/webview\.css$/,
   /^extension\/dist\/[\w.-]+\.(ttf|woff2?)$/, // fonts the webview CSS references (codicons)
   /^extension\/media\/[\w.-]+\.(svg|png)$/,
-  // Extra runtime assets the agent bundle loads from beside itself go here, e.g. the
-  // sandbox runtime's seccomp filters: /^extension\/dist\/vendor\/seccomp\/[\w.-]+$/,
+  // Runtime assets the agent bundle loads from beside itself: the sandbox runtime's seccomp helpers.
+  /^extension\/dist\/vendor\/seccomp\/(x64|arm64)\/apply-seccomp$/,
 ];
 
 /** File names from a zip's central directory (no extraction needed). */
