@@ -8,6 +8,8 @@ import { DiffPreview } from './approvals/diffPreview';
 import { ChatRelay } from './chat/chatRelay';
 import type { ChatViewProvider } from './chatViewProvider';
 import { FsService } from './client/fsService';
+import type { ReviewController } from './review/reviewController';
+import { SessionReviews } from './review/sessionReviews';
 import { ToolCalls } from './client/toolCalls';
 import { UpdateRouter } from './client/updateRouter';
 import { ApiKeys } from './secrets/apiKeys';
@@ -29,11 +31,13 @@ export interface AccordClient {
   readonly traffic: TrafficLog;
   readonly fs: FsService;
   readonly terminals: TerminalService;
+  /** Which change source each session's agent gets, and what the panel hears of the review. */
+  readonly reviews: SessionReviews;
   /** The host for an agent by name (created on first use); undefined if no such agent is configured. */
   host(name: string): AgentHost | undefined;
 }
 
-export function activateClient(context: vscode.ExtensionContext, chat: ChatViewProvider, log: vscode.LogOutputChannel): AccordClient {
+export function activateClient(context: vscode.ExtensionContext, chat: ChatViewProvider, log: vscode.LogOutputChannel, review: ReviewController): AccordClient {
   const workspaceRoot = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const apiKeys = new ApiKeys(context.secrets);
   const traffic = new TrafficLog(() => apiKeys.knownValues());
@@ -45,7 +49,14 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     diffs, timeoutMinutes: approvalTimeoutMinutes, panelVisible: () => chat.isVisible, log: (m) => log.info(m),
     completeToolCall: (sessionId, toolCall) => toolCalls.complete(sessionId, toolCall),
   });
-  const fs = new FsService();
+  const reviews = new SessionReviews({
+    review,
+    panelSession: () => controller.current,
+    post: (m) => chat.post(m),
+    projectRoot: workspaceRoot,
+    log: (m) => log.warn(m),
+  });
+  const fs = new FsService(reviews);
   const terminals = new TerminalService(workspaceRoot);
   const statusBar = new StatusBar();
   const sessionsView = new SessionsView();
@@ -91,7 +102,12 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     post: (m) => chat.post(m),
     nextEpoch: () => ++chat.epoch,
     workspaceRoot,
+    turns: {
+      begin: (session) => reviews.beginTurn(session.host, session.sessionId),
+      end: (session) => reviews.endTurn(session.sessionId),
+    },
     onSessionChanged: (session) => {
+      reviews.postNow();
       statusBar.resetUsage();
       statusBar.setStatus(session.host.status);
       chat.postStatus(session.host.status);
@@ -104,9 +120,11 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
   const relay = new ChatRelay({
     controller, approvals, post: (m) => chat.post(m), defaultHost, log: (m) => log.info(m),
     hostFor: (sessionId) => sessionHosts.get(sessionId),
+    reviews,
   });
 
   router.onUpdate((routed) => {
+    if (!routed.replay) reviews.onUpdate(routed.sessionId, routed.update);
     relay.relayUpdate(routed);
     if (controller.current?.sessionId === routed.sessionId && !routed.replay) statusBar.onUpdate(routed.update);
     if (routed.update.sessionUpdate === 'usage_update' && routed.replay) statusBar.onUpdate(routed.update);
@@ -153,7 +171,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
 
   const sessionFromItem = (item?: SessionItem) => item ?? undefined;
   context.subscriptions.push(
-    traffic, diffs, approvals, fs, terminals, statusBar, sessionsView,
+    traffic, diffs, approvals, reviews, terminals, statusBar, sessionsView,
     { dispose: () => hosts.forEach((h) => h.dispose()) },
     chat.onDidReceiveMessage((m) => void relay.receive(m)),
     vscode.window.registerTreeDataProvider('accord.sessions', sessionsView),
@@ -212,5 +230,5 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
   );
   statusBar.setStatus(bundled.status);
 
-  return { bundled, approvals, controller, router, statusBar, sessionsView, traffic, fs, terminals, host };
+  return { bundled, approvals, controller, router, statusBar, sessionsView, traffic, fs, terminals, reviews, host };
 }

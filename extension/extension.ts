@@ -22,10 +22,10 @@ export function activate(context: vscode.ExtensionContext): AccordApi {
   let client: AccordClient | undefined;
   const chat = new ChatViewProvider(context.extensionUri, log, () => client?.bundled.status ?? { state: 'stopped' });
   context.subscriptions.push(log, chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat));
-  client = activateClient(context, chat, log);
-  const { bundled } = client;
   const review = new ReviewController();
   context.subscriptions.push(review);
+  client = activateClient(context, chat, log, review);
+  const { bundled } = client;
   context.subscriptions.push(
     vscode.commands.registerCommand('accord.showAgentLog', () => (client?.controller.current?.host ?? bundled).showLog()),
   );

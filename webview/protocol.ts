@@ -77,6 +77,20 @@ export type StopReason = z.infer<typeof StopReason>;
 export const DiffReviewState = z.enum(['pending', 'accepted', 'rejected', 'partial']);
 export type DiffReviewState = z.infer<typeof DiffReviewState>;
 
+/** One file of a session's changes under review (the panel's "Changes" list). */
+export const ReviewedFile = z.object({
+  fileId: id,
+  path: shortText,
+  kind: z.enum(['added', 'modified', 'deleted', 'moved']),
+  added: z.number().check(z.int(), z.nonnegative()),
+  removed: z.number().check(z.int(), z.nonnegative()),
+  binary: z.boolean(),
+  state: DiffReviewState,
+  /** Why the last decision could not land (the person's own edits touch the same lines). */
+  conflict: z.optional(shortText),
+});
+export type ReviewedFile = z.infer<typeof ReviewedFile>;
+
 export const FileCompletion = z.object({
   /** Absolute path, or a selection reference built by the extension. */
   path: shortText,
@@ -146,6 +160,13 @@ export const HostMessage = z.discriminatedUnion('type', [
     path: shortText,
     state: DiffReviewState,
   }),
+  /** The panel session's changed files per turn, with line counts and review state; `pending` files wait for a decision. */
+  z.object({
+    type: z.literal('reviewChanges'),
+    epoch,
+    pending: z.number().check(z.int(), z.nonnegative()),
+    turns: z.array(z.object({ turnId: id, undone: z.boolean(), files: z.array(ReviewedFile).check(z.maxLength(2000)) })).check(z.maxLength(1000)),
+  }),
 ]);
 export type HostMessage = z.infer<typeof HostMessage>;
 export type HostMessageOf<T extends HostMessage['type']> = Extract<HostMessage, { type: T }>;
@@ -186,6 +207,8 @@ export const WebviewMessage = z.discriminatedUnion('type', [
   /** A link the person clicked; the extension validates the scheme and confirms before opening. */
   z.object({ type: z.literal('openLink'), href: shortText }),
   z.object({ type: z.literal('reviewDiff'), epoch, toolCallId: id, path: shortText }),
+  /** Open one file of the "Changes" list in the review diff editor. */
+  z.object({ type: z.literal('reviewFile'), epoch, fileId: id }),
   z.object({
     type: z.literal('setConfigOption'),
     epoch,

@@ -8,6 +8,7 @@ import type { SessionController } from '../sessions/sessionController';
 import type { AgentHost } from '../agents/agentHost';
 import { hideThoughts } from '../settings/settings';
 import { fileCompletions, openLink } from './panelServices';
+import type { SessionReviews } from '../review/sessionReviews';
 
 export interface ChatRelayDeps {
   controller: SessionController;
@@ -17,6 +18,7 @@ export interface ChatRelayDeps {
   defaultHost: () => AgentHost;
   hostFor: (sessionId: string) => AgentHost | undefined;
   log: (message: string) => void;
+  reviews: SessionReviews;
 }
 
 export class ChatRelay {
@@ -56,8 +58,14 @@ export class ChatRelay {
           return await vscode.env.clipboard.writeText(message.text);
         case 'log':
           return this.deps.log(`[panel] ${message.message}`);
-        default:
-          return; // reviewDiff belongs to the review flow
+        case 'reviewDiff': {
+          const session = controller.current;
+          if (!session || session.epoch !== message.epoch) return;
+          return await this.deps.reviews.openFromToolCall(session.sessionId, message.toolCallId, message.path);
+        }
+        case 'reviewFile':
+          if (controller.current?.epoch !== message.epoch) return;
+          return await this.deps.reviews.openFile(message.fileId);
       }
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
@@ -104,6 +112,7 @@ export class ChatRelay {
     this.deps.post({ type: 'sessionStarted', epoch: session.epoch, sessionId: session.sessionId, origin: 'new' });
     this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
     for (const approval of this.deps.approvals.pendingApprovals) this.relayApproval(approval, false);
+    this.deps.reviews.postNow();
   }
 }
 

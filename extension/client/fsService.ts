@@ -1,26 +1,24 @@
-// ACP `fs/*` served from the editor: reads see unsaved buffers, writes record
-// the file's baseline (what it was before the agent touched it this session)
-// and go through a WorkspaceEdit, so VS Code's undo and review can follow.
+// ACP `fs/*` served from the editor. Reads see unsaved buffers — and, while a
+// write of the same session waits for review, the agent's own staged text.
+// Writes never touch the file: they are staged for the person's review
+// (extension/review) and land only when accepted; the agent is answered as
+// soon as the write is staged, so it keeps working.
 import * as vscode from 'vscode';
 import { RequestError, type ReadTextFileRequest, type WriteTextFileRequest } from '@agentclientprotocol/sdk';
 import { sliceLines } from './textSlice';
 
-export interface Baseline {
-  sessionId: string;
-  path: string;
-  /** null: the file did not exist. */
-  text: string | null;
+/** Where agent writes go instead of the disk (the review's staged source). */
+export interface WriteStaging {
+  stageWrite(sessionId: string, path: string, content: string): Promise<void>;
+  readStaged(sessionId: string, path: string): string | undefined;
 }
 
 export class FsService {
-  /** sessionId → path → the text before the agent's first write in that session. */
-  private readonly baselines = new Map<string, Map<string, Baseline>>();
-  private readonly writeEmitter = new vscode.EventEmitter<Baseline & { newText: string }>();
-  /** Fires after each agent write; the review flow listens here. */
-  readonly onDidWrite = this.writeEmitter.event;
+  constructor(private readonly staging: WriteStaging) {}
 
   async read(params: ReadTextFileRequest): Promise<{ content: string }> {
-    const text = await currentText(params.path);
+    const path = fileUri(params.path).fsPath;
+    const text = this.staging.readStaged(params.sessionId, path) ?? (await currentText(params.path));
     if (text === undefined) throw RequestError.resourceNotFound(params.path);
     return { content: sliceLines(text, params.line, params.limit) };
   }
@@ -30,36 +28,12 @@ export class FsService {
     if (!vscode.workspace.getWorkspaceFolder(uri)) {
       throw RequestError.invalidParams({ path: params.path }, `Accord lets agents write only inside the open workspace; ${params.path} is outside it.`);
     }
-    const before = (await currentText(params.path)) ?? null;
-    const perSession = this.baselines.get(params.sessionId) ?? new Map<string, Baseline>();
-    this.baselines.set(params.sessionId, perSession);
-    if (!perSession.has(params.path)) perSession.set(params.path, { sessionId: params.sessionId, path: params.path, text: before });
-
-    const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === uri.fsPath);
-    if (open) {
-      // An open document changes through the editor (undoable, keeps its view), then is saved so commands see it too.
-      const edit = new vscode.WorkspaceEdit();
-      edit.replace(uri, new vscode.Range(open.positionAt(0), open.positionAt(open.getText().length)), params.content);
-      if (!(await vscode.workspace.applyEdit(edit)) || !(await open.save())) {
-        throw RequestError.internalError({ path: params.path }, `VS Code refused the edit to ${params.path}.`);
-      }
-    } else {
-      await vscode.workspace.fs.writeFile(uri, Buffer.from(params.content, 'utf8')); // creates missing folders too
+    try {
+      await this.staging.stageWrite(params.sessionId, uri.fsPath, params.content);
+    } catch (error) {
+      throw RequestError.internalError({ path: params.path }, `Accord could not hold the write to ${params.path} for review: ${error instanceof Error ? error.message : String(error)}`);
     }
-    this.writeEmitter.fire({ sessionId: params.sessionId, path: params.path, text: before, newText: params.content });
     return {};
-  }
-
-  baselinesFor(sessionId: string): Baseline[] {
-    return [...(this.baselines.get(sessionId)?.values() ?? [])];
-  }
-
-  forgetSession(sessionId: string): void {
-    this.baselines.delete(sessionId);
-  }
-
-  dispose(): void {
-    this.writeEmitter.dispose();
   }
 }
 

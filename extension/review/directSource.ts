@@ -17,6 +17,8 @@ interface ActiveTurn {
 export interface DirectSourceOptions {
   /** Paths worth a snapshot when a turn starts (open documents, files touched earlier). */
   knownPaths(): string[];
+  /** A path another source already reviews for this session (a staged write the review itself landed). */
+  handledElsewhere?(sessionId: string, path: string): boolean;
 }
 
 export class DirectDiskSource implements TurnAwareSource {
@@ -88,6 +90,7 @@ export class DirectDiskSource implements TurnAwareSource {
   }
 
   private async collect(sessionId: string, turn: ActiveTurn, path: string): Promise<void> {
+    if (this.options.handledElsewhere?.(sessionId, path)) return;
     const base = turn.snapshots.get(path) ?? null;
     const now = await this.tree.read(path);
     const existing = this.sink.get(fileId({ sessionId, turnId: turn.turnId, path }));

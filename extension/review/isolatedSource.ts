@@ -1,49 +1,82 @@
 // The bundled agent works in its own isolated workspace, so nothing it does
 // reaches the person's tree until accepted. Its changes are read through the
-// agent's `_accord/...` ACP extension methods whenever a tool call finishes —
-// so a file can be reviewed while the turn still runs — and at turn end.
+// agent's `_accord/changes/*` ACP extension methods whenever a tool call
+// finishes — so a file can be reviewed while the turn still runs — and at turn
+// end. Method names and shapes: agent/workspace/README.md.
 import * as path from 'node:path';
 import { z } from 'zod';
-import { fileId, type Content } from './fileReview';
+import type { Content } from './fileReview';
 import { isFinished, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import { sameContent } from './reviewStore';
 
-/** Calls one ACP extension method on the agent (`ClientSideConnection.extMethod`). */
+/** Calls one ACP extension method on the agent (`connection.agent.request(method, params)`). */
 export type AgentExtCall = (method: string, params: Record<string, unknown>) => Promise<unknown>;
 
-/** The agent's workspace methods this source uses (documented in agent/workspace/README.md). */
 export const WORKSPACE_METHODS = {
-  listChanges: '_accord/workspace/changes',
-  readFile: '_accord/workspace/file',
+  status: '_accord/workspace/status',
+  listChanges: '_accord/changes/list',
+  readFile: '_accord/changes/file',
+  discard: '_accord/changes/discard',
 } as const;
 
+const workspaceStatus = z.object({
+  mode: z.enum(['git-clone', 'shadow-copy', 'in-place']),
+  /** Where the agent works (its tool calls name paths under it). */
+  root: z.string(),
+});
+
 const changeList = z.object({
-  files: z.array(
+  changes: z.array(
     z.object({
-      /** Relative to the project root, `/`-separated. */
+      /** Relative to the top of the session's work tree, `/`-separated. */
       path: z.string(),
-      status: z.enum(['added', 'modified', 'deleted', 'renamed']),
-      /** For a rename, where the file was in the base. */
       oldPath: z.string().optional(),
+      status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+      binary: z.boolean().optional(),
     }),
   ),
 });
 
-const fileSide = z.object({
-  exists: z.boolean(),
-  text: z.string().optional(),
-  /** Binary content, base64-encoded. */
-  base64: z.string().optional(),
+const fileSides = z.object({
+  path: z.string(),
+  baseText: z.string().nullable(),
+  currentText: z.string().nullable(),
+  binary: z.boolean(),
 });
+
+export interface IsolatedSourceOptions {
+  /**
+   * The folder the agent's work-tree-relative paths land under: the top of the
+   * person's git repository (the session may have opened a subfolder), else the
+   * project folder.
+   */
+  projectTop(mode: 'git-clone' | 'shadow-copy' | 'in-place'): Promise<string>;
+  /** A change that cannot be reviewed here (binary): the person is told by the caller. */
+  skipped?(sessionId: string, relativePath: string, why: string): void;
+}
+
+interface SessionPlace {
+  /** The agent's working folder (clone side). */
+  agentRoot: string;
+  /** The person's top folder for work-tree-relative paths. */
+  top: string;
+}
 
 export class IsolatedWorkspaceSource implements TurnAwareSource {
   readonly origin = 'isolated' as const;
+  private readonly places = new Map<string, Promise<SessionPlace>>();
+  /** sessionId → relative path → what was last proposed, so a later turn does not list it again. */
+  private readonly lastSeen = new Map<string, Map<string, Content>>();
+  /** One refresh per session at a time; a request during one runs once more after it. */
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Map<string, string>();
 
   constructor(
     private readonly sink: ChangeSink,
     private readonly callAgent: AgentExtCall,
-    /** The person's project root; the agent's relative paths land under it. */
+    /** The person's project root (the session's cwd). */
     private readonly projectRoot: string,
+    private readonly options: IsolatedSourceOptions = { projectTop: async () => projectRoot },
   ) {}
 
   /** The agent's workspace keeps its own base, so a turn's start needs no snapshot here. */
@@ -57,45 +90,112 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
     await this.refresh(sessionId, turnId);
   }
 
-  /**
-   * Reads the agent's changed files and proposes those whose content differs
-   * from what is already under review. Base is the session's base; a file
-   * changed again in a later turn continues its earlier review (see ReviewStore).
-   */
-  async refresh(sessionId: string, turnId: string): Promise<void> {
+  /** Reads the agent's changed files and proposes those whose content changed since last proposed. */
+  refresh(sessionId: string, turnId: string): Promise<void> {
+    const current = this.running.get(sessionId);
+    if (current) {
+      this.again.set(sessionId, turnId);
+      return current;
+    }
+    const run = (async () => {
+      try {
+        await this.refreshNow(sessionId, turnId);
+        for (let next = this.again.get(sessionId); next !== undefined; next = this.again.get(sessionId)) {
+          this.again.delete(sessionId);
+          await this.refreshNow(sessionId, next);
+        }
+      } finally {
+        this.running.delete(sessionId);
+        this.again.delete(sessionId);
+      }
+    })();
+    this.running.set(sessionId, run);
+    return run;
+  }
+
+  /** The person's path for a path the agent named (under its own workspace); unchanged when outside it. */
+  async projectPath(sessionId: string, agentPath: string): Promise<string> {
+    const place = await this.place(sessionId);
+    const relative = path.relative(place.agentRoot, agentPath);
+    if (relative.startsWith('..') || path.isAbsolute(relative)) return agentPath;
+    return path.join(this.projectRoot, relative);
+  }
+
+  /** Puts these files (the person's paths) back to the base in the agent's workspace, so its copy matches what was rejected. */
+  async discard(sessionId: string, projectPaths: string[]): Promise<string[]> {
+    const place = await this.place(sessionId);
+    const relatives = projectPaths.map((p) => path.relative(place.top, p).split(path.sep).join('/'));
+    const answer = parse(z.object({ discarded: z.array(z.string()) }), await this.callAgent(WORKSPACE_METHODS.discard, { sessionId, paths: relatives }), WORKSPACE_METHODS.discard);
+    const seen = this.lastSeen.get(sessionId);
+    for (const relative of answer.discarded) seen?.delete(relative);
+    return answer.discarded.map((r) => this.absolute(place.top, r));
+  }
+
+  forgetSession(sessionId: string): void {
+    this.places.delete(sessionId);
+    this.lastSeen.delete(sessionId);
+  }
+
+  private async refreshNow(sessionId: string, turnId: string): Promise<void> {
+    const place = await this.place(sessionId);
     const list = parse(changeList, await this.callAgent(WORKSPACE_METHODS.listChanges, { sessionId }), WORKSPACE_METHODS.listChanges);
-    for (const file of list.files) {
-      const target = this.absolute(file.path);
-      const proposed = file.status === 'deleted' ? null : await this.read(sessionId, file.path, 'current');
-      const existing = this.sink.get(fileId({ sessionId, turnId, path: target }));
-      if (existing && sameContent(existing.proposed, proposed)) continue;
-      const renamedFrom = file.status === 'renamed' ? file.oldPath : undefined;
-      const baseFrom = renamedFrom ?? file.path;
-      const base = file.status === 'added' ? null : await this.read(sessionId, baseFrom, 'base');
+    const seen = mapFor(this.lastSeen, sessionId);
+    for (const change of list.changes) {
+      const sides = parse(fileSides, await this.callAgent(WORKSPACE_METHODS.readFile, { sessionId, path: change.path }), WORKSPACE_METHODS.readFile);
+      if (sides.binary) {
+        this.options.skipped?.(sessionId, change.path, 'binary files from the isolated workspace are not reviewed here yet');
+        continue;
+      }
+      const proposed = encode(sides.currentText);
+      if (seen.has(change.path) && sameContent(seen.get(change.path) ?? null, proposed)) continue;
+      seen.set(change.path, proposed);
+      const movedFrom = change.status === 'renamed' && change.oldPath !== undefined ? this.absolute(place.top, change.oldPath) : undefined;
       this.sink.propose({
         origin: 'isolated',
         sessionId,
         turnId,
-        path: target,
-        ...(renamedFrom !== undefined ? { movedFrom: this.absolute(renamedFrom) } : {}),
-        base,
+        path: this.absolute(place.top, change.path),
+        ...(movedFrom !== undefined ? { movedFrom } : {}),
+        base: encode(sides.baseText),
         proposed,
       });
     }
   }
 
-  private async read(sessionId: string, relative: string, side: 'base' | 'current'): Promise<Content> {
-    const answer = parse(fileSide, await this.callAgent(WORKSPACE_METHODS.readFile, { sessionId, path: relative, side }), WORKSPACE_METHODS.readFile);
-    if (!answer.exists) return null;
-    if (answer.base64 !== undefined) return new Uint8Array(Buffer.from(answer.base64, 'base64'));
-    return new TextEncoder().encode(answer.text ?? '');
+  private place(sessionId: string): Promise<SessionPlace> {
+    let place = this.places.get(sessionId);
+    if (!place) {
+      place = (async () => {
+        const status = parse(workspaceStatus, await this.callAgent(WORKSPACE_METHODS.status, { sessionId }), WORKSPACE_METHODS.status);
+        return { agentRoot: status.root, top: await this.options.projectTop(status.mode) };
+      })();
+      place.catch(() => this.places.delete(sessionId));
+      this.places.set(sessionId, place);
+    }
+    return place;
   }
 
-  private absolute(relative: string): string {
-    return path.join(this.projectRoot, ...relative.split('/'));
+  private absolute(top: string, relative: string): string {
+    return path.join(top, ...relative.split('/'));
   }
 
-  dispose(): void {}
+  dispose(): void {
+    this.places.clear();
+    this.lastSeen.clear();
+  }
+}
+
+function encode(text: string | null): Content {
+  return text === null ? null : new TextEncoder().encode(text);
+}
+
+function mapFor<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let inner = outer.get(key);
+  if (!inner) {
+    inner = new Map();
+    outer.set(key, inner);
+  }
+  return inner;
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, method: string): T {

@@ -12,7 +12,8 @@ import { pendingHunks } from './reviewSides';
 import { ChangesTree, type ChangesNode } from './changesTree';
 import { StagedWriteSource } from './stagedSource';
 import { DirectDiskSource } from './directSource';
-import { IsolatedWorkspaceSource, type AgentExtCall } from './isolatedSource';
+import { IsolatedWorkspaceSource, type AgentExtCall, type IsolatedSourceOptions } from './isolatedSource';
+import { ToolDiffDocuments } from './toolDiffDocuments';
 
 /** Folders whose churn is never an agent's edit to review. */
 const IGNORED_SEGMENTS = ['/.git/', '/node_modules/'];
@@ -22,7 +23,9 @@ export class ReviewController implements vscode.Disposable {
   readonly store = new ReviewStore(this.tree);
   readonly documents = new ReviewDocuments(this.store);
   readonly changes = new ChangesTree(this.store);
-  private readonly disposables: vscode.Disposable[] = [this.documents, this.changes];
+  /** ACP diff content of a tool call, for changes no review holds. */
+  readonly toolDiffs = new ToolDiffDocuments();
+  private readonly disposables: vscode.Disposable[] = [this.documents, this.changes, this.toolDiffs];
 
   constructor() {
     const command = (id: string, run: (...args: unknown[]) => unknown) =>
@@ -65,6 +68,7 @@ export class ReviewController implements vscode.Disposable {
     const source = this.own(
       new DirectDiskSource(this.store, this.tree, {
         knownPaths: () => vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file').map((d) => d.uri.fsPath),
+        handledElsewhere: (sessionId, path) => this.store.inSession(sessionId).some((f) => f.path === path && f.origin !== 'direct'),
       }),
     );
     const watcher = vscode.workspace.createFileSystemWatcher('**/*');
@@ -82,9 +86,9 @@ export class ReviewController implements vscode.Disposable {
     return source;
   }
 
-  /** A source for the bundled agent's isolated workspace; `callAgent` is the connection's extMethod. */
-  createIsolatedSource(callAgent: AgentExtCall, projectRoot: string): IsolatedWorkspaceSource {
-    return this.own(new IsolatedWorkspaceSource(this.store, callAgent, projectRoot));
+  /** A source for the bundled agent's isolated workspace; `callAgent` sends an ACP extension request. */
+  createIsolatedSource(callAgent: AgentExtCall, projectRoot: string, options?: IsolatedSourceOptions): IsolatedWorkspaceSource {
+    return this.own(new IsolatedWorkspaceSource(this.store, callAgent, projectRoot, options));
   }
 
   /** What the person rejected or undid since the agent's last prompt; prepend it to the next one. */

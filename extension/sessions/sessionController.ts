@@ -38,6 +38,15 @@ export interface SessionControllerDeps {
   onTurnEnded: (session: CurrentSession, stopReason: StopReason, error?: string) => void;
   /** The panel now shows another session (possibly of another agent). */
   onSessionChanged: (session: CurrentSession) => void;
+  /** The diff review follows each turn (extension/review/sessionReviews.ts). */
+  turns?: TurnHooks;
+}
+
+export interface TurnHooks {
+  /** Before the prompt is sent; returns a note for the agent to read before the person's text (what they rejected or undid). */
+  begin(session: CurrentSession): Promise<string | undefined>;
+  /** After the turn ended, however it ended. */
+  end(session: CurrentSession): Promise<void>;
 }
 
 export class SessionController {
@@ -123,11 +132,15 @@ export class SessionController {
     if (!connection) return this.endTurn(session, 'error', `${session.host.name} is not running.`);
     session.turnInFlight = true;
     this.deps.post({ type: 'turnStarted', epoch: session.epoch });
+    const turns = this.deps.turns;
     try {
-      const prompt = this.promptBlocks(session, message);
+      const note = await turns?.begin(session);
+      const prompt = [...(note ? [{ type: 'text' as const, text: note }] : []), ...this.promptBlocks(session, message)];
       const response = await connection.agent.request(methods.agent.session.prompt, { sessionId: session.sessionId, prompt });
+      await turns?.end(session);
       return this.endTurn(session, response.stopReason);
     } catch (error) {
+      await turns?.end(session).catch(() => undefined);
       if (!session.turnInFlight) return this.lastOutcome; // already ended: the agent exited mid-turn
       const reason = error instanceof Error ? error.message : String(error);
       const lost = connection.signal.aborted || !session.host.connection;

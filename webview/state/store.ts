@@ -1,7 +1,7 @@
 // The panel's state: a reducer over validated host messages. ACP updates go
 // to the transcript of their session (the panel's session or a child);
 // session-wide updates (plan, usage, commands, config) land here.
-import type { AcpConfigOptions, AcpAvailableCommands, AgentStatus, ApprovalOption, DiffReviewState, FileCompletion, HostMessage, PromptCapabilities, PromptImage, PromptMention, SessionSummary } from '../protocol';
+import type { AcpConfigOptions, AcpAvailableCommands, AgentStatus, ApprovalOption, DiffReviewState, FileCompletion, HostMessage, HostMessageOf, PromptCapabilities, PromptImage, PromptMention, SessionSummary } from '../protocol';
 import { isRecord, str } from './content';
 import { appendChunk, attachChild, cancelUnfinishedTools, newTranscript, patchTool, pushTurnEnd, runningToolId, touchTool, upsertCompaction, upsertTool } from './transcript';
 import type { Notice, PlanEntry, SubagentInfo, Transcript, Usage } from './types';
@@ -44,6 +44,8 @@ export class ChatStore {
   capabilities: PromptCapabilities = {};
   approvals = new Map<string, PendingApproval>();
   reviews = new Map<string, DiffReviewState>();
+  /** The session's changed files per turn, as the review sees them. */
+  changes: Pick<HostMessageOf<'reviewChanges'>, 'pending' | 'turns'> = { pending: 0, turns: [] };
   completions: { query: string; items: FileCompletion[] } = { query: '', items: [] };
   notices: Notice[] = [];
   /** Bumped on every applied message; the view skips frames where nothing changed. */
@@ -112,6 +114,9 @@ export class ChatStore {
         this.reviews.set(`${message.toolCallId}\n${message.path}`, message.state);
         touchTool(this.main, message.toolCallId);
         return true;
+      case 'reviewChanges':
+        this.changes = { pending: message.pending, turns: message.turns };
+        return true;
     }
   }
 
@@ -148,6 +153,7 @@ export class ChatStore {
     this.turn = { running: false };
     this.approvals.clear();
     this.reviews.clear();
+    this.changes = { pending: 0, turns: [] };
     this.notices = [];
     this.replaying = false;
     this.echoGuard = false;

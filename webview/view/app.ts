@@ -5,6 +5,7 @@ import { guard } from 'lit/directives/guard.js';
 import { repeat } from 'lit/directives/repeat.js';
 import { cssProps } from './cssom';
 import { renderApprovalBanner } from './approval';
+import { renderChanges } from './changes';
 import { renderComposer } from './composer';
 import type { ViewContext } from './context';
 import type { Item } from '../state/types';
@@ -65,6 +66,7 @@ export class App {
       </main>
       <footer class="footer">
         ${renderPlan(this.ctx)}
+        ${renderChanges(this.ctx)}
         ${renderApprovalBanner(this.ctx)}
         ${renderGauge(this.ctx)}
         ${renderComposer(this.ctx)}

@@ -12,6 +12,7 @@ export interface UiState {
   showAll: Set<string>;
   historyOpen: boolean;
   planOpen: boolean;
+  changesOpen: boolean;
 }
 
 export interface ViewContext {
@@ -36,6 +37,7 @@ export function newUiState(): UiState {
     showAll: new Set(),
     historyOpen: false,
     planOpen: true,
+    changesOpen: false,
   };
 }
 

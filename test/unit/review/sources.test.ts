@@ -136,34 +136,43 @@ describe('StagedWriteSource', () => {
 });
 
 describe('IsolatedWorkspaceSource', () => {
+  /** A scripted stand-in for the agent's `_accord/...` methods (agent/workspace/README.md shapes). */
+  function scriptedAgent(agentFiles: Record<string, { base: string | null; current: string | null }>, calls: string[]) {
+    return async (method: string, params: Record<string, unknown>): Promise<unknown> => {
+      calls.push(method);
+      if (method === WORKSPACE_METHODS.status) return { mode: 'git-clone', root: '/agent/ws', base: 'abc', sandbox: { state: 'unsandboxed', reason: 'test' }, linkedReadOnly: [] };
+      if (method === WORKSPACE_METHODS.listChanges) {
+        return {
+          changes: [
+            { path: 'src/a.txt', status: 'modified', additions: 1, deletions: 1, binary: false },
+            { path: 'src/new.txt', status: 'added', additions: 1, deletions: 0, binary: false },
+            { path: 'src/renamed.txt', oldPath: 'src/old.txt', status: 'renamed', additions: 0, deletions: 0, binary: false },
+          ].filter((c) => agentFiles[c.path]),
+        };
+      }
+      if (method === WORKSPACE_METHODS.readFile) {
+        const entry = agentFiles[params.path as string];
+        if (!entry) throw new Error('no change at that path');
+        return { path: params.path, baseText: entry.base, currentText: entry.current, binary: false };
+      }
+      if (method === WORKSPACE_METHODS.discard) {
+        const paths = params.paths as string[];
+        for (const p of paths) delete agentFiles[p];
+        return { discarded: paths };
+      }
+      throw new Error(`unexpected ${method}`);
+    };
+  }
+
   test("reads the agent's changed files through the workspace methods and proposes them", async () => {
     const calls: string[] = [];
     const agentFiles: Record<string, { base: string | null; current: string | null }> = {
       'src/a.txt': { base: 'x\n', current: 'y\n' },
       'src/new.txt': { base: null, current: 'n\n' },
-      'src/old.txt': { base: 'o\n', current: null },
-      'src/renamed.txt': { base: null, current: 'o\n' },
-    };
-    const agent = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
-      calls.push(method);
-      if (method === WORKSPACE_METHODS.listChanges) {
-        return {
-          files: [
-            { path: 'src/a.txt', status: 'modified', additions: 1, deletions: 1, binary: false },
-            { path: 'src/new.txt', status: 'added', additions: 1, deletions: 0, binary: false },
-            { path: 'src/renamed.txt', oldPath: 'src/old.txt', status: 'renamed', additions: 0, deletions: 0, binary: false },
-          ],
-        };
-      }
-      if (method === WORKSPACE_METHODS.readFile) {
-        const entry = agentFiles[params.path as string];
-        const value = params.side === 'base' ? entry?.base : entry?.current;
-        return value === null || value === undefined ? { exists: false } : { exists: true, text: value };
-      }
-      throw new Error(`unexpected ${method}`);
+      'src/renamed.txt': { base: 'o\n', current: 'o\n' },
     };
     const store = new ReviewStore(diskTree);
-    const source = new IsolatedWorkspaceSource(store, agent, root);
+    const source = new IsolatedWorkspaceSource(store, scriptedAgent(agentFiles, calls), root);
     await source.toolCall('s', 't1', { toolCallId: 'c', status: 'in_progress' });
     assert.equal(calls.length, 0, 'nothing is read before a tool call finishes');
     await source.toolCall('s', 't1', { toolCallId: 'c', status: 'completed' });
@@ -175,10 +184,23 @@ describe('IsolatedWorkspaceSource', () => {
     ]);
     assert.equal(reviews[2]?.movedFrom, join(root, 'src', 'old.txt'));
     assert.equal(reviews[2]?.baseText, 'o\n');
-    const before = calls.length;
     await source.endTurn('s', 't1');
-    assert.equal(store.all().length, 3);
-    assert.equal(calls.length - before, 4, 'unchanged files are listed and read, not proposed again');
+    await source.endTurn('s', 't2');
+    assert.equal(store.all().length, 3, 'unchanged files are not proposed again, in this turn or the next');
+    agentFiles['src/a.txt'] = { base: 'x\n', current: 'z\n' };
+    await source.endTurn('s', 't2');
+    assert.deepEqual(store.inTurn('s', 't2').map((r) => r.proposedText), ['z\n'], 'a file changed again joins the later turn');
+  });
+
+  test("maps the agent's own paths to the person's, and discards rejected files in the agent's copy", async () => {
+    const calls: string[] = [];
+    const agentFiles: Record<string, { base: string | null; current: string | null }> = { 'src/a.txt': { base: 'x\n', current: 'y\n' } };
+    const source = new IsolatedWorkspaceSource(new ReviewStore(diskTree), scriptedAgent(agentFiles, calls), root);
+    assert.equal(await source.projectPath('s', '/agent/ws/src/a.txt'), join(root, 'src', 'a.txt'));
+    assert.equal(await source.projectPath('s', '/elsewhere/b.txt'), '/elsewhere/b.txt');
+    assert.deepEqual(await source.discard('s', [join(root, 'src', 'a.txt')]), [join(root, 'src', 'a.txt')]);
+    assert.equal(agentFiles['src/a.txt'], undefined);
+    assert.equal(calls.filter((c) => c === WORKSPACE_METHODS.status).length, 1, 'the workspace status is asked once per session');
   });
 
   test('an answer of the wrong shape is a clear error', async () => {

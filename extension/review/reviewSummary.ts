@@ -1,0 +1,64 @@
+// What the chat panel shows of the review: each reviewed file's state (for the
+// tool cards' diff badges) and a session's changed files per turn with line
+// counts. Pure: no vscode import.
+import { fileLineCounts, hunkDecision, isPending, kindOf, type FileKind, type FileReview } from './fileReview';
+import { isLive } from './reviewStore';
+
+export type ReviewState = 'pending' | 'accepted' | 'rejected' | 'partial';
+
+export function reviewState(file: FileReview): ReviewState {
+  if (file.undone) return 'rejected';
+  if (isPending(file)) return 'pending';
+  const decisions = new Set(file.hunks.length === 0 || file.binary ? [file.wholeDecision] : file.hunks.map((_, i) => hunkDecision(file, i)));
+  if (decisions.size === 1) return decisions.has('rejected') ? 'rejected' : 'accepted';
+  return 'partial';
+}
+
+export interface SummaryFile {
+  fileId: string;
+  path: string;
+  kind: FileKind;
+  added: number;
+  removed: number;
+  binary: boolean;
+  state: ReviewState;
+  conflict?: string;
+}
+
+export interface SummaryTurn {
+  turnId: string;
+  undone: boolean;
+  files: SummaryFile[];
+}
+
+/** A session's reviews by turn, oldest first; a file continued in a later turn is listed there only. */
+export function summarize(files: FileReview[]): { turns: SummaryTurn[]; pending: number } {
+  const turns = new Map<string, SummaryTurn>();
+  for (const file of files) {
+    if (!isLive(file) && !file.undone) continue;
+    const turn = turns.get(file.turnId) ?? { turnId: file.turnId, undone: false, files: [] };
+    turns.set(file.turnId, turn);
+    const { added, removed } = fileLineCounts(file);
+    turn.files.push({
+      fileId: file.id,
+      path: file.path,
+      kind: kindOf(file),
+      added,
+      removed,
+      binary: file.binary,
+      state: reviewState(file),
+      ...(file.conflict ? { conflict: file.conflict.slice(0, 1000) } : {}),
+    });
+  }
+  for (const turn of turns.values()) turn.undone = turn.files.length > 0 && turn.files.every((f) => files.find((x) => x.id === f.fileId)?.undone);
+  return { turns: [...turns.values()], pending: files.filter(isPending).length };
+}
+
+/**
+ * The review of `path` in a session that a tool card should show: the live
+ * one (a later turn continues earlier ones), else the most recent.
+ */
+export function reviewForPath(files: FileReview[], path: string): FileReview | undefined {
+  const matching = files.filter((f) => f.path === path || f.movedFrom === path);
+  return matching.find(isLive) ?? matching[matching.length - 1];
+}

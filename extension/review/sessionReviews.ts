@@ -1,0 +1,268 @@
+// Connects live agent sessions to the review. Each session gets the change
+// source its agent needs: the bundled agent (it advertises Accord's
+// `_accord/changes` methods) works in an isolated workspace; any other agent's
+// `fs/write_text_file` is staged and its straight-to-disk writes are caught by
+// snapshots and a watcher. Turns come from the session controller, tool calls
+// from the update router, and the panel hears what is under review.
+import * as vscode from 'vscode';
+import type { SessionUpdate } from '@agentclientprotocol/sdk';
+import { diffBlocks, touchedPaths, type ToolCallFacts, type TurnAwareSource } from './changeSource';
+import type { DirectDiskSource } from './directSource';
+import type { IsolatedWorkspaceSource } from './isolatedSource';
+import type { ReviewController } from './reviewController';
+import { reviewForPath, reviewState, summarize } from './reviewSummary';
+import type { StagedWriteSource } from './stagedSource';
+import { projectTop } from './projectTop';
+import type { HostMessage } from '../../webview/protocol';
+
+/** What the wiring needs of an agent: its name, what it advertised, a way to call it. */
+export interface ReviewAgent {
+  readonly name: string;
+  readonly info?: { agentCapabilities?: { _meta?: Record<string, unknown> | null } | null };
+  readonly connection?: { agent: { request(method: string, params: unknown): Promise<unknown> } };
+}
+
+export interface SessionReviewsDeps {
+  review: ReviewController;
+  /** The session the panel shows, if any. */
+  panelSession(): { sessionId: string; epoch: number } | undefined;
+  post(message: HostMessage): void;
+  projectRoot(): string | undefined;
+  log(message: string): void;
+}
+
+/** Whether an agent serves Accord's isolated-workspace review methods (agent/workspace/README.md). */
+export function servesChanges(agent: ReviewAgent): boolean {
+  const meta = agent.info?.agentCapabilities?._meta;
+  const accord = meta?.accord;
+  return (typeof accord === 'object' && accord !== null && Boolean((accord as Record<string, unknown>).changes)) || Boolean(meta?.['accord/changes']);
+}
+
+interface SessionState {
+  source: TurnAwareSource;
+  isolated?: IsolatedWorkspaceSource;
+  turns: number;
+  /** The running turn, else the last one (a late staged write joins it). */
+  turnId: string;
+  inTurn: boolean;
+  /** toolCallId → path as the agent named it → the ACP diff content, when it sent some. */
+  toolPaths: Map<string, Map<string, { path: string; oldText: string | null; newText: string } | undefined>>;
+  /** What each tool card's badge last showed. */
+  posted: Map<string, string>;
+  /** The person's path for each path the agent named. */
+  projectPaths: Map<string, string>;
+}
+
+export class SessionReviews implements vscode.Disposable {
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly isolatedByAgent = new WeakMap<ReviewAgent, IsolatedWorkspaceSource>();
+  private readonly staged: StagedWriteSource;
+  private readonly direct: DirectDiskSource;
+  private readonly discarded = new Set<string>();
+  private readonly warned = new Set<string>();
+  private postTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly subscription: { dispose(): void };
+
+  constructor(private readonly deps: SessionReviewsDeps) {
+    this.staged = deps.review.createStagedSource();
+    this.direct = deps.review.createDirectSource();
+    this.subscription = deps.review.store.onDidChange(() => {
+      void this.syncDiscards();
+      this.schedulePost();
+    });
+  }
+
+  /**
+   * A prompt turn starts in `sessionId`: snapshots are taken before the agent
+   * can act. Returns the review note for the agent (rejections, undone turns),
+   * to go before the person's prompt, when there is one.
+   */
+  async beginTurn(agent: ReviewAgent, sessionId: string): Promise<string | undefined> {
+    const state = this.session(agent, sessionId);
+    state.turnId = String(++state.turns);
+    state.inTurn = true;
+    await this.guard(sessionId, () => state.source.beginTurn(sessionId, state.turnId));
+    return this.deps.review.takeContextNote(sessionId);
+  }
+
+  /** The turn ended (any stop reason): late changes are collected. */
+  async endTurn(sessionId: string): Promise<void> {
+    const state = this.sessions.get(sessionId);
+    if (!state?.inTurn) return;
+    state.inTurn = false;
+    await this.guard(sessionId, () => state.source.endTurn(sessionId, state.turnId));
+  }
+
+  /** Every live (not replayed) session update of a tracked session. */
+  onUpdate(sessionId: string, update: SessionUpdate): void {
+    if (update.sessionUpdate !== 'tool_call' && update.sessionUpdate !== 'tool_call_update') return;
+    const state = this.sessions.get(sessionId);
+    if (!state) return;
+    const call = update as ToolCallFacts;
+    this.remember(state, sessionId, call);
+    if (state.inTurn) void this.guard(sessionId, () => state.source.toolCall(sessionId, state.turnId, call));
+  }
+
+  /** `fs/write_text_file`: held for review; resolves once staged so the agent can be answered. */
+  async stageWrite(sessionId: string, path: string, content: string): Promise<void> {
+    const state = this.sessions.get(sessionId);
+    await this.staged.stage(sessionId, state?.turnId ?? '1', path, content);
+  }
+
+  /** `fs/read_text_file`: the session's own staged text while it waits for review. */
+  readStaged(sessionId: string, path: string): string | undefined {
+    return this.staged.readStaged(sessionId, path);
+  }
+
+  /** The panel's "Review" on a tool card's diff: the review of that file, else the tool call's own diff. */
+  async openFromToolCall(sessionId: string, toolCallId: string, agentPath: string): Promise<void> {
+    const state = this.sessions.get(sessionId);
+    const path = state?.projectPaths.get(agentPath) ?? (await this.projectPath(state, sessionId, agentPath));
+    const file = reviewForPath(this.deps.review.store.inSession(sessionId), path);
+    if (file) return this.deps.review.open(file);
+    const diff = state?.toolPaths.get(toolCallId)?.get(agentPath);
+    if (diff) return this.deps.review.toolDiffs.open(`${sessionId}\u0000${toolCallId}\u0000${agentPath}`, { ...diff, path });
+    void vscode.window.showInformationMessage(`Accord has no change to review for ${path} yet.`);
+  }
+
+  /** The panel's "Changes" list: open one file's review. */
+  async openFile(fileId: string): Promise<void> {
+    await this.deps.review.open(this.deps.review.store.get(fileId));
+  }
+
+  /** The panel shows another session, or reloaded: send it that session's review state. */
+  postNow(): void {
+    const panel = this.deps.panelSession();
+    if (!panel) return;
+    const state = this.sessions.get(panel.sessionId);
+    if (state) state.posted.clear();
+    this.post();
+  }
+
+  forgetSession(sessionId: string): void {
+    this.sessions.delete(sessionId);
+    this.staged.forgetSession(sessionId);
+  }
+
+  private session(agent: ReviewAgent, sessionId: string): SessionState {
+    let state = this.sessions.get(sessionId);
+    if (state) return state;
+    const isolated = servesChanges(agent) ? this.isolatedFor(agent) : undefined;
+    state = {
+      source: isolated ?? this.direct,
+      ...(isolated ? { isolated } : {}),
+      turns: 0,
+      turnId: '1',
+      inTurn: false,
+      toolPaths: new Map(),
+      posted: new Map(),
+      projectPaths: new Map(),
+    };
+    this.sessions.set(sessionId, state);
+    return state;
+  }
+
+  private isolatedFor(agent: ReviewAgent): IsolatedWorkspaceSource {
+    let source = this.isolatedByAgent.get(agent);
+    if (!source) {
+      const root = this.deps.projectRoot() ?? '/';
+      source = this.deps.review.createIsolatedSource(
+        async (method, params) => {
+          const connection = agent.connection;
+          if (!connection) throw new Error(`${agent.name} is not running.`);
+          return connection.agent.request(method, params);
+        },
+        root,
+        {
+          projectTop: (mode) => (mode === 'git-clone' ? projectTop(root) : Promise.resolve(root)),
+          skipped: (sessionId, path, why) => this.warnOnce(`${sessionId}:${path}`, `Accord cannot review ${path} from ${agent.name}: ${why}.`),
+        },
+      );
+      this.isolatedByAgent.set(agent, source);
+    }
+    return source;
+  }
+
+  /** Keeps each tool call's paths (as the agent named them) and diff content, for its card and "Review". */
+  private remember(state: SessionState, sessionId: string, call: ToolCallFacts): void {
+    const paths = touchedPaths(call);
+    if (paths.length === 0) return;
+    const known = state.toolPaths.get(call.toolCallId) ?? new Map();
+    state.toolPaths.set(call.toolCallId, known);
+    const diffs = new Map(diffBlocks(call).map((d) => [d.path, d]));
+    for (const path of paths) {
+      known.set(path, diffs.get(path) ?? known.get(path));
+      if (!state.projectPaths.has(path)) void this.projectPath(state, sessionId, path).then(() => this.schedulePost());
+    }
+    this.schedulePost();
+  }
+
+  private async projectPath(state: SessionState | undefined, sessionId: string, agentPath: string): Promise<string> {
+    if (!state?.isolated) return agentPath;
+    const path = await state.isolated.projectPath(sessionId, agentPath).catch(() => agentPath);
+    state.projectPaths.set(agentPath, path);
+    return path;
+  }
+
+  /** A file the person rejected (or whose turn they undid) goes back to the base in the agent's isolated copy too. */
+  private async syncDiscards(): Promise<void> {
+    for (const [sessionId, state] of this.sessions) {
+      if (!state.isolated) continue;
+      const rejected = this.deps.review.store
+        .inSession(sessionId)
+        .filter((f) => f.origin === 'isolated' && !this.discarded.has(f.id) && reviewState(f) === 'rejected' && !f.conflict);
+      if (rejected.length === 0) continue;
+      for (const file of rejected) this.discarded.add(file.id);
+      const paths = [...new Set(rejected.flatMap((f) => (f.movedFrom ? [f.path, f.movedFrom] : [f.path])))];
+      await this.guard(sessionId, () => state.isolated!.discard(sessionId, paths));
+    }
+  }
+
+  private schedulePost(): void {
+    if (this.postTimer) return;
+    this.postTimer = setTimeout(() => {
+      this.postTimer = undefined;
+      this.post();
+    }, 30);
+  }
+
+  private post(): void {
+    const panel = this.deps.panelSession();
+    const state = panel && this.sessions.get(panel.sessionId);
+    if (!panel || !state) return;
+    const files = this.deps.review.store.inSession(panel.sessionId);
+    for (const [toolCallId, paths] of state.toolPaths) {
+      for (const agentPath of paths.keys()) {
+        const file = reviewForPath(files, state.projectPaths.get(agentPath) ?? agentPath);
+        if (!file) continue;
+        const key = `${toolCallId}\u0000${agentPath}`;
+        const value = reviewState(file);
+        if (state.posted.get(key) === value) continue;
+        state.posted.set(key, value);
+        this.deps.post({ type: 'diffReview', epoch: panel.epoch, toolCallId, path: agentPath, state: value });
+      }
+    }
+    this.deps.post({ type: 'reviewChanges', epoch: panel.epoch, ...summarize(files) });
+  }
+
+  private async guard(sessionId: string, run: () => Promise<unknown>): Promise<void> {
+    try {
+      await run();
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      this.deps.log(`review of session ${sessionId}: ${text}`);
+      this.warnOnce(`${sessionId}:${text}`, `Accord could not collect the agent's changes for review: ${text}`);
+    }
+  }
+
+  private warnOnce(key: string, message: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    void vscode.window.showWarningMessage(message);
+  }
+
+  dispose(): void {
+    if (this.postTimer) clearTimeout(this.postTimer);
+    this.subscription.dispose();
+  }
+}
