@@ -3,7 +3,7 @@
 // "N passed, N failed" line summing them all. Non-zero exit on any failure.
 //   --only unit|vscode|e2e   run one stage (plus what it needs)
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromiumPath, ensureVscode } from './vscode-harness.mjs';
 
@@ -99,6 +99,8 @@ if (wants('vscode') || wants('e2e')) {
 
 // 2. The VSIX (production build), then the development build the tests run against.
 banner('package');
+// A stale VSIX must never stand in for one that failed to build.
+for (const name of readdirSync('.')) if (/^accord-.*\.vsix$/.test(name)) rmSync(name);
 const pack = await run('npm', ['run', '-s', 'package']);
 if (pack.code !== 0) record('package', 0, 1);
 banner('build');
