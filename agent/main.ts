@@ -4,33 +4,45 @@ import './stderrConsole';
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import { createLoggedAgent } from './acp/sessionLog';
+import { SessionWorkspaces } from './acp/workspaces';
 import { ProcessRunner } from './exec/processRunner';
+import { SessionStore } from './log';
 import { runSessionsCli } from './log/cli';
 import { login } from './login';
 import { builtinTools } from './tools/index';
 
 type Command = (args: string[]) => Promise<number>;
 
-async function serveAcp(): Promise<number> {
-  // Every session is recorded in its log (ACCORD_HOME or the platform state dir) and can be loaded again.
-  const { app, closeLogs } = createLoggedAgent({ env: process.env, tools: builtinTools(), commands: new ProcessRunner() });
+async function serveAcp(args: string[]): Promise<number> {
+  const unknown = args.filter((a) => a !== '--always-approve');
+  if (unknown.length > 0) {
+    process.stderr.write(`accord acp: unknown option ${unknown.join(' ')}\n${usage}`);
+    return 2;
+  }
+  // Every session is recorded in its log (ACCORD_HOME or the platform state dir) and can be loaded again;
+  // its isolated workspace lives beside the log (<data dir>/sessions/<id>/).
+  const logs = new SessionStore();
+  // --always-approve is the person launching the agent deciding: every "ask" becomes allow; "deny" still applies.
+  const isolation = new SessionWorkspaces({ dataDir: logs.dataDir, alwaysApprove: args.includes('--always-approve') });
+  const { app, closeLogs } = createLoggedAgent({ env: process.env, tools: builtinTools(), commands: new ProcessRunner(), isolation }, logs);
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
   await app.connect(stream).closed;
   await closeLogs();
+  await isolation.releaseAll();
   return 0;
 }
 
 /** Subcommands by name: the hook where other parts plug in theirs (e.g. `sessions` from the session log). */
 const commands: Record<string, Command> = {
-  acp: () => serveAcp(),
+  acp: (args) => serveAcp(args),
   login: (args) => login(args, process.env),
   sessions: (args) => runSessionsCli(args),
 };
 
-const usage = 'usage: accord acp | accord login [anthropic|openai|openai-compatible] | accord sessions list|remove\n';
+const usage = 'usage: accord acp [--always-approve] | accord login [anthropic|openai|openai-compatible] | accord sessions list|remove\n';
 
 async function main(): Promise<void> {
   const [name, ...args] = process.argv.slice(2);

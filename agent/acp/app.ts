@@ -1,20 +1,26 @@
 // The ACP v1 agent: maps protocol requests onto the core (sessions, turns,
 // config) and forwards every session update to the client.
+import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentCapabilities, type AgentContext, type SessionNotification } from '@agentclientprotocol/sdk';
+import { bangLine, runBangCommand } from '../core/bangCommand';
 import { askBeforeChanges, type PermissionGate } from '../core/gate';
 import type { Session } from '../core/session';
 import { MemorySessionStore, type SessionStore } from '../core/sessionStore';
 import { systemPrompt } from '../core/systemPrompt';
-import { runTurn } from '../core/turn';
+import { runTurn, type TurnDeps } from '../core/turn';
+import { refuseClientWidening, refuseSessionMcpServers } from '../policy/clientMeta';
+import { snapshot } from '../workspace/isolated';
 import type { CommandRunner, Tool } from '../tools/tool';
 import type { Env } from '../models/credentials';
 import { defaultModelId, resolveModel } from '../models/resolve';
 import { applyConfigOption, ConfigValueError, configOptionsFor } from './configOptions';
 import { permissionAsker } from './permissions';
 import { toUserContent } from './prompt';
+import { CHANGES_CAPABILITY, registerChangesMethods } from './changesMethods';
 import type { SessionPersistence } from './sessionLog';
+import type { SessionWorkspaces } from './workspaces';
 
 declare const ACCORD_VERSION: string;
 const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
@@ -39,6 +45,22 @@ export interface AccordAgentOptions {
   extraCapabilities?: Pick<AgentCapabilities, 'loadSession' | 'sessionCapabilities'>;
   /** Records sessions (the session log); without it sessions live in memory only. */
   persistence?: SessionPersistence;
+  /**
+   * Per-session isolated workspaces (sandboxed runner, policy gate, `_accord/...`
+   * review methods). Without it sessions work directly in their cwd with
+   * `commands` and `gate`.
+   */
+  isolation?: SessionWorkspaces;
+}
+
+/** `session/new` `_meta` key choosing where a session works: "isolated" (default) or "in-place". */
+export const WORKSPACE_META_KEY = 'accord/workspace';
+
+function wantsInPlace(meta: unknown): boolean {
+  const value = meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>)[WORKSPACE_META_KEY] : undefined;
+  if (value === undefined || value === 'isolated') return false;
+  if (value === 'in-place') return true;
+  throw RequestError.invalidParams({ [WORKSPACE_META_KEY]: value }, `_meta["${WORKSPACE_META_KEY}"] must be "isolated" or "in-place"; got ${JSON.stringify(value)}.`);
 }
 
 /** Forwards a session's updates to `client` until sending fails (the connection is gone). Returns the unsubscribe. */
@@ -74,6 +96,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   const maxTurnRequests = options.maxTurnRequests ?? positiveInt(env.ACCORD_MAX_TURN_REQUESTS) ?? 50;
   const maxRetries = options.maxRetries ?? 2;
   const streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? positiveInt(env.ACCORD_STREAM_IDLE_TIMEOUT_MS) ?? 300_000;
+  const isolation = options.isolation;
 
   const sessionOrThrow = (sessionId: string): Session => {
     const session = store.get(sessionId);
@@ -81,13 +104,28 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     return session;
   };
 
-  return agent({ name: 'accord' })
+  /** Where a session's tools work and what they run through: its isolated workspace, or the app-wide defaults. */
+  const sessionDeps = (session: Session): Pick<TurnDeps, 'gate' | 'commands' | 'commandContext' | 'beforeChange'> => {
+    const isolated = isolation?.get(session.id);
+    if (!isolated) return { gate, commands: options.commands };
+    const { workspace } = isolated;
+    return {
+      gate: isolated.gate,
+      commands: isolated.runner,
+      commandContext: isolated.commandContext,
+      // In place, the person's tree is the workspace: every change gets a "before" to diff and discard against.
+      ...(workspace.mode === 'in-place' ? { beforeChange: async (toolName: string) => void (await snapshot(workspace, `before ${toolName}`)) } : {}),
+    };
+  };
+
+  const app = agent({ name: 'accord' })
     .onRequest(methods.agent.initialize, () => ({
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: false,
         promptCapabilities: { image: true, embeddedContext: true, audio: false },
         ...options.extraCapabilities,
+        ...(isolation ? { _meta: CHANGES_CAPABILITY } : {}),
       },
       agentInfo: { name: 'accord', title: 'Accord', version },
       authMethods: [],
@@ -98,18 +136,30 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       if (!isDirectory) {
         throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path to an existing directory; got "${cwd}".`);
       }
-      const session = store.create(cwd, { model: await defaultModelId(env), reasoningEffort: 'medium' });
+      const widening = refuseClientWidening(params._meta);
+      if (widening) throw RequestError.invalidParams({ _meta: params._meta }, widening);
+      const mcpRefusal = refuseSessionMcpServers(params.mcpServers);
+      if (mcpRefusal) throw RequestError.invalidParams({ mcpServers: params.mcpServers.map((s) => s.name) }, mcpRefusal);
+      const inPlace = wantsInPlace(params._meta);
+      const sessionId = randomUUID();
+      const isolated = isolation
+        ? await isolation.create(sessionId, cwd, inPlace).catch((error: unknown) => {
+            throw RequestError.internalError({ cwd }, `Could not set up the session's workspace: ${error instanceof Error ? error.message : String(error)}`);
+          })
+        : undefined;
+      const session = store.create(cwd, { model: await defaultModelId(env), reasoningEffort: 'medium' }, sessionId, isolated?.workspace.root);
       try {
-        await persistence?.sessionCreated(session);
+        await persistence?.sessionCreated(session, isolated ? { ...isolated.workspace } : undefined);
       } catch (error) {
         store.remove(session.id);
+        await isolation?.discard(session.id);
         throw RequestError.internalError({ cwd }, `Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
       }
       forwardUpdates(session, client);
       const configOptions = await configOptionsFor(session, env);
       // After the response, so the client already knows the session id. Accord has no slash commands yet.
       setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: [] }), 0);
-      return { sessionId: session.id, configOptions };
+      return { sessionId: session.id, configOptions, ...(isolated ? { _meta: isolated.meta } : {}) };
     })
     .onRequest(methods.agent.session.setConfigOption, async ({ params }) => {
       const session = sessionOrThrow(params.sessionId);
@@ -131,24 +181,33 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       }
       persistence?.turnStarted(session, params.prompt);
       const permissions = permissionAsker(client, session.id);
-      const stopReason = await runTurn(session, toUserContent(params.prompt), {
-        model: async (s) => {
-          if (!s.settings.model) throw new Error(NO_MODEL_MESSAGE);
-          return resolveModel(s.settings.model, env);
-        },
+      const content = toUserContent(params.prompt);
+      const deps = {
         tools: options.tools,
-        gate,
         permissions: persistence ? persistence.permissions(session, permissions) : permissions,
-        commands: options.commands,
         maxTurnRequests,
         maxRetries,
         streamIdleTimeoutMs,
-        systemPrompt,
-      });
+        ...sessionDeps(session),
+        ...(persistence ? { observer: persistence.observer(session) } : {}),
+      };
+      const line = bangLine(content);
+      const stopReason =
+        line !== undefined
+          ? await runBangCommand(session, line, deps)
+          : await runTurn(session, content, {
+              ...deps,
+              model: async (s) => {
+                if (!s.settings.model) throw new Error(NO_MODEL_MESSAGE);
+                return resolveModel(s.settings.model, env);
+              },
+              systemPrompt,
+            });
       await persistence?.turnEnded(session, stopReason);
       return { stopReason };
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       store.get(params.sessionId)?.cancel();
     });
+  return isolation ? registerChangesMethods(app, isolation) : app;
 }

@@ -7,20 +7,26 @@ import { methods, RequestError, type AgentApp, type AgentContext, type ContentBl
 import type { PermissionAsker } from '../core/gate';
 import type { ReasoningEffort, Session, SessionSettings } from '../core/session';
 import { MemorySessionStore, type SessionStore as LiveSessions } from '../core/sessionStore';
+import type { TurnObserver } from '../core/turn';
 import type { StopReason } from '../core/updates';
+import { WorkspaceError, type IsolatedWorkspace } from '../workspace/isolated';
 import { LogError, LogWriteError, SessionRecorder, SessionStore, titleFromPrompt, withLogOffset, type ContentBlockJson, type SessionLog } from '../log';
 import type { Env } from '../models/credentials';
 import { defaultModelId } from '../models/resolve';
 import { createAccordAgent, forwardUpdates, type AccordAgentOptions } from './app';
 import { configOptionsFor } from './configOptions';
+import { workspaceFromRecord, type SessionWorkspaces } from './workspaces';
 
 /** What the adapter tells a persistence layer; every hook is awaited where the adapter calls it. */
 export interface SessionPersistence {
-  sessionCreated(session: Session): Promise<void>;
+  /** `workspace`: the session's isolated workspace, recorded so a later load re-attaches it. */
+  sessionCreated(session: Session, workspace?: IsolatedWorkspace): Promise<void>;
   turnStarted(session: Session, prompt: ContentBlock[]): void;
   turnEnded(session: Session, stopReason: StopReason): Promise<void>;
   configChanged(session: Session): void;
   permissions(session: Session, asker: PermissionAsker): PermissionAsker;
+  /** Records each tool call's input and output as the model saw them, and each request's usage. */
+  observer(session: Session): TurnObserver;
 }
 
 const efforts: ReasoningEffort[] = ['off', 'low', 'medium', 'high'];
@@ -42,7 +48,7 @@ export function createLoggedAgent(options: AccordAgentOptions, logs: SessionStor
     persistence,
     extraCapabilities: { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {} } },
   });
-  return { app: persistence.register(app, live, options.env), closeLogs: () => persistence.closeAll() };
+  return { app: persistence.register(app, live, options.env, options.isolation), closeLogs: () => persistence.closeAll() };
 }
 
 export class SessionLogPersistence implements SessionPersistence {
@@ -57,8 +63,14 @@ export class SessionLogPersistence implements SessionPersistence {
     private readonly agentVersion: string,
   ) {}
 
-  async sessionCreated(session: Session): Promise<void> {
-    const log = await this.logs.create({ id: session.id, cwd: session.cwd, agentVersion: this.agentVersion, config: { ...session.settings } });
+  async sessionCreated(session: Session, workspace?: IsolatedWorkspace): Promise<void> {
+    const log = await this.logs.create({
+      id: session.id,
+      cwd: session.cwd,
+      agentVersion: this.agentVersion,
+      config: { ...session.settings },
+      ...(workspace ? { workspace: { ...workspace } } : {}),
+    });
     this.track(session, new SessionRecorder(log, session));
   }
 
@@ -105,10 +117,18 @@ export class SessionLogPersistence implements SessionPersistence {
     };
   }
 
+  observer(session: Session): TurnObserver {
+    const record = (event: Parameters<SessionRecorder['record']>[0]) => this.bySession.get(session)?.record(event);
+    return {
+      toolIo: (io) => record({ type: 'tool_io', ...io }),
+      usage: (usage) => record({ type: 'usage', usage }),
+    };
+  }
+
   /** session/load, session/resume, session/list and session/close on `app`. */
-  register(app: AgentApp, live: LiveSessions, env: Env): AgentApp {
+  register(app: AgentApp, live: LiveSessions, env: Env, isolation?: SessionWorkspaces): AgentApp {
     const reattach = async (params: { sessionId: string; cwd: string }, client: AgentContext, replayUpdates: boolean) => {
-      const session = await this.reopen(params.sessionId, params.cwd, live, env, async (log) => {
+      const session = await this.reopen(params.sessionId, params.cwd, live, env, isolation, async (log) => {
         const replay = await this.logs.replay(log.id);
         if (replayUpdates) {
           for (const { update, offset } of replay.updates) {
@@ -118,7 +138,8 @@ export class SessionLogPersistence implements SessionPersistence {
         return replay;
       });
       forwardUpdates(session, client);
-      return { configOptions: await configOptionsFor(session, env) };
+      const meta = isolation?.get(session.id)?.meta;
+      return { configOptions: await configOptionsFor(session, env), ...(meta ? { _meta: meta } : {}) };
     };
     return app
       .onRequest(methods.agent.session.load, ({ params, client }) => reattach(params, client, true))
@@ -136,6 +157,7 @@ export class SessionLogPersistence implements SessionPersistence {
       .onRequest(methods.agent.session.close, async ({ params }) => {
         live.remove(params.sessionId);
         await this.forget(params.sessionId);
+        await isolation?.release(params.sessionId);
         return {};
       });
   }
@@ -146,6 +168,7 @@ export class SessionLogPersistence implements SessionPersistence {
     cwd: string,
     live: LiveSessions,
     env: Env,
+    isolation: SessionWorkspaces | undefined,
     replayInto: (log: SessionLog) => Promise<{ history: object[]; config: Record<string, unknown>; title: string | undefined }>,
   ): Promise<Session> {
     if (live.get(sessionId)) {
@@ -164,15 +187,34 @@ export class SessionLogPersistence implements SessionPersistence {
       if (resolve(log.created.cwd) !== resolve(cwd)) {
         throw RequestError.invalidParams({ cwd }, `Session ${sessionId} belongs to ${log.created.cwd}; open that folder to load it (got ${cwd}).`);
       }
+      const root = await this.reattachWorkspace(log, cwd, isolation);
       const replay = await replayInto(log);
       if (replay.title) this.titled.add(sessionId);
-      const session = live.create(cwd, await settingsFrom(replay.config, env), sessionId);
+      const session = live.create(cwd, await settingsFrom(replay.config, env), sessionId, root);
       session.appendHistory(...(replay.history as Parameters<Session['appendHistory']>));
       this.track(session, new SessionRecorder(log, session));
       return session;
     } catch (error) {
       await log.close().catch(() => undefined);
+      await isolation?.release(sessionId);
       throw error;
+    }
+  }
+
+  /** The recorded workspace, attached again (never re-created); the session's root, or undefined to work in cwd. */
+  private async reattachWorkspace(log: SessionLog, cwd: string, isolation: SessionWorkspaces | undefined): Promise<string | undefined> {
+    const recorded = log.created.workspace;
+    // A session recorded without isolation, or an agent running without it, works in cwd.
+    if (!recorded || !isolation) return undefined;
+    const workspace = workspaceFromRecord(recorded);
+    if (!workspace || workspace.sessionId !== log.id) {
+      throw RequestError.internalError({ sessionId: log.id }, `The log of session ${log.id} records its workspace in a form this agent cannot read; start a new session.`);
+    }
+    try {
+      return (await isolation.reattach(workspace, cwd)).workspace.root;
+    } catch (error) {
+      if (error instanceof WorkspaceError) throw RequestError.invalidRequest({ sessionId: log.id, workspace: workspace.root }, error.message);
+      throw RequestError.internalError({ sessionId: log.id }, `Could not attach the session's workspace: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

@@ -7,6 +7,8 @@ export type GateDecision = 'allow' | 'ask' | 'deny';
 
 export interface PermissionGate {
   decide(tool: Tool<any>, input: unknown, effect: ToolEffect): GateDecision | Promise<GateDecision>;
+  /** Why the decision was made (a policy rule, a built-in protection), for the person and the model. */
+  why?(tool: Tool<any>, input: unknown, effect: ToolEffect): string | undefined;
 }
 
 const withoutAsking = new Set<Tool['kind']>(['read', 'search', 'think']);

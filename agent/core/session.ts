@@ -1,6 +1,7 @@
 // One conversation: its directory, settings, the model-facing history and the
 // update stream. History changes only through `appendHistory`, so a session
 // log can persist it and rebuild a session from it.
+import path from 'node:path';
 import type { ModelMessage } from 'ai';
 import { UpdateEmitter } from './emitter';
 import type { PlanEntry } from '../tools/tool';
@@ -24,12 +25,30 @@ export class Session {
   private readonly historyListeners = new Set<HistoryListener>();
   private turn: AbortController | undefined;
 
+  /** Where the tools work: the session's isolated workspace, or `cwd` itself. */
+  readonly root: string;
+
   constructor(
     readonly id: string,
-    /** Absolute, existing directory: the tools' root. */
+    /** Absolute, existing directory: the folder the client opened (the log records it; load compares it). */
     readonly cwd: string,
     public settings: SessionSettings,
-  ) {}
+    root?: string,
+  ) {
+    this.root = root ?? cwd;
+  }
+
+  /**
+   * A path inside the workspace as the person knows it: the same file in
+   * their project (`cwd`), so a location or diff the client shows opens the
+   * person's file. Paths outside the workspace are returned unchanged.
+   */
+  clientPath(absolute: string): string {
+    if (this.root === this.cwd) return absolute;
+    const relative = path.relative(this.root, absolute);
+    if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return absolute;
+    return relative ? path.join(this.cwd, relative) : this.cwd;
+  }
 
   get history(): readonly ModelMessage[] {
     return this.messages;

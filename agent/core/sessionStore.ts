@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { Session, type SessionSettings } from './session';
 
 export interface SessionStore {
-  /** `id` is given when a persisted session is loaded again; new sessions get a fresh UUID. */
-  create(cwd: string, settings: SessionSettings, id?: string): Session;
+  /** `id` is given when a persisted session is loaded again; new sessions get a fresh UUID. `root`: the session workspace, when not `cwd`. */
+  create(cwd: string, settings: SessionSettings, id?: string, root?: string): Session;
   get(sessionId: string): Session | undefined;
   /** Cancels any running turn and forgets the session. */
   remove(sessionId: string): void;
@@ -15,8 +15,8 @@ export interface SessionStore {
 export class MemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, Session>();
 
-  create(cwd: string, settings: SessionSettings, id: string = randomUUID()): Session {
-    const session = new Session(id, cwd, settings);
+  create(cwd: string, settings: SessionSettings, id: string = randomUUID(), root?: string): Session {
+    const session = new Session(id, cwd, settings, root);
     this.sessions.set(session.id, session);
     return session;
   }

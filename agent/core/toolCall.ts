@@ -19,6 +19,10 @@ export interface ToolCallDeps {
   permissions: PermissionAsker;
   /** Shared by every call of the turn; `progress` is added per call. */
   context: Omit<ToolContext, 'progress'>;
+  /** Sandbox state and network in words, added to every command approval question. */
+  commandContext?: { sandbox: string; network: string };
+  /** Runs after approval, before a call that changes files or runs a command. */
+  beforeChange?(toolName: string): Promise<void>;
 }
 
 /** Output shown live on the card is capped; the final result replaces it. */
@@ -37,26 +41,35 @@ function toAcpContent(content: ToolUserContent[]): ToolCallContent[] {
 }
 
 /** What the person sees when asked: the whole effect, not a summary. */
-function effectContent(effect: ToolEffect): ToolCallContent[] {
+function effectContent(effect: ToolEffect, clientPath: (p: string) => string, commandContext?: ToolCallDeps['commandContext']): ToolCallContent[] {
   if (effect.type === 'files') {
     return effect.changes.map((change) =>
       change.newText === null
         ? { type: 'content', content: { type: 'text', text: change.movedTo ? `Move ${change.path} → ${change.movedTo}` : `Delete ${change.path}` } }
-        : { type: 'diff', path: change.movedTo ?? change.path, oldText: change.oldText, newText: change.newText },
+        : { type: 'diff', path: clientPath(change.movedTo ?? change.path), oldText: change.oldText, newText: change.newText },
     );
   }
   if (effect.type === 'command') {
     const { argv, cwd, envChanges, timeoutMs } = effect.command;
     const env = Object.entries(envChanges).map(([k, v]) => `${k}=${v}`).join(' ');
     const line = `Run ${JSON.stringify(argv)} in ${cwd}${env ? ` with ${env}` : ''} (timeout ${Math.round(timeoutMs / 1000)} s)`;
-    return [{ type: 'content', content: { type: 'text', text: line } }];
+    const context = commandContext ? `\nSandbox: ${commandContext.sandbox}\nNetwork: ${commandContext.network}` : '';
+    return [{ type: 'content', content: { type: 'text', text: line + context } }];
   }
   return [];
 }
 
-function effectRawInput(input: unknown, effect: ToolEffect): unknown {
-  if (effect.type === 'command') return { ...(input as object), argv: effect.command.argv, cwd: effect.command.cwd, envChanges: effect.command.envChanges };
+function effectRawInput(input: unknown, effect: ToolEffect, commandContext?: ToolCallDeps['commandContext']): unknown {
+  if (effect.type === 'command') {
+    const { argv, cwd, envChanges } = effect.command;
+    return { ...(input as object), argv, cwd, envChanges, ...(commandContext ? { sandbox: commandContext.sandbox, network: commandContext.network } : {}) };
+  }
   return input;
+}
+
+/** Diffs a tool reports name the person's file (see Session.clientPath); other content is unchanged. */
+function forClient(content: ToolCallContent[], clientPath: (p: string) => string): ToolCallContent[] {
+  return content.map((item) => (item.type === 'diff' ? { ...item, path: clientPath(item.path) } : item));
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -64,6 +77,7 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Promise<ToolCallOutcome> {
   const { session } = deps;
   const emit = session.updates.emit.bind(session.updates);
+  const clientPath = (p: string) => session.clientPath(p);
   let shown = '';
   let progressDone: Promise<void> = Promise.resolve();
   const context: ToolContext = {
@@ -99,13 +113,14 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
   } catch {
     described = { title: tool.name, locations: [] };
   }
+  const locations = described.locations.map((l) => ({ ...l, path: clientPath(l.path) }));
   await emit({
     sessionUpdate: 'tool_call',
     toolCallId: call.toolCallId,
     title: described.title,
     kind: tool.kind,
     status: 'pending',
-    locations: described.locations,
+    locations,
     rawInput: input,
   });
 
@@ -119,16 +134,34 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
 
   if (effect.type === 'error') return fail(effect.message);
   const decision = await deps.gate.decide(tool, input, effect);
-  if (decision === 'deny') return fail(`The project's policy does not allow this ${tool.kind} call, so it was not run.`);
+  if (decision === 'deny') {
+    const why = deps.gate.why?.(tool, input, effect);
+    return fail(`The project's policy does not allow this ${tool.kind} call, so it was not run${why ? `: ${why}` : ''}.`);
+  }
   if (decision === 'ask') {
     const answer = await deps.permissions.ask(
-      { toolCallId: call.toolCallId, title: described.title, kind: tool.kind, status: 'pending', locations: described.locations, rawInput: effectRawInput(input, effect), content: effectContent(effect) },
+      {
+        toolCallId: call.toolCallId,
+        title: described.title,
+        kind: tool.kind,
+        status: 'pending',
+        locations,
+        rawInput: effectRawInput(input, effect, deps.commandContext),
+        content: effectContent(effect, clientPath, deps.commandContext),
+      },
       context.signal,
     );
     if (answer === 'cancelled' || context.signal.aborted) return fail('Cancelled before it ran.');
     if (answer === 'reject') return fail('The person declined this call, so it was not run. Ask them how they want to proceed instead of retrying it unchanged.');
   }
 
+  if (deps.beforeChange && (effect.type === 'files' || effect.type === 'command')) {
+    try {
+      await deps.beforeChange(tool.name);
+    } catch (error) {
+      return fail(`Could not record the state before this change, so it was not run: ${errorText(error)}`);
+    }
+  }
   await emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, status: 'in_progress' });
   let result: ToolResult;
   try {
@@ -146,7 +179,7 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
     sessionUpdate: 'tool_call_update',
     toolCallId: call.toolCallId,
     status: result.isError || cancelled ? 'failed' : 'completed',
-    content: [...toAcpContent(result.forUser), ...cancelNote],
+    content: [...forClient(toAcpContent(result.forUser), clientPath), ...cancelNote],
   });
   if (cancelled) return { forModel: `Cancelled by the person while running. Output so far:\n${result.forModel}`, isError: true };
   return { forModel: result.forModel, isError: result.isError === true };

@@ -26,6 +26,19 @@ export interface TurnDeps {
   /** A model stream silent this long is dropped and reported, so a stalled server never hangs the turn. */
   streamIdleTimeoutMs: number;
   systemPrompt(session: Session): string;
+  /** Audit hooks (the session log): what each tool call did as the model saw it, and each request's usage. */
+  observer?: TurnObserver;
+  /** Sandbox state and reachable network in words, shown with every command approval question. */
+  commandContext?: { sandbox: string; network: string };
+  /** Runs before a call that changes files or runs a command (in-place sessions snapshot the tree here). */
+  beforeChange?(toolName: string): Promise<void>;
+}
+
+export interface TurnObserver {
+  /** `input` as the model sent it; `output` as the model saw it. */
+  toolIo(io: { toolCallId: string; toolName: string; input: unknown; output: string; isError: boolean }): void;
+  /** The provider's usage for one model request, as the ai SDK reports it. */
+  usage(usage: Record<string, unknown>): void;
 }
 
 /** Tool definitions for the model, deliberately without `execute`: every call goes through the gate. */
@@ -102,7 +115,7 @@ async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signa
 
     const results: Array<{ call: ToolCallRequest; forModel: string; isError: boolean }> = [];
     const context = {
-      root: session.cwd,
+      root: session.root,
       signal,
       commands: deps.commands,
       setPlan: (entries: PlanEntry[]) => {
@@ -115,7 +128,16 @@ async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signa
         results.push({ call, forModel: cancelledResult, isError: true });
         continue;
       }
-      const outcome = await runToolCall(call, { session, tools: toolsByName, gate: deps.gate, permissions: deps.permissions, context });
+      const outcome = await runToolCall(call, {
+        session,
+        tools: toolsByName,
+        gate: deps.gate,
+        permissions: deps.permissions,
+        context,
+        ...(deps.commandContext ? { commandContext: deps.commandContext } : {}),
+        ...(deps.beforeChange ? { beforeChange: deps.beforeChange } : {}),
+      });
+      deps.observer?.toolIo({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, output: outcome.forModel, isError: outcome.isError });
       results.push({ call, ...outcome });
     }
     appendToolResults(session, results);
@@ -190,6 +212,7 @@ async function streamOnce(
           break;
         case 'finish-step': {
           finishReason = part.finishReason;
+          deps.observer?.usage({ ...part.usage } as Record<string, unknown>);
           const measured = await measureRequest(model.parsed, part.usage);
           session.cost = session.cost === undefined || measured.cost === undefined ? undefined : session.cost + measured.cost;
           await emit({

@@ -25,6 +25,7 @@ const payloads = {
     agentVersion: z.string(),
     config: object,
     additionalDirectories: z.array(z.string()).optional(),
+    workspace: object.optional(),
   }),
   user_prompt: z.object({ prompt: z.array(tagged('type')) }),
   update: z.object({ update: tagged('sessionUpdate') }),
@@ -64,6 +65,8 @@ export type LogEvent =
       agentVersion: string;
       config: Record<string, unknown>;
       additionalDirectories?: string[];
+      /** Where the session works (its isolated workspace, as created); absent when it works in `cwd` without isolation. */
+      workspace?: Record<string, unknown>;
     }
   | { type: 'user_prompt'; prompt: ContentBlockJson[] }
   | { type: 'update'; update: SessionUpdateJson }

@@ -14,6 +14,8 @@ export interface NewSession {
   agentVersion: string;
   config: Record<string, unknown>;
   additionalDirectories?: string[];
+  /** The session's isolated workspace as created (see LogEvent session_created). */
+  workspace?: Record<string, unknown>;
 }
 
 /** What opening an existing log repaired. */

@@ -106,13 +106,22 @@ export class PolicyGate {
 
   /** Same shape as the core's PermissionGate.decide. */
   decide(tool: GatedTool, input: unknown, effect: ToolEffect): PolicyDecisionKind {
+    return this.explain(this.requestFor(tool, input, effect)).decision;
+  }
+
+  /** The core's PermissionGate.why: the reason behind `decide`'s answer. */
+  why(tool: GatedTool, input: unknown, effect: ToolEffect): string {
+    return this.explain(this.requestFor(tool, input, effect)).reason;
+  }
+
+  private requestFor(tool: GatedTool, input: unknown, effect: ToolEffect): PolicyRequest {
     let locations: string[] | undefined;
     try {
       locations = tool.describe?.(input, { root: this.options.root }).locations.map((l) => l.path);
     } catch {
       // A call the tool cannot describe names no paths; its own checks refuse it.
     }
-    return this.explain({ tool: tool.name, kind: tool.kind, effect, ...(locations ? { locations } : {}) }).decision;
+    return { tool: tool.name, kind: tool.kind, effect, ...(locations ? { locations } : {}) };
   }
 
   explain(request: PolicyRequest): PolicyDecision {

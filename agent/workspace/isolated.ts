@@ -214,7 +214,14 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   try {
     if (options.inPlace) return await createInPlace(resolved, realDir, realTmp);
     const top = await repositoryTop(source);
-    return top ? await createClone(resolved, top, realDir, realTmp) : await createShadow(resolved, realDir, realTmp);
+    if (top) return await createClone(resolved, top, realDir, realTmp);
+    if (realDir.startsWith(source + path.sep)) {
+      throw new WorkspaceError(
+        `${source} contains Accord's data directory (${options.dataDir}), so it cannot be copied into it. ` +
+          'Open a project folder instead, start the session in place, or point ACCORD_HOME elsewhere.',
+      );
+    }
+    return await createShadow(resolved, realDir, realTmp);
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;

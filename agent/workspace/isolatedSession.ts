@@ -9,7 +9,8 @@ import { loadPolicy, type LoadedPolicy } from '../policy/load';
 import { commandContext, type SandboxStatus } from '../sandbox/sandboxHost';
 import { createSessionRunner, defaultProtectedPaths } from '../sandbox/sessionRunner';
 import type { CommandRunner } from '../tools/tool';
-import { createWorkspace, removeWorkspace, type IsolatedWorkspace } from './isolated';
+import { stat } from 'node:fs/promises';
+import { createWorkspace, removeWorkspace, WorkspaceError, type IsolatedWorkspace } from './isolated';
 
 export interface SessionSetupOptions {
   sessionId: string;
@@ -39,8 +40,36 @@ export interface IsolatedSession {
 }
 
 export async function setUpIsolatedSession(options: SessionSetupOptions): Promise<IsolatedSession> {
-  const policy = await loadPolicy(options.projectRoot);
   const workspace = await createWorkspace({ sessionId: options.sessionId, source: options.projectRoot, dataDir: options.dataDir, inPlace: options.inPlace });
+  try {
+    return await attach(workspace, options);
+  } catch (error) {
+    await removeWorkspace(workspace, options.dataDir).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * The same for a session loaded again: its workspace (as recorded at
+ * creation) is used as it is, never re-created. Throws WorkspaceError with a
+ * message for the person when the workspace is gone.
+ */
+export async function reattachIsolatedSession(workspace: IsolatedWorkspace, options: Omit<SessionSetupOptions, 'sessionId' | 'inPlace'>): Promise<IsolatedSession> {
+  const present = async (dir: string) => stat(dir).then((s) => s.isDirectory(), () => false);
+  for (const dir of [workspace.root, workspace.gitDir, workspace.tmp]) {
+    if (!(await present(dir))) {
+      const what = workspace.mode === 'in-place' ? 'its change history' : 'its private copy of the project';
+      throw new WorkspaceError(
+        `Session ${workspace.sessionId} cannot continue: ${what} (${dir}) no longer exists, so the work it did is gone. ` +
+          'Start a new session; the conversation can still be read in the session log.',
+      );
+    }
+  }
+  return attach(workspace, { ...options, sessionId: workspace.sessionId });
+}
+
+async function attach(workspace: IsolatedWorkspace, options: SessionSetupOptions): Promise<IsolatedSession> {
+  const policy = await loadPolicy(options.projectRoot);
   const allowedDomains = policy.status === 'invalid' ? [] : policy.policy.network.allowedDomains;
   // Commands may write anywhere in the copy (git needs the clone's .git even
   // when the session opened a subfolder); protected paths at both levels stay read-only.

@@ -10,6 +10,7 @@ import {
   client,
   methods,
   ndJsonStream,
+  type AgentApp,
   type ClientConnection,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -98,6 +99,11 @@ export function inMemoryAgent(options: Partial<AccordAgentOptions> & { env: Acco
   return harnessFor((app) => app.connect(agentApp), async () => {});
 }
 
+/** Any agent app (e.g. the logged agent with isolated workspaces) behind the same test client. */
+export function inMemoryApp(agentApp: AgentApp): Harness {
+  return harnessFor((app) => app.connect(agentApp), async () => {});
+}
+
 export interface ChildHarness extends Harness {
   child: ChildProcess;
   stdout: Buffer[];
@@ -107,8 +113,8 @@ export interface ChildHarness extends Harness {
 /** Tests run from the repository root (npm test, node --test). */
 export const agentBundle = join(process.cwd(), 'dist/agent.js');
 
-export function childAgent(env: Record<string, string | undefined>): ChildHarness {
-  const child = spawn(process.execPath, [agentBundle, 'acp'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+export function childAgent(env: Record<string, string | undefined>, args: string[] = []): ChildHarness {
+  const child = spawn(process.execPath, [agentBundle, 'acp', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: string[] = [];
   child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));

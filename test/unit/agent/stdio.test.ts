@@ -1,11 +1,12 @@
 // The built agent as a new user meets it: `node dist/agent.js acp` driven by
-// the SDK client over stdio edits a file through the tool loop, streams
+// the SDK client over stdio edits a file in the session's own workspace
+// (the person's file changes only when the change is applied), streams
 // thoughts and text, reports usage and cost, cancels cleanly — and its stdout
 // carries nothing but ndjson protocol messages.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
 import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
@@ -24,19 +25,28 @@ describe('agent over stdio (dist/agent.js acp)', () => {
   });
 
   test('edits a file through a permission round trip, streams thoughts, text and usage, then cancels', { timeout: 60_000 }, async () => {
+    const project = join(root.path, 'project');
+    mkdirSync(project);
     const agent = childAgent(
-      isolatedEnv({ ACCORD_MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_API_KEY: 'k', ACCORD_ANTHROPIC_BASE_URL: server.baseUrl }, root.path),
+      isolatedEnv({ ACCORD_MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_API_KEY: 'k', ACCORD_ANTHROPIC_BASE_URL: server.baseUrl, ACCORD_HOME: join(root.path, 'data') }, root.path),
     );
     try {
-      writeFileSync(join(root.path, 'app.js'), 'console.log("hi");\n');
-      const sessionId = await agent.newSession(root.path);
+      writeFileSync(join(project, 'app.js'), 'console.log("hi");\n');
+      const sessionId = await agent.newSession(project);
       server.script(
         { type: 'stream', parts: [{ reasoning: 'I should read the file first.' }, { toolCall: { id: 'toolu_1', name: 'read_file', args: { path: 'app.js' } } }] },
         reply.tool('toolu_2', 'edit_file', { path: 'app.js', old_string: '"hi"', new_string: '"hello"' }),
         { type: 'stream', parts: [{ text: 'Done: it now says hello.' }], usage: { input: 2000, cachedInput: 1500, output: 20 } },
       );
       assert.equal(await agent.prompt(sessionId, 'make it say hello'), 'end_turn');
-      assert.equal(readFileSync(join(root.path, 'app.js'), 'utf8'), 'console.log("hello");\n');
+      assert.equal(readFileSync(join(project, 'app.js'), 'utf8'), 'console.log("hi");\n', "the person's file is untouched until the change is applied");
+      const status = await agent.connection.agent.request<{ root: string }>('_accord/workspace/status', { sessionId });
+      assert.equal(readFileSync(join(status.root, 'app.js'), 'utf8'), 'console.log("hello");\n', 'the edit landed in the session workspace');
+      const edit = updatesOf(agent, sessionId, 'tool_call_update').find((u) => u.content?.some((c: any) => c.type === 'diff'));
+      assert.equal(edit.content.find((c: any) => c.type === 'diff').path, join(project, 'app.js'), "the diff names the person's file");
+      const applied = await agent.connection.agent.request<{ applied: string[] }>('_accord/changes/apply', { sessionId });
+      assert.deepEqual(applied.applied, ['app.js']);
+      assert.equal(readFileSync(join(project, 'app.js'), 'utf8'), 'console.log("hello");\n');
       assert.equal(messageText(agent, sessionId, 'agent_thought_chunk'), 'I should read the file first.');
       assert.equal(messageText(agent, sessionId), 'Done: it now says hello.');
       assert.equal(agent.permissionRequests.length, 1);

@@ -1,0 +1,76 @@
+// Each session's isolated workspace, sandboxed runner and policy gate, by
+// session id, for the lifetime of one agent connection. Created at
+// session/new, re-attached (never re-created) at session/load and
+// session/resume from what the log recorded, released on session/close and
+// when the connection ends. The copies themselves stay on disk: a later load
+// continues in them and the person can still review and apply their changes.
+import type { IsolatedWorkspace, WorkspaceMode } from '../workspace/isolated';
+import { reattachIsolatedSession, setUpIsolatedSession, type IsolatedSession } from '../workspace/isolatedSession';
+
+export interface IsolationSettings {
+  /** The agent's data directory (never its config directory: that holds credentials). */
+  dataDir: string;
+  /** `accord acp --always-approve`: ask becomes allow; deny still applies. */
+  alwaysApprove: boolean;
+  /** Run commands without the OS sandbox, with this reason (e.g. ACCORD_SANDBOX=off). */
+  withoutSandbox?: string;
+}
+
+const modes: readonly WorkspaceMode[] = ['git-clone', 'shadow-copy', 'in-place'];
+
+/** The recorded workspace (a `session_created` record's `workspace`), checked field by field. */
+export function workspaceFromRecord(record: Record<string, unknown>): IsolatedWorkspace | undefined {
+  const text = (key: string) => (typeof record[key] === 'string' ? (record[key] as string) : undefined);
+  const mode = modes.find((m) => m === record.mode);
+  const linked = Array.isArray(record.linkedReadOnly) && record.linkedReadOnly.every((p) => typeof p === 'string') ? (record.linkedReadOnly as string[]) : undefined;
+  const [sessionId, source, workTree, root, gitDir, applyTo, base, tmp] = ['sessionId', 'source', 'workTree', 'root', 'gitDir', 'applyTo', 'base', 'tmp'].map(text);
+  if (!mode || !linked || !sessionId || !source || !workTree || !root || !gitDir || !applyTo || base === undefined || !tmp) return undefined;
+  return { sessionId, mode, source, workTree, root, gitDir, applyTo, base, tmp, linkedReadOnly: linked };
+}
+
+export class SessionWorkspaces {
+  private readonly sessions = new Map<string, IsolatedSession>();
+
+  constructor(readonly settings: IsolationSettings) {}
+
+  async create(sessionId: string, projectRoot: string, inPlace: boolean): Promise<IsolatedSession> {
+    const session = await setUpIsolatedSession({ ...this.base(), sessionId, projectRoot, inPlace });
+    this.sessions.set(sessionId, session);
+    return session;
+  }
+
+  /** Throws WorkspaceError (a message for the person) when the recorded workspace is gone. */
+  async reattach(workspace: IsolatedWorkspace, projectRoot: string): Promise<IsolatedSession> {
+    await this.release(workspace.sessionId);
+    const session = await reattachIsolatedSession(workspace, { ...this.base(), projectRoot });
+    this.sessions.set(workspace.sessionId, session);
+    return session;
+  }
+
+  get(sessionId: string): IsolatedSession | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  /** Stops the session's sandbox resources; its workspace stays for a later load. */
+  async release(sessionId: string): Promise<void> {
+    const session = this.sessions.get(sessionId);
+    this.sessions.delete(sessionId);
+    await session?.dispose(false);
+  }
+
+  /** Deletes a session's workspace (a session/new whose log could not be started). */
+  async discard(sessionId: string): Promise<void> {
+    const session = this.sessions.get(sessionId);
+    this.sessions.delete(sessionId);
+    await session?.dispose(true);
+  }
+
+  async releaseAll(): Promise<void> {
+    await Promise.all([...this.sessions.keys()].map((id) => this.release(id)));
+  }
+
+  private base() {
+    const { dataDir, alwaysApprove, withoutSandbox } = this.settings;
+    return { dataDir, alwaysApprove, ...(withoutSandbox ? { withoutSandbox } : {}) };
+  }
+}
