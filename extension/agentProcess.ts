@@ -78,7 +78,8 @@ export class AgentProcess implements vscode.Disposable {
 
   async start(): Promise<void> {
     if (this.child) return;
-    const { agent, log } = this.options;
+    const { agent } = this.options;
+    const log = lateSafe(this.options.log);
     this.setStatus({ state: 'starting' });
     log.info(`starting agent: ${agent.command} ${agent.args.join(' ')}`);
 
@@ -166,4 +167,20 @@ function pipeLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void
   stream.on('end', () => {
     if (pending.trim()) onLine(pending);
   });
+}
+
+/**
+ * The agent exits (and may still print) after its host closed the log channel
+ * on purpose; those late lines are dropped instead of throwing "Channel has
+ * been closed" into the extension host.
+ */
+function lateSafe(log: Pick<vscode.LogOutputChannel, 'info' | 'warn' | 'error'>): Pick<vscode.LogOutputChannel, 'info' | 'warn' | 'error'> {
+  const safe = (write: (message: string) => void) => (message: string) => {
+    try {
+      write(message);
+    } catch {
+      // the channel is closed: nobody can read this line any more
+    }
+  };
+  return { info: safe((m) => log.info(m)), warn: safe((m) => log.warn(m)), error: safe((m) => log.error(m)) };
 }

@@ -172,7 +172,7 @@ describe('ACP client against a scripted agent', function () {
     await clearStalePrompts();
   });
 
-  it('an edit shows its diff on request, and "Allow once" writes the file through the editor', async () => {
+  it('an edit shows its diff on request; "Allow once" stages the write for review, and accepting it writes the file', async () => {
     const file = path.join(scratch, 'edit-me.txt');
     writeFileSync(file, 'original\n');
     const pending = nextApproval();
@@ -184,8 +184,12 @@ describe('ACP client against a scripted agent', function () {
     ui({ message: approvalText(approval), click: 'Allow once' });
     await turn;
     assert.equal(lastText('outcome='), 'outcome={"outcome":"selected","optionId":"allow_once"}');
+    assert.equal(readFileSync(file, 'utf8'), 'original\n', 'the write waits for review');
+    const review = api.review.store.inSession(api.client.controller.current!.sessionId).find((f) => f.path === file);
+    assert.ok(review, 'the write is under review');
+    assert.equal(review.baseText, 'original\n');
+    await vscode.commands.executeCommand('accord.review.acceptFile', review.id);
     assert.equal(readFileSync(file, 'utf8'), 'edited by fake agent\n');
-    assert.deepEqual(api.client.fs.baselinesFor(api.client.controller.current!.sessionId).map((b) => b.text), ['original\n']);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 

@@ -6,7 +6,9 @@ import * as path from 'node:path';
 import Mocha from 'mocha';
 
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec' });
+  // ACCORD_VSCODE_GREP runs only the tests whose titles match (while working on one area).
+  const grep = process.env.ACCORD_VSCODE_GREP;
+  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec', ...(grep ? { grep } : {}) });
   const testsRoot = path.resolve(__dirname, '..');
   const files = readdirSync(testsRoot, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.test.js'))

@@ -1,0 +1,278 @@
+// The review wired into live sessions, in a real VS Code: a scripted
+// third-party agent (test/fixtures/fakeAcpAgent.ts) whose fs/write_text_file
+// is staged and whose straight-to-disk write is caught, and the real bundled
+// agent (isolated workspace) with the fake model server, reviewed hunk by hunk
+// and undone as a turn.
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as vscode from 'vscode';
+import type { AccordApi } from '../../../extension/extension';
+import type { AgentHost } from '../../../extension/agents/agentHost';
+import { isPending, type FileReview } from '../../../extension/review/fileReview';
+import { reviewUri } from '../../../extension/review/reviewDocuments';
+import { servesChanges } from '../../../extension/review/sessionReviews';
+import { WORKSPACE_METHODS } from '../../../extension/review/isolatedSource';
+import type { HostMessage } from '../../../webview/protocol';
+import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
+import { ui } from '../ui';
+
+const EXTENSION_ID = 'accord-dev.accord';
+const lines = (...l: string[]) => l.map((x) => x + '\n').join('');
+
+async function eventually<T>(what: string, probe: () => T | undefined | false, timeoutMs = 45_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Asks the harness for a screenshot and waits until it is written. */
+async function screenshot(name: string): Promise<void> {
+  const file = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'test-results', `${name}.png`);
+  if (existsSync(file)) unlinkSync(file);
+  ui({ screenshot: name });
+  await eventually(`the screenshot ${name}`, () => existsSync(file));
+}
+
+describe('Review wired to live sessions', function () {
+  this.timeout(180_000);
+  let api: AccordApi;
+  let workspace: string;
+  const posted: HostMessage[] = [];
+
+  before(async () => {
+    api = await vscode.extensions.getExtension<AccordApi>(EXTENSION_ID)!.activate();
+    workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    // What the panel is told, observed without changing it.
+    const post = api.chat.post.bind(api.chat);
+    api.chat.post = (message: HostMessage) => {
+      posted.push(message);
+      return post(message);
+    };
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  describe('a third-party agent', () => {
+    let host: AgentHost;
+    let stateDir: string;
+    let scratch: string;
+    const texts: string[] = [];
+
+    const prompt = (text: string) => {
+      const session = api.client.controller.current!;
+      return api.client.controller.prompt(host, { type: 'sendPrompt', epoch: session.epoch, text, mentions: [], images: [] });
+    };
+    const lastText = (prefix: string) => [...texts].reverse().find((t) => t.startsWith(prefix));
+    const reviewOf = (file: string) => api.review.store.inSession(api.client.controller.current!.sessionId).find((f) => f.path === file);
+
+    before(async () => {
+      const root = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
+      stateDir = mkdtempSync(path.join(tmpdir(), 'accord-review-agent-'));
+      scratch = mkdtempSync(path.join(workspace, 'review-flow-'));
+      await vscode.workspace.getConfiguration('accord').update('agents', [{
+        name: 'FakeReview',
+        command: process.execPath,
+        args: ['--import', pathToFileURL(path.join(root, 'node_modules/tsx/dist/loader.mjs')).href, path.join(root, 'test/fixtures/fakeAcpAgent.ts')],
+        env: { ELECTRON_RUN_AS_NODE: '1', FAKE_ACP_STATE: stateDir },
+      }], vscode.ConfigurationTarget.Global);
+      host = api.client.host('FakeReview')!;
+      assert.ok(host, 'the configured agent is not found');
+      api.client.router.onUpdate(({ update }) => {
+        if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') texts.push(update.content.text);
+      });
+      const session = await api.client.controller.newSession(host);
+      assert.ok(session, `no session: ${host.status.message}`);
+      assert.equal(servesChanges(host), false, 'a third-party agent does not serve the isolated workspace methods');
+    });
+
+    after(async () => {
+      await vscode.workspace.getConfiguration('accord').update('agents', undefined, vscode.ConfigurationTarget.Global);
+      rmSync(stateDir, { recursive: true, force: true });
+      rmSync(scratch, { recursive: true, force: true });
+    });
+
+    it('fs/write_text_file is staged: the agent reads its own text, the file changes only when accepted, and the panel hears each state', async () => {
+      const file = path.join(scratch, 'staged.txt');
+      writeFileSync(file, lines('one', 'two'));
+      const outcome = await prompt(`write ${file} ${JSON.stringify(lines('ONE', 'two', 'three'))}`);
+      assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
+      assert.equal(lastText('write-done'), 'write-done', 'the agent was answered and carried on');
+      assert.equal(readFileSync(file, 'utf8'), lines('one', 'two'), 'nothing lands before the person accepts');
+      const review = reviewOf(file);
+      assert.ok(review && isPending(review), 'the write is under review');
+      assert.equal(review.origin, 'staged');
+
+      await prompt(`read ${file}`);
+      assert.equal(lastText('read='), `read=${JSON.stringify(lines('ONE', 'two', 'three'))}`, 'the agent reads its own staged text');
+
+      await vscode.commands.executeCommand('workbench.view.extension.accord');
+      await api.review.open(review);
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // let the editor draw its CodeLens for the picture
+      await screenshot('review-flow-staged-diff');
+      await vscode.commands.executeCommand('accord.review.acceptFile', review.id);
+      assert.equal(readFileSync(file, 'utf8'), lines('ONE', 'two', 'three'));
+
+      const toolCallId = await eventually('a diffReview for the tool card', () =>
+        posted.find((m) => m.type === 'diffReview' && m.path === file && m.state === 'accepted'));
+      assert.ok(toolCallId);
+      const changes = await eventually('the Changes list with the accepted file', () =>
+        [...posted].reverse().find((m) => m.type === 'reviewChanges' && m.turns.some((t) => t.files.some((f) => f.path === file && f.state === 'accepted'))));
+      assert.ok(changes.type === 'reviewChanges');
+      const listed = changes.turns.flatMap((t) => t.files).find((f) => f.path === file)!;
+      assert.deepEqual([listed.kind, listed.added, listed.removed], ['modified', 2, 1]);
+      ui({ webviewClick: '[data-action="changes"]' });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await screenshot('review-flow-panel-changes');
+    });
+
+    it('a straight-to-disk write is reviewed; rejecting it restores the file and the agent is told with its next prompt', async () => {
+      const file = path.join(scratch, 'direct.txt');
+      writeFileSync(file, lines('a', 'b', 'c'));
+      await vscode.window.showTextDocument(vscode.Uri.file(file)); // an open file is snapshotted when the turn starts
+      const outcome = await prompt(`disk ${file} ${JSON.stringify(lines('a', 'B', 'c'))}`);
+      assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
+      assert.equal(readFileSync(file, 'utf8'), lines('a', 'B', 'c'), 'the agent wrote the disk itself');
+      const review = await eventually('the direct write under review', () => reviewOf(file));
+      assert.equal(review.origin, 'direct');
+      assert.equal(review.baseText, lines('a', 'b', 'c'));
+      await vscode.commands.executeCommand('accord.review.rejectFile', review.id);
+      assert.equal(readFileSync(file, 'utf8'), lines('a', 'b', 'c'), 'rejecting restores the snapshot');
+
+      await prompt('say next');
+      const preamble = lastText('preamble=');
+      assert.ok(preamble?.includes('Review note') && preamble.includes(file), `the agent was not told of the rejection: ${preamble}`);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    });
+  });
+
+  describe('the bundled agent (isolated workspace)', () => {
+    const ENV_KEYS = ['ANTHROPIC_API_KEY', 'ACCORD_ANTHROPIC_BASE_URL', 'ACCORD_HOME', 'ACCORD_CONFIG_DIR', 'ACCORD_LOCAL_SERVERS'] as const;
+    const savedEnv: Partial<Record<(typeof ENV_KEYS)[number], string | undefined>> = {};
+    let server: FakeModelServer;
+    let home: string;
+    let scratch: string;
+
+    before(async function () {
+      server = await startFakeModelServer();
+      home = mkdtempSync(path.join(tmpdir(), 'accord-review-home-'));
+      for (const key of ENV_KEYS) savedEnv[key] = process.env[key];
+      Object.assign(process.env, { ANTHROPIC_API_KEY: 'test-key', ACCORD_ANTHROPIC_BASE_URL: server.baseUrl, ACCORD_HOME: home, ACCORD_CONFIG_DIR: home, ACCORD_LOCAL_SERVERS: '' });
+      await vscode.workspace.getConfiguration('accord').update('model', 'anthropic:claude-sonnet-4-5', vscode.ConfigurationTarget.Global);
+      await api.agent.restart();
+      await eventually('the bundled agent to connect', () => api.agent.status.state === 'connected');
+      scratch = path.join(workspace, `review-isolated-${process.pid}`);
+      mkdirSync(scratch, { recursive: true });
+    });
+
+    after(async () => {
+      for (const key of ENV_KEYS) {
+        if (savedEnv[key] === undefined) delete process.env[key];
+        else process.env[key] = savedEnv[key];
+      }
+      await vscode.workspace.getConfiguration('accord').update('model', undefined, vscode.ConfigurationTarget.Global);
+      await api.agent.restart();
+      await server.close();
+      rmSync(scratch, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true });
+    });
+
+    it('two files changed → nothing in the tree → hunk by hunk → exactly what was chosen → undo the turn → back; the next prompt carries the note', async () => {
+      assert.ok(servesChanges(api.agent), 'the bundled agent advertises the _accord changes methods');
+      const BASE_A = lines('alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota');
+      const NEW_A = lines('alpha', 'BETA', 'gamma', 'delta', 'epsilon', 'zeta', 'ETA', 'theta', 'iota', 'kappa');
+      const BASE_B = lines('one', 'two', 'three');
+      const fileA = path.join(scratch, 'a.txt');
+      const fileB = path.join(scratch, 'b.txt');
+      writeFileSync(fileA, BASE_A);
+      writeFileSync(fileB, BASE_B);
+      const rel = (file: string) => path.relative(workspace, file).split(path.sep).join('/');
+      const session = await api.client.controller.newSession(api.agent);
+      assert.ok(session, `no session: ${api.agent.status.message}`);
+      server.script(
+        reply.tool('toolu_a', 'write_file', { path: rel(fileA), content: NEW_A }),
+        reply.tool('toolu_b', 'edit_file', { path: rel(fileB), old_string: 'two', new_string: 'TWO' }),
+        { type: 'stream', parts: [{ text: 'Changed both files.' }], usage: { input: 2000, output: 20 } },
+      );
+
+      // Approvals, if the policy asks for edits in the isolated copy, are allowed once.
+      const approving = api.client.approvals.onDidChange(({ approval, settled }) => {
+        const allow = approval.choices.buttons.find((b) => b.kind === 'allow_once');
+        if (!settled && allow) api.client.approvals.answer(approval.requestId, allow.optionId);
+      });
+      // From a tool call's completion to its diff being reviewable.
+      const completedAt = new Map<string, number>();
+      const reviewableAfter: number[] = [];
+      const routed = api.client.router.onUpdate(({ update }) => {
+        if (update.sessionUpdate === 'tool_call_update' && update.status === 'completed') completedAt.set(update.toolCallId, performance.now());
+      });
+      const watched = new Map([['toolu_a', fileA], ['toolu_b', fileB]]);
+      const storeWatch = api.review.store.onDidChange(() => {
+        for (const [toolCallId, file] of watched) {
+          const started = completedAt.get(toolCallId);
+          if (started !== undefined && api.review.store.inSession(session.sessionId).some((f) => f.path === file)) {
+            reviewableAfter.push(performance.now() - started);
+            watched.delete(toolCallId);
+          }
+        }
+      });
+      try {
+        const outcome = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'change a.txt and b.txt', mentions: [], images: [] });
+        assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
+      } finally {
+        approving.dispose();
+        routed.dispose();
+        storeWatch.dispose();
+      }
+      console.log(`[measure] tool call completed → diff reviewable (isolated source): ${reviewableAfter.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`);
+      assert.equal(reviewableAfter.length, 2, 'both files became reviewable after their tool calls completed');
+
+      assert.equal(readFileSync(fileA, 'utf8'), BASE_A, "nothing reaches the person's tree before review");
+      assert.equal(readFileSync(fileB, 'utf8'), BASE_B);
+      const reviews = api.review.store.inSession(session.sessionId);
+      const a = reviews.find((f) => f.path === fileA) as FileReview;
+      const b = reviews.find((f) => f.path === fileB) as FileReview;
+      assert.ok(a && b, `under review: ${reviews.map((f) => f.path).join(', ')}`);
+      assert.equal(a.origin, 'isolated');
+      assert.equal(a.hunks.length, 3);
+
+      await api.review.open(a);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await screenshot('review-flow-isolated-hunks');
+      const proposedUri = reviewUri(a, 'proposed').toString();
+      await vscode.commands.executeCommand('accord.review.acceptHunk', proposedUri, 0);
+      await vscode.commands.executeCommand('accord.review.rejectHunk', proposedUri, 1);
+      await vscode.commands.executeCommand('accord.review.acceptHunk', proposedUri, 2);
+      await vscode.commands.executeCommand('accord.review.rejectFile', b.id);
+      const chosenA = lines('alpha', 'BETA', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa');
+      assert.equal(readFileSync(fileA, 'utf8'), chosenA, 'exactly the accepted hunks');
+      assert.equal(readFileSync(fileB, 'utf8'), BASE_B, 'the rejected file is untouched');
+      await screenshot('review-flow-isolated-decided');
+
+      // The rejected file is discarded in the agent's own copy too.
+      const listed = async () => ((await api.agent.connection!.agent.request(WORKSPACE_METHODS.listChanges, { sessionId: session.sessionId })) as { changes: { path: string }[] }).changes.map((c) => c.path);
+      const deadline = Date.now() + 30_000;
+      while ((await listed()).some((p) => p.endsWith('b.txt')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.ok(!(await listed()).some((p) => p.endsWith('b.txt')), "b.txt is back to its base in the agent's workspace");
+
+      await vscode.commands.executeCommand('accord.review.undoTurn', { type: 'turn', sessionId: session.sessionId, turnId: a.turnId });
+      assert.equal(readFileSync(fileA, 'utf8'), BASE_A, 'undoing the turn puts the tree back');
+      assert.equal(readFileSync(fileB, 'utf8'), BASE_B);
+
+      server.script(reply.text('Understood.'));
+      const asked = server.requests.length;
+      await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'what next?', mentions: [], images: [] });
+      const sent = JSON.stringify(server.requests.slice(asked).map((r) => r.body));
+      assert.ok(sent.includes('Review note from the person'), 'the next prompt carries the review note');
+      assert.ok(sent.includes('undid turn'), 'the note says the turn was undone');
+    });
+  });
+});
