@@ -1,7 +1,7 @@
 // What the agent changed: every change is a diff between the session's base
 // commit and the work tree as it is now (committed by the agent or not).
 // Paths are relative to the work tree top, with "/" separators.
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { IsolatedWorkspace } from './isolated';
 import { git, gitRaw, splitZ } from './isolatedGit';
@@ -30,7 +30,16 @@ export async function currentTree(workspace: IsolatedWorkspace): Promise<string>
   const index = path.join(workspace.tmp, `.accord-index-${process.pid}-${++indexCounter}`);
   await mkdir(workspace.tmp, { recursive: true });
   // Seeding from the real index reuses its stat cache: unchanged files are not re-read.
-  await copyFile(path.join(workspace.gitDir, 'index'), index).catch(() => undefined);
+  // The copy keeps the index's mtime: git treats entries as racily clean by
+  // comparing them with it, so a same-size edit made within the second the
+  // index was written is still noticed (a fresh mtime would hide it).
+  const real = path.join(workspace.gitDir, 'index');
+  await copyFile(real, index)
+    .then(async () => {
+      const { atime, mtime } = await stat(real);
+      await utimes(index, atime, mtime);
+    })
+    .catch(() => undefined);
   try {
     const options = gitOptions(workspace, { GIT_INDEX_FILE: index });
     await git(['add', '-A', '--', '.'], options);

@@ -184,6 +184,19 @@ describe('isolated workspace for a git project', { timeout: 300_000 }, () => {
     assert.ok(existsSync(path.join(ws.root, 'b.txt')));
   });
 
+  test('a same-size edit made in the second the clone was checked out is still listed later (racy git)', async () => {
+    const { repo, dataDir } = await project();
+    // Start on a fresh second, so the clone's checkout and the edit most likely share one;
+    // list a second later, when a copy of the index made now would look newer than both.
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000)));
+    const ws = await createWorkspace({ sessionId: 'racy', source: repo, dataDir });
+    const file = path.join(ws.workTree, 'src/b.txt');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('bee 2', 'BEE 2'));
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    assert.deepEqual((await listChanges(ws)).map((c) => c.path), ['src/b.txt']);
+    await removeWorkspace(ws, dataDir);
+  });
+
   test('a repository in the middle of a conflicted merge is a clear error', async () => {
     const { repo, dataDir } = await project();
     sh(repo, 'stash', '-u', '-q');
