@@ -32,7 +32,8 @@ const workbench = await openWorkbench(server, {
     ['extensionTestsPath', server.remote(path.join(outDir, 'suite/index.js'))],
     ['skipWelcome', 'true'],
   ],
-  onLog: (type, text) => {
+  onLog: (type, raw) => {
+    const text = raw.replace(/\x1b\[[0-9;]*m/g, ''); // mocha colours its output when it thinks it is on CI
     // The workbench logs a lot before the suite starts (offline gallery errors...); show it only with VERBOSE=1.
     if (text === SUITE_START) suiteStarted = true;
     else if (suiteStarted || process.env.VERBOSE) (type === 'error' ? console.error : console.log)(text);
