@@ -8,14 +8,15 @@ import type { PermissionAsker } from '../core/gate';
 import type { ReasoningEffort, Session, SessionSettings } from '../core/session';
 import { MemorySessionStore, type SessionStore as LiveSessions } from '../core/sessionStore';
 import type { TurnObserver } from '../core/turn';
+import { refuseClientWidening, refuseSessionMcpServers } from '../policy/clientMeta';
 import type { StopReason } from '../core/updates';
-import { WorkspaceError, type IsolatedWorkspace } from '../workspace/isolated';
+import { WorkspaceError, workspaceFromRecord, type IsolatedWorkspace } from '../workspace/isolated';
 import { LogError, LogWriteError, SessionRecorder, SessionStore, titleFromPrompt, withLogOffset, type ContentBlockJson, type SessionLog } from '../log';
 import type { Env } from '../models/credentials';
 import { defaultModelId } from '../models/resolve';
 import { createAccordAgent, forwardUpdates, type AccordAgentOptions } from './app';
 import { configOptionsFor } from './configOptions';
-import { workspaceFromRecord, type SessionWorkspaces } from './workspaces';
+import type { SessionWorkspaces } from './workspaces';
 
 /** What the adapter tells a persistence layer; every hook is awaited where the adapter calls it. */
 export interface SessionPersistence {
@@ -127,7 +128,10 @@ export class SessionLogPersistence implements SessionPersistence {
 
   /** session/load, session/resume, session/list and session/close on `app`. */
   register(app: AgentApp, live: LiveSessions, env: Env, isolation?: SessionWorkspaces): AgentApp {
-    const reattach = async (params: { sessionId: string; cwd: string }, client: AgentContext, replayUpdates: boolean) => {
+    const reattach = async (params: { sessionId: string; cwd: string; mcpServers?: Array<{ name: string }>; _meta?: unknown }, client: AgentContext, replayUpdates: boolean) => {
+      // The same refusals as session/new: an editor cannot widen approvals or start MCP servers.
+      const refusal = refuseClientWidening(params._meta) ?? refuseSessionMcpServers(params.mcpServers);
+      if (refusal) throw RequestError.invalidParams({ sessionId: params.sessionId }, refusal);
       const session = await this.reopen(params.sessionId, params.cwd, live, env, isolation, async (log) => {
         const replay = await this.logs.replay(log.id);
         if (replayUpdates) {

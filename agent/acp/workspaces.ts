@@ -4,7 +4,7 @@
 // session/resume from what the log recorded, released on session/close and
 // when the connection ends. The copies themselves stay on disk: a later load
 // continues in them and the person can still review and apply their changes.
-import type { IsolatedWorkspace, WorkspaceMode } from '../workspace/isolated';
+import type { IsolatedWorkspace } from '../workspace/isolated';
 import { reattachIsolatedSession, setUpIsolatedSession, type IsolatedSession } from '../workspace/isolatedSession';
 
 export interface IsolationSettings {
@@ -14,18 +14,6 @@ export interface IsolationSettings {
   alwaysApprove: boolean;
   /** Run commands without the OS sandbox, with this reason (e.g. ACCORD_SANDBOX=off). */
   withoutSandbox?: string;
-}
-
-const modes: readonly WorkspaceMode[] = ['git-clone', 'shadow-copy', 'in-place'];
-
-/** The recorded workspace (a `session_created` record's `workspace`), checked field by field. */
-export function workspaceFromRecord(record: Record<string, unknown>): IsolatedWorkspace | undefined {
-  const text = (key: string) => (typeof record[key] === 'string' ? (record[key] as string) : undefined);
-  const mode = modes.find((m) => m === record.mode);
-  const linked = Array.isArray(record.linkedReadOnly) && record.linkedReadOnly.every((p) => typeof p === 'string') ? (record.linkedReadOnly as string[]) : undefined;
-  const [sessionId, source, workTree, root, gitDir, applyTo, base, tmp] = ['sessionId', 'source', 'workTree', 'root', 'gitDir', 'applyTo', 'base', 'tmp'].map(text);
-  if (!mode || !linked || !sessionId || !source || !workTree || !root || !gitDir || !applyTo || base === undefined || !tmp) return undefined;
-  return { sessionId, mode, source, workTree, root, gitDir, applyTo, base, tmp, linkedReadOnly: linked };
 }
 
 export class SessionWorkspaces {

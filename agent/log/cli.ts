@@ -1,6 +1,9 @@
 // `accord sessions list|remove`: the sessions on this machine, from the
 // terminal. Removing is only offered here (never over ACP) and asks first.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { removeWorkspace, workspaceFromRecord } from '../workspace/isolated';
 import { LogError } from './errors';
 import type { SessionSummary } from './listing';
 import { SessionStore } from './store';
@@ -16,7 +19,7 @@ export interface CliIo {
 
 const USAGE = `usage:
   accord sessions list [--cwd DIR] [--json]   the sessions, most recently updated first
-  accord sessions remove ID [--yes]           delete a session's log (asks first unless --yes)
+  accord sessions remove ID [--yes]           delete a session's log and its workspace copy (asks first unless --yes)
 `;
 
 /** Runs `accord sessions …`; `argv` is what follows "sessions". Resolves to the exit code. */
@@ -80,15 +83,34 @@ async function remove(args: string[], io: CliIo): Promise<number> {
       return 1;
     }
     const what = await describe(store, id);
-    const answer = await ask(io, `Remove session ${what}?\nIts log is deleted; this cannot be undone. [y/N] `);
+    const answer = await ask(io, `Remove session ${what}?\nIts log and its copy of the project (with changes not applied) are deleted; this cannot be undone. [y/N] `);
     if (!/^y(es)?$/i.test(answer.trim())) {
       io.stdout.write('Kept.\n');
       return 1;
     }
   }
+  const workspace = await recordedWorkspace(store, id);
   await store.remove(id);
+  // The copy lives beside the log; removing it also unpins its base in the person's repository.
+  if (workspace) await removeWorkspace(workspace, store.dataDir);
+  else await rm(join(store.dataDir, 'sessions', id), { recursive: true, force: true });
   io.stdout.write(`Removed session ${id}.\n`);
   return 0;
+}
+
+/** The workspace the log's first record names, if it is readable. */
+async function recordedWorkspace(store: SessionStore, id: string) {
+  try {
+    for await (const { record } of store.read(id)) {
+      const recorded = (record as { workspace?: unknown }).workspace;
+      if (record.type !== 'session_created' || typeof recorded !== 'object' || recorded === null) return undefined;
+      const workspace = workspaceFromRecord(recorded as Record<string, unknown>);
+      return workspace?.sessionId === id ? workspace : undefined;
+    }
+  } catch {
+    // A log too damaged to read names no workspace; its folder is still removed.
+  }
+  return undefined;
 }
 
 /** What the confirmation shows; a log too damaged to read can still be removed. */

@@ -228,6 +228,18 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   }
 }
 
+const modes: readonly WorkspaceMode[] = ['git-clone', 'shadow-copy', 'in-place'];
+
+/** The recorded workspace (a `session_created` record's `workspace`), checked field by field. */
+export function workspaceFromRecord(record: Record<string, unknown>): IsolatedWorkspace | undefined {
+  const text = (key: string) => (typeof record[key] === 'string' ? (record[key] as string) : undefined);
+  const mode = modes.find((m) => m === record.mode);
+  const linked = Array.isArray(record.linkedReadOnly) && record.linkedReadOnly.every((p) => typeof p === 'string') ? (record.linkedReadOnly as string[]) : undefined;
+  const [sessionId, source, workTree, root, gitDir, applyTo, base, tmp] = ['sessionId', 'source', 'workTree', 'root', 'gitDir', 'applyTo', 'base', 'tmp'].map(text);
+  if (!mode || !linked || !sessionId || !source || !workTree || !root || !gitDir || !applyTo || base === undefined || !tmp) return undefined;
+  return { sessionId, mode, source, workTree, root, gitDir, applyTo, base, tmp, linkedReadOnly: linked };
+}
+
 /** Deletes the session's copy and unpins its base. The person's tree is not touched. */
 export async function removeWorkspace(workspace: IsolatedWorkspace, dataDir: string): Promise<void> {
   if (workspace.mode === 'git-clone') {

@@ -7,7 +7,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { PassThrough } from 'node:stream';
 import { methods } from '@agentclientprotocol/sdk';
+import { runSessionsCli } from '../../../agent/log/cli';
 import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
 import { isolatedEnv, tempDir, updatesOf } from './harness';
 import { failure, gitProject, isolatedAgent, lines } from './isolationFixtures';
@@ -138,6 +141,9 @@ describe('isolated sessions over ACP', () => {
       assert.equal(mcp.code, -32602);
       assert.match(mcp.message, /\.accord\/policy\.json/);
       assert.ok(!existsSync(join(data, 'sessions')), 'no workspace was created for a refused session');
+      const load = await failure(agent.harness.connection.agent.request(methods.agent.session.load, { sessionId: 'any', cwd: project, mcpServers: [], _meta: { autoApprove: true } }));
+      assert.equal(load.code, -32602);
+      assert.match(load.message, /cannot widen what a project allows/);
     } finally {
       await agent.close();
       remove();
@@ -231,6 +237,25 @@ describe('isolated sessions over ACP', () => {
       assert.ok(!existsSync(join(data, 'sessions', sessionId)), 'not re-created');
     } finally {
       await second.close();
+      remove();
+    }
+  });
+
+  test('accord sessions remove deletes the workspace copy and unpins its base in the person\'s repository', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    const agent = isolatedAgent(env(), data);
+    try {
+      const { sessionId } = await agent.newSession(project);
+      await agent.harness.connection.agent.request(methods.agent.session.close, { sessionId });
+      const pins = () => execFileSync('git', ['for-each-ref', 'refs/accord/'], { cwd: project, encoding: 'utf8' }).trim();
+      assert.match(pins(), new RegExp(sessionId));
+      assert.ok(existsSync(join(data, 'sessions', sessionId, 'ws')));
+      const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), interactive: false, dataDir: data };
+      assert.equal(await runSessionsCli(['remove', sessionId, '--yes'], io), 0);
+      assert.ok(!existsSync(join(data, 'sessions', sessionId)));
+      assert.equal(pins(), '');
+    } finally {
+      await agent.close();
       remove();
     }
   });
