@@ -24,7 +24,8 @@ describe('isolated sessions in the bundled agent', () => {
     await server.close();
     config.remove();
   });
-  const start = (data: string) => childAgent(isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake`, ACCORD_HOME: data }, config.path));
+  const start = (data: string, extraEnv: Record<string, string> = {}, args: string[] = []) =>
+    childAgent(isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake`, ACCORD_HOME: data, ...extraEnv }, config.path), args);
   const load = async (agent: ChildHarness, sessionId: string, cwd: string) => {
     await agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     return agent.connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
@@ -100,6 +101,37 @@ describe('isolated sessions in the bundled agent', () => {
       assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /s1/, 'the model gets a result for the interrupted call');
     } finally {
       await second.close();
+      remove();
+    }
+  });
+
+  test('without the sandbox the client is told why, and a command the policy allows still asks', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n', '.accord/policy.json': JSON.stringify({ version: 1, rules: [{ decision: 'allow', commands: [['ls']] }] }) });
+    const agent = start(data, { ACCORD_SANDBOX: 'off' });
+    try {
+      await agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const created = await agent.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+      assert.deepEqual((created._meta as any)['accord/sandbox'], { state: 'unsandboxed', reason: 'the sandbox was turned off with ACCORD_SANDBOX=off' });
+      assert.equal(await agent.prompt(created.sessionId, '!ls'), 'end_turn');
+      assert.equal(agent.permissionRequests.length, 1, 'an allowed command asks when it would run unsandboxed');
+      assert.match(JSON.stringify(agent.permissionRequests[0]!.toolCall), /not sandboxed/);
+    } finally {
+      await agent.close();
+      remove();
+    }
+  });
+
+  test('accord acp --always-approve: what would ask runs without asking; a denied command is still refused', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n', '.accord/policy.json': JSON.stringify({ version: 1, rules: [{ decision: 'deny', commands: [['rm', '**']], reason: 'no deleting' }] }) });
+    const agent = start(data, {}, ['--always-approve']);
+    try {
+      const sessionId = await agent.newSession(project);
+      assert.equal(await agent.prompt(sessionId, '!echo approved'), 'end_turn');
+      assert.equal(await agent.prompt(sessionId, '!rm a.txt'), 'refusal');
+      assert.equal(agent.permissionRequests.length, 0);
+      assert.match(updatesOf(agent, sessionId, 'agent_message_chunk').map((u) => u.content.text).join(''), /no deleting/);
+    } finally {
+      await agent.close();
       remove();
     }
   });
