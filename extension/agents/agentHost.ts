@@ -74,7 +74,12 @@ export class AgentHost implements vscode.Disposable {
       this.setStatus({ state: 'untrusted', message: 'This workspace is restricted, so Accord does not start agents. Trust the workspace to use them.' });
       return Promise.resolve();
     }
-    this.startPromise ??= this.spawn().finally(() => (this.startPromise = undefined));
+    if (!this.startPromise) {
+      const starting = this.spawn().finally(() => {
+        if (this.startPromise === starting) this.startPromise = undefined;
+      });
+      this.startPromise = starting;
+    }
     return this.startPromise;
   }
 
@@ -82,6 +87,7 @@ export class AgentHost implements vscode.Disposable {
   async restart(): Promise<void> {
     this.policy.reset();
     this.stopProcess();
+    this.startPromise = undefined; // a start still in progress was for the process just stopped
     await this.ensureStarted();
   }
 

@@ -56,6 +56,8 @@ export interface IsolatedSourceOptions {
 }
 
 interface SessionPlace {
+  /** In place, the agent already wrote the person's files: its changes are reviewed like a direct-to-disk agent's. */
+  inPlace: boolean;
   /** The agent's working folder (clone side). */
   agentRoot: string;
   /** The person's top folder for work-tree-relative paths. */
@@ -151,7 +153,7 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
       seen.set(change.path, proposed);
       const movedFrom = change.status === 'renamed' && change.oldPath !== undefined ? this.absolute(place.top, change.oldPath) : undefined;
       this.sink.propose({
-        origin: 'isolated',
+        origin: place.inPlace ? 'direct' : 'isolated',
         sessionId,
         turnId,
         path: this.absolute(place.top, change.path),
@@ -167,7 +169,7 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
     if (!place) {
       place = (async () => {
         const status = parse(workspaceStatus, await this.callAgent(WORKSPACE_METHODS.status, { sessionId }), WORKSPACE_METHODS.status);
-        return { agentRoot: status.root, top: await this.options.projectTop(status.mode) };
+        return { inPlace: status.mode === 'in-place', agentRoot: status.root, top: await this.options.projectTop(status.mode) };
       })();
       place.catch(() => this.places.delete(sessionId));
       this.places.set(sessionId, place);

@@ -187,7 +187,7 @@ describe('ACP client against a scripted agent', function () {
     assert.equal(readFileSync(file, 'utf8'), 'original\n', 'the write waits for review');
     const review = api.review.store.inSession(api.client.controller.current!.sessionId).find((f) => f.path === file);
     assert.ok(review, 'the write is under review');
-    assert.equal(review.baseText, 'original\n');
+    assert.equal(review.baseText, 'original\n', JSON.stringify(api.review.store.all().map((f) => [f.sessionId, f.turnId, f.origin, f.path, f.baseText, f.base === null])));
     await vscode.commands.executeCommand('accord.review.acceptFile', review.id);
     assert.equal(readFileSync(file, 'utf8'), 'edited by fake agent\n');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');

@@ -168,7 +168,9 @@ describe('Review wired to live sessions', function () {
       Object.assign(process.env, { ANTHROPIC_API_KEY: 'test-key', ACCORD_ANTHROPIC_BASE_URL: server.baseUrl, ACCORD_HOME: home, ACCORD_CONFIG_DIR: home, ACCORD_LOCAL_SERVERS: '' });
       await vscode.workspace.getConfiguration('accord').update('model', 'anthropic:claude-sonnet-4-5', vscode.ConfigurationTarget.Global);
       await api.agent.restart();
-      await eventually('the bundled agent to connect', () => api.agent.status.state === 'connected');
+      await eventually('the bundled agent to connect', () => api.agent.status.state === 'connected').catch((error) => {
+        throw new Error(`${error.message}: ${JSON.stringify(api.agent.status)}`);
+      });
       scratch = path.join(workspace, `review-isolated-${process.pid}`);
       mkdirSync(scratch, { recursive: true });
     });
@@ -180,9 +182,9 @@ describe('Review wired to live sessions', function () {
       }
       await vscode.workspace.getConfiguration('accord').update('model', undefined, vscode.ConfigurationTarget.Global);
       await api.agent.restart();
-      await server.close();
-      rmSync(scratch, { recursive: true, force: true });
-      rmSync(home, { recursive: true, force: true });
+      await server?.close();
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
+      if (home) rmSync(home, { recursive: true, force: true });
     });
 
     it('two files changed → nothing in the tree → hunk by hunk → exactly what was chosen → undo the turn → back; the next prompt carries the note', async () => {
@@ -195,6 +197,9 @@ describe('Review wired to live sessions', function () {
       writeFileSync(fileA, BASE_A);
       writeFileSync(fileB, BASE_B);
       const rel = (file: string) => path.relative(workspace, file).split(path.sep).join('/');
+      // The panel renders only what it receives once ready, so it is open before the turn.
+      await vscode.commands.executeCommand('workbench.view.extension.accord');
+      await eventually('the chat panel to be ready', () => api.chat.isReady);
       const session = await api.client.controller.newSession(api.agent);
       assert.ok(session, `no session: ${api.agent.status.message}`);
       server.script(
@@ -244,7 +249,12 @@ describe('Review wired to live sessions', function () {
       assert.equal(a.origin, 'isolated');
       assert.equal(a.hunks.length, 3);
 
-      await api.review.open(a);
+      // The panel's "Review" on a.txt's tool card opens this review.
+      ui({ webviewClick: '.diff:has(a.path-link[title$="/a.txt"]) vscode-button[data-action="review"]' });
+      await eventually('the review diff of a.txt from the panel', () => {
+        const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+        return input instanceof vscode.TabInputTextDiff && input.modified.toString() === reviewUri(a, 'proposed').toString();
+      });
       await new Promise((resolve) => setTimeout(resolve, 1500));
       await screenshot('review-flow-isolated-hunks');
       const proposedUri = reviewUri(a, 'proposed').toString();
@@ -255,6 +265,11 @@ describe('Review wired to live sessions', function () {
       const chosenA = lines('alpha', 'BETA', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa');
       assert.equal(readFileSync(fileA, 'utf8'), chosenA, 'exactly the accepted hunks');
       assert.equal(readFileSync(fileB, 'utf8'), BASE_B, 'the rejected file is untouched');
+      await eventually("a.txt's tool card shows it partly accepted", () =>
+        posted.find((m) => m.type === 'diffReview' && m.toolCallId === 'toolu_a' && m.path.endsWith(`${path.sep}a.txt`) && m.state === 'partial'), 10_000).catch((error) => {
+        throw new Error(`${error.message}; the panel heard ${JSON.stringify(posted.filter((m) => m.type === 'diffReview'))}`);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
       await screenshot('review-flow-isolated-decided');
 
       // The rejected file is discarded in the agent's own copy too.
