@@ -10,6 +10,8 @@ import { sameContent, type RealTree } from './reviewStore';
 
 interface ActiveTurn {
   turnId: string;
+  /** Date.now() when the turn began. */
+  startedAt: number;
   /** path → content before the agent's change. */
   snapshots: Map<string, Content>;
 }
@@ -19,6 +21,8 @@ export interface DirectSourceOptions {
   knownPaths(): string[];
   /** A path another source already reviews for this session (a staged write the review itself landed). */
   handledElsewhere?(sessionId: string, path: string): boolean;
+  /** When the file last changed (ms since the epoch), if known: a late watcher event for a file made before the turn is not the agent's. */
+  modifiedAt?(path: string): Promise<number | undefined>;
 }
 
 export class DirectDiskSource implements TurnAwareSource {
@@ -34,7 +38,7 @@ export class DirectDiskSource implements TurnAwareSource {
   ) {}
 
   async beginTurn(sessionId: string, turnId: string): Promise<void> {
-    const turn: ActiveTurn = { turnId, snapshots: new Map() };
+    const turn: ActiveTurn = { turnId, startedAt: Date.now(), snapshots: new Map() };
     for (const path of new Set([...this.options.knownPaths(), ...this.touched])) {
       turn.snapshots.set(path, await this.tree.read(path));
     }
@@ -77,6 +81,8 @@ export class DirectDiskSource implements TurnAwareSource {
     const [sessionId, turn] = [...this.active][0]!;
     const now = await this.tree.read(path);
     if (now === null) return;
+    const modified = await this.options.modifiedAt?.(path);
+    if (modified !== undefined && modified < turn.startedAt) return;
     turn.snapshots.set(path, null);
     this.touched.add(path);
     await this.collect(sessionId, turn, path);

@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { Content } from './fileReview';
-import { isFinished, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
+import { isFinished, touchedPaths, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import { sameContent } from './reviewStore';
 
 /** Calls one ACP extension method on the agent (`connection.agent.request(method, params)`). */
@@ -32,6 +32,8 @@ const changeList = z.object({
       path: z.string(),
       oldPath: z.string().optional(),
       status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+      additions: z.number().optional(),
+      deletions: z.number().optional(),
       binary: z.boolean().optional(),
     }),
   ),
@@ -69,9 +71,11 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
   private readonly places = new Map<string, Promise<SessionPlace>>();
   /** sessionId → relative path → what was last proposed, so a later turn does not list it again. */
   private readonly lastSeen = new Map<string, Map<string, Content>>();
+  /** sessionId → relative path → its list entry (status, line counts) when last read. */
+  private readonly listed = new Map<string, Map<string, string>>();
   /** One refresh per session at a time; a request during one runs once more after it. */
   private readonly running = new Map<string, Promise<void>>();
-  private readonly again = new Map<string, string>();
+  private readonly again = new Map<string, Refresh>();
 
   constructor(
     private readonly sink: ChangeSink,
@@ -84,24 +88,35 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
   /** The agent's workspace keeps its own base, so a turn's start needs no snapshot here. */
   async beginTurn(): Promise<void> {}
 
+  /**
+   * A finished tool call: a quick refresh reads only the files it names and
+   * those whose list entry changed, so its diff is reviewable at once.
+   */
   async toolCall(sessionId: string, turnId: string, call: ToolCallFacts): Promise<void> {
-    if (isFinished(call)) await this.refresh(sessionId, turnId);
+    if (isFinished(call)) await this.refresh(sessionId, turnId, touchedPaths(call));
   }
 
+  /** The turn's end reads every changed file (a command may rewrite one without changing its line counts). */
   async endTurn(sessionId: string, turnId: string): Promise<void> {
     await this.refresh(sessionId, turnId);
   }
 
-  /** Reads the agent's changed files and proposes those whose content changed since last proposed. */
-  refresh(sessionId: string, turnId: string): Promise<void> {
+  /**
+   * Reads the agent's changed files and proposes those whose content changed
+   * since last proposed. With `touched` (paths a tool call named), files not
+   * named whose status and line counts are unchanged are not read again.
+   */
+  refresh(sessionId: string, turnId: string, touched?: string[]): Promise<void> {
+    const request: Refresh = { turnId, touched };
     const current = this.running.get(sessionId);
     if (current) {
-      this.again.set(sessionId, turnId);
+      const waiting = this.again.get(sessionId);
+      this.again.set(sessionId, waiting ? merge(waiting, request) : request);
       return current;
     }
     const run = (async () => {
       try {
-        await this.refreshNow(sessionId, turnId);
+        await this.refreshNow(sessionId, request);
         for (let next = this.again.get(sessionId); next !== undefined; next = this.again.get(sessionId)) {
           this.again.delete(sessionId);
           await this.refreshNow(sessionId, next);
@@ -126,23 +141,27 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
   /** Puts these files (the person's paths) back to the base in the agent's workspace, so its copy matches what was rejected. */
   async discard(sessionId: string, projectPaths: string[]): Promise<string[]> {
     const place = await this.place(sessionId);
-    const relatives = projectPaths.map((p) => path.relative(place.top, p).split(path.sep).join('/'));
+    const relatives = projectPaths.map((p) => this.relative(place.top, p));
     const answer = parse(z.object({ discarded: z.array(z.string()) }), await this.callAgent(WORKSPACE_METHODS.discard, { sessionId, paths: relatives }), WORKSPACE_METHODS.discard);
     const seen = this.lastSeen.get(sessionId);
-    for (const relative of answer.discarded) seen?.delete(relative);
+    for (const relative of answer.discarded) {
+      seen?.delete(relative);
+      this.listed.get(sessionId)?.delete(relative);
+    }
     return answer.discarded.map((r) => this.absolute(place.top, r));
   }
 
-  forgetSession(sessionId: string): void {
-    this.places.delete(sessionId);
-    this.lastSeen.delete(sessionId);
-  }
-
-  private async refreshNow(sessionId: string, turnId: string): Promise<void> {
+  private async refreshNow(sessionId: string, { turnId, touched }: Refresh): Promise<void> {
     const place = await this.place(sessionId);
     const list = parse(changeList, await this.callAgent(WORKSPACE_METHODS.listChanges, { sessionId }), WORKSPACE_METHODS.listChanges);
     const seen = mapFor(this.lastSeen, sessionId);
+    const listed = mapFor(this.listed, sessionId);
+    const named = touched && new Set(touched.flatMap((p) => [this.relative(place.top, p), this.relative(place.top, path.join(this.projectRoot, path.relative(place.agentRoot, p)))]));
     for (const change of list.changes) {
+      const entry = [change.status, change.oldPath ?? '', change.additions ?? '?', change.deletions ?? '?'].join('\u0000');
+      const unchanged = listed.get(change.path) === entry && seen.has(change.path);
+      listed.set(change.path, entry);
+      if (named && unchanged && !named.has(change.path)) continue;
       const sides = parse(fileSides, await this.callAgent(WORKSPACE_METHODS.readFile, { sessionId, path: change.path }), WORKSPACE_METHODS.readFile);
       if (sides.binary) {
         this.options.skipped?.(sessionId, change.path, 'binary files from the isolated workspace are not reviewed here yet');
@@ -181,10 +200,26 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
     return path.join(top, ...relative.split('/'));
   }
 
+  private relative(top: string, absolute: string): string {
+    return path.relative(top, absolute).split(path.sep).join('/');
+  }
+
   dispose(): void {
     this.places.clear();
     this.lastSeen.clear();
+    this.listed.clear();
   }
+}
+
+interface Refresh {
+  turnId: string;
+  /** Paths a finished tool call named; absent = read every changed file. */
+  touched?: string[];
+}
+
+/** Two refresh requests as one: the later turn, and a full read if either asked for one. */
+function merge(a: Refresh, b: Refresh): Refresh {
+  return { turnId: b.turnId, ...(a.touched && b.touched ? { touched: [...a.touched, ...b.touched] } : {}) };
 }
 
 function encode(text: string | null): Content {

@@ -69,6 +69,13 @@ export class ReviewController implements vscode.Disposable {
       new DirectDiskSource(this.store, this.tree, {
         knownPaths: () => vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file').map((d) => d.uri.fsPath),
         handledElsewhere: (sessionId, path) => this.store.inSession(sessionId).some((f) => f.path === path && f.origin !== 'direct'),
+        modifiedAt: async (path) => {
+          try {
+            return (await vscode.workspace.fs.stat(vscode.Uri.file(path))).mtime;
+          } catch {
+            return undefined; // gone again: nothing to attribute
+          }
+        },
       }),
     );
     const watcher = vscode.workspace.createFileSystemWatcher('**/*');

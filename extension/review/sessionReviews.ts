@@ -139,11 +139,6 @@ export class SessionReviews implements vscode.Disposable {
     this.post();
   }
 
-  forgetSession(sessionId: string): void {
-    this.sessions.delete(sessionId);
-    this.staged.forgetSession(sessionId);
-  }
-
   private session(agent: ReviewAgent, sessionId: string): SessionState {
     let state = this.sessions.get(sessionId);
     if (state) return state;

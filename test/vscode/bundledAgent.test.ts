@@ -1,7 +1,8 @@
 // End to end as a person meets it: the bundled agent (dist/agent.js on VS
 // Code's runtime) with the fake model server as its model. A prompt asking for
-// an edit raises a real approval; Playwright clicks "Allow once"; the file
-// changes exactly as approved and the context gauge moves.
+// an edit raises a real approval; Playwright clicks "Allow once"; the edit
+// lands in the agent's isolated copy, and accepting its review changes the
+// file exactly as approved; the context gauge moves.
 import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +84,11 @@ describe('the bundled agent end to end', function () {
     ui({ message: `${approval.agentName}: ${approval.summary.title}`, click: 'Allow once', screenshot: 'bundled-agent-approval' });
     const outcome = await turn;
     assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
+    // The agent changed its isolated copy; the person's file changes when they accept the review.
+    assert.equal(readFileSync(file, 'utf8'), 'console.log("hi");\n', 'the approved edit waits for review');
+    const review = api.review.store.inSession(session.sessionId).find((f) => f.path === file);
+    assert.ok(review, 'the edit is under review');
+    await vscode.commands.executeCommand('accord.review.acceptFile', review.id);
     assert.equal(readFileSync(file, 'utf8'), 'console.log("hello");\n');
     assert.match(api.client.statusBar.text, /\d+%/, `no context gauge in "${api.client.statusBar.text}"`);
   });

@@ -3,7 +3,7 @@
 // agent's `_accord/workspace/*` methods, which the bundled agent serves for real.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile, unlink } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ReviewStore, type RealTree } from '../../../extension/review/reviewStore';
@@ -105,6 +105,20 @@ describe('DirectDiskSource', () => {
     assert.equal(await diskTree.read(file), null);
   });
 
+  test("a late watcher event for a file made before the turn is not taken for the agent's addition", async () => {
+    const file = join(root, 'made-before.txt');
+    await writeFile(file, 'mine\n');
+    const madeAt = (await stat(file)).mtimeMs;
+    const store = new ReviewStore(diskTree);
+    const source = new DirectDiskSource(store, diskTree, { knownPaths: () => [], modifiedAt: async () => madeAt });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await source.beginTurn('s', 't1');
+    await source.fileChanged(file, 'created');
+    assert.equal(store.all().length, 0);
+    await source.endTurn('s', 't1');
+    assert.equal(await text(file), 'mine\n');
+  });
+
   test('a change to a file with no snapshot has no known base and is not taken for an addition', async () => {
     const file = join(root, 'unknown.txt');
     await writeFile(file, 'was here before\n');
@@ -190,6 +204,30 @@ describe('IsolatedWorkspaceSource', () => {
     agentFiles['src/a.txt'] = { base: 'x\n', current: 'z\n' };
     await source.endTurn('s', 't2');
     assert.deepEqual(store.inTurn('s', 't2').map((r) => r.proposedText), ['z\n'], 'a file changed again joins the later turn');
+  });
+
+  test('a finished tool call reads only the files it names or whose line counts moved; the turn end reads all', async () => {
+    const calls: string[] = [];
+    const agentFiles: Record<string, { base: string | null; current: string | null }> = {
+      'src/a.txt': { base: 'x\n', current: 'y\n' },
+      'src/new.txt': { base: null, current: 'n\n' },
+    };
+    const agent = scriptedAgent(agentFiles, calls);
+    const reads: string[] = [];
+    const store = new ReviewStore(diskTree);
+    const source = new IsolatedWorkspaceSource(store, async (method, params) => {
+      if (method === WORKSPACE_METHODS.readFile) reads.push(params.path as string);
+      return agent(method, params);
+    }, root);
+    await source.toolCall('s', 't1', { toolCallId: 'c1', status: 'completed', locations: [{ path: join(root, 'src', 'a.txt') }] });
+    assert.deepEqual(reads.splice(0), ['src/a.txt', 'src/new.txt'], 'files never read are read');
+    agentFiles['src/a.txt'] = { base: 'x\n', current: 'z\n' }; // same line counts
+    agentFiles['src/new.txt'] = { base: null, current: 'N\n' };
+    await source.toolCall('s', 't1', { toolCallId: 'c2', status: 'completed', locations: [{ path: join(root, 'src', 'new.txt') }] });
+    assert.deepEqual(reads.splice(0), ['src/new.txt'], 'only the named file');
+    await source.endTurn('s', 't1');
+    assert.deepEqual(reads.splice(0), ['src/a.txt', 'src/new.txt']);
+    assert.deepEqual(store.inTurn('s', 't1').map((r) => r.proposedText), ['z\n', 'N\n']);
   });
 
   test("maps the agent's own paths to the person's, and discards rejected files in the agent's copy", async () => {
