@@ -7,6 +7,7 @@ import { createLoggedAgent } from './acp/sessionLog';
 import { SessionWorkspaces } from './acp/workspaces';
 import { ProcessRunner } from './exec/processRunner';
 import { SessionStore } from './log';
+import { sandboxHost } from './sandbox/sandboxHost';
 import { runSessionsCli } from './log/cli';
 import { login } from './login';
 import { builtinTools } from './tools/index';
@@ -29,9 +30,19 @@ async function serveAcp(args: string[]): Promise<number> {
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
+  // Logs synced and locks released, then the sandbox's proxies and socat
+  // bridges stopped and waited for: exiting first would orphan them.
+  const shutDown = async () => {
+    await closeLogs();
+    await isolation.releaseAll();
+    await sandboxHost.settled();
+  };
+  // sandbox-runtime listens for SIGTERM/SIGINT itself, which would keep the process alive: end it here.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => void shutDown().finally(() => process.exit(signal === 'SIGTERM' ? 143 : 130)));
+  }
   await app.connect(stream).closed;
-  await closeLogs();
-  await isolation.releaseAll();
+  await shutDown();
   return 0;
 }
 

@@ -92,6 +92,11 @@ class SandboxHost {
     return this.started;
   }
 
+  /** Resolves once srt has stopped its proxies and socat bridges (after the last session's release). */
+  settled(): Promise<void> {
+    return this.stopping;
+  }
+
   /** The last session gone: stop srt's proxies and socat so the process can exit. */
   private stop(manager: Manager): void {
     this.started = undefined;

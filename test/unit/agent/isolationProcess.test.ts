@@ -5,7 +5,7 @@
 // the next prompt works.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
@@ -135,4 +135,28 @@ describe('isolated sessions in the bundled agent', () => {
       remove();
     }
   });
+
+  for (const ending of ['stdin closed', 'SIGTERM'] as const) {
+    test(`when the agent ends (${ending}) the sandbox's helper processes end with it`, { timeout: 120_000 }, async (t) => {
+      const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+      const agent = start(data);
+      try {
+        await agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+        const created = await agent.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+        if ((created._meta as any)['accord/sandbox'].state !== 'sandboxed') return t.skip('no sandbox here');
+        const children = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(agent.child.pid)], { encoding: 'utf8' }).trim().split('\n');
+        const helpers = children.filter((line) => line.includes('socat')).map((line) => Number(line.trim().split(/\s+/)[0]));
+        assert.ok(helpers.length > 0, `the sandbox's network bridges run as children of the agent: ${children.join('; ')}`);
+        const exited = new Promise<number | null>((resolve) => agent.child.once('exit', (code) => resolve(code)));
+        if (ending === 'SIGTERM') agent.child.kill('SIGTERM');
+        else agent.child.stdin!.end();
+        assert.equal(await exited, ending === 'SIGTERM' ? 143 : 0);
+        const alive = helpers.filter((pid) => spawnSync('kill', ['-0', String(pid)]).status === 0);
+        assert.deepEqual(alive, [], 'no orphaned socat left behind');
+      } finally {
+        await agent.close();
+        remove();
+      }
+    });
+  }
 });
