@@ -45,9 +45,10 @@ const PREPARE: Record<string, (panel: Panel) => Promise<void>> = {
     await p.page.keyboard.type('/');
   },
   thoughts: async (p) => p.page.click('.thought-header'),
+  'review-changes': async (p) => p.page.click('[data-action="changes"]'),
 };
 
-const FEATURES = ['markdown', 'user-attachments', 'thoughts', 'thoughts-streaming', 'tools', 'diff', 'plan', 'gauge', 'gauge-warn', 'children', 'approval', 'composer', 'stop-reasons', 'history'];
+const FEATURES = ['markdown', 'user-attachments', 'thoughts', 'thoughts-streaming', 'tools', 'diff', 'plan', 'gauge', 'gauge-warn', 'children', 'approval', 'composer', 'stop-reasons', 'history', 'review-changes'];
 
 describe('screenshots of every feature in both themes', () => {
   for (const theme of ['dark', 'light'] as const) {
@@ -121,6 +122,23 @@ describe('what the panel renders and posts', () => {
     assert.equal(await page.locator('.review-accepted').innerText(), 'Accepted');
     await page.locator('.diff').first().locator('[data-action="review"]').click();
     assert.deepEqual((await posted()).at(-1), { type: 'reviewDiff', epoch: 1, toolCallId: 'e1', path: '/work/project/src/math.ts' });
+    await page.close();
+  });
+
+  test('review changes: files per turn with kind, line counts and state; a click posts reviewFile', TIMEOUT, async () => {
+    const { page, posted } = await panelWith('review-changes');
+    await page.locator('.changes .plan-header').waitFor();
+    assert.match(await page.locator('.changes .plan-header').innerText(), /Changes\s*5 files\s*2 to review/);
+    assert.equal(await page.locator('.changes-file').count(), 0, 'collapsed until asked');
+    await page.click('[data-action="changes"]');
+    await page.locator('.changes-file').nth(4).waitFor();
+    const rows = await page.locator('.changes-file').allInnerTexts();
+    assert.equal(rows.length, 5);
+    assert.match(rows[0]!, /M\s*parser\.ts\s*\+12 −4\s*partly accepted/);
+    assert.match(rows[3]!, /A\s*logo\.png\s*binary\s*pending/);
+    assert.match(rows[4]!, /README\.md[\s\S]*conflict/);
+    await page.locator('.changes-file[data-file="lexer.ts"]').click();
+    assert.deepEqual((await posted()).at(-1), { type: 'reviewFile', epoch: 1, fileId: 'sess-1\u00002\u0000/work/project/src/lexer.ts' });
     await page.close();
   });
 
