@@ -15,6 +15,7 @@ import { isPending, type FileReview } from '../../../extension/review/fileReview
 import { reviewUri } from '../../../extension/review/reviewDocuments';
 import { servesChanges } from '../../../extension/review/sessionReviews';
 import { WORKSPACE_METHODS } from '../../../extension/review/isolatedSource';
+import { TOOL_DIFF_SCHEME } from '../../../extension/review/toolDiffDocuments';
 import type { HostMessage } from '../../../webview/protocol';
 import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
 import { ui } from '../ui';
@@ -132,6 +133,35 @@ describe('Review wired to live sessions', function () {
       ui({ webviewClick: '[data-action="changes"]' });
       await new Promise((resolve) => setTimeout(resolve, 1000));
       await screenshot('review-flow-panel-changes');
+    });
+
+    it("a tool call's ACP diff with no change under review (the edit was refused) opens read-only in the same diff editor", async () => {
+      const file = path.join(scratch, 'refused.txt');
+      writeFileSync(file, lines('keep'));
+      const refusing = api.client.approvals.onDidChange(({ approval, settled }) => {
+        const reject = approval.choices.buttons.find((b) => b.kind === 'reject_once');
+        if (!settled && reject) api.client.approvals.answer(approval.requestId, reject.optionId);
+      });
+      let toolCallId = '';
+      const routed = api.client.router.onUpdate(({ update }) => {
+        if (update.sessionUpdate === 'tool_call') toolCallId = update.toolCallId;
+      });
+      try {
+        await prompt(`edit ${file}`);
+      } finally {
+        refusing.dispose();
+        routed.dispose();
+      }
+      assert.equal(reviewOf(file), undefined, 'nothing was written, so nothing is under review');
+      await api.client.reviews.openFromToolCall(api.client.controller.current!.sessionId, toolCallId, file);
+      const tab = await eventually('the tool diff tab', () => {
+        const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+        return input instanceof vscode.TabInputTextDiff && input.modified.scheme === TOOL_DIFF_SCHEME ? input : undefined;
+      });
+      assert.equal((await vscode.workspace.openTextDocument(tab.original)).getText(), lines('keep'));
+      assert.equal((await vscode.workspace.openTextDocument(tab.modified)).getText(), 'edited by fake agent\n');
+      await vscode.commands.executeCommand('notifications.clearAll');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     });
 
     it('a straight-to-disk write is reviewed; rejecting it restores the file and the agent is told with its next prompt', async () => {
