@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { diffBlocks, touchedPaths, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import type { DirectDiskSource } from './directSource';
+import type { FileReview } from './fileReview';
 import type { IsolatedWorkspaceSource } from './isolatedSource';
 import type { ReviewController } from './reviewController';
 import { reviewForPath, reviewState, summarize } from './reviewSummary';
@@ -223,9 +224,15 @@ export class SessionReviews implements vscode.Disposable {
 
   private post(): void {
     const panel = this.deps.panelSession();
-    const state = panel && this.sessions.get(panel.sessionId);
-    if (!panel || !state) return;
+    if (!panel) return;
     const files = this.deps.review.store.inSession(panel.sessionId);
+    const state = this.sessions.get(panel.sessionId);
+    if (state) this.postToolStates(panel.epoch, state, files);
+    this.deps.post({ type: 'reviewChanges', epoch: panel.epoch, ...summarize(files) });
+  }
+
+  /** Each tool card's diff badge, when its file's review state changed. */
+  private postToolStates(epoch: number, state: SessionState, files: FileReview[]): void {
     for (const [toolCallId, paths] of state.toolPaths) {
       for (const agentPath of paths.keys()) {
         const file = reviewForPath(files, state.projectPaths.get(agentPath) ?? agentPath);
@@ -234,10 +241,9 @@ export class SessionReviews implements vscode.Disposable {
         const value = reviewState(file);
         if (state.posted.get(key) === value) continue;
         state.posted.set(key, value);
-        this.deps.post({ type: 'diffReview', epoch: panel.epoch, toolCallId, path: agentPath, state: value });
+        this.deps.post({ type: 'diffReview', epoch, toolCallId, path: agentPath, state: value });
       }
     }
-    this.deps.post({ type: 'reviewChanges', epoch: panel.epoch, ...summarize(files) });
   }
 
   private async guard(sessionId: string, run: () => Promise<unknown>): Promise<void> {
