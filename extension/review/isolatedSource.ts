@@ -141,7 +141,10 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
   /** Puts these files (the person's paths) back to the base in the agent's workspace, so its copy matches what was rejected. */
   async discard(sessionId: string, projectPaths: string[]): Promise<string[]> {
     const place = await this.place(sessionId);
-    const relatives = projectPaths.map((p) => this.relative(place.top, p));
+    // Only paths the agent still has changed: it refuses the whole request for one it does not.
+    const changed = new Set(parse(changeList, await this.callAgent(WORKSPACE_METHODS.listChanges, { sessionId }), WORKSPACE_METHODS.listChanges).changes.map((c) => c.path));
+    const relatives = projectPaths.map((p) => this.relative(place.top, p)).filter((r) => changed.has(r));
+    if (relatives.length === 0) return [];
     const answer = parse(z.object({ discarded: z.array(z.string()) }), await this.callAgent(WORKSPACE_METHODS.discard, { sessionId, paths: relatives }), WORKSPACE_METHODS.discard);
     const seen = this.lastSeen.get(sessionId);
     for (const relative of answer.discarded) {

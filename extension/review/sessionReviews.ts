@@ -209,7 +209,8 @@ export class SessionReviews implements vscode.Disposable {
         .filter((f) => f.origin === 'isolated' && !this.discarded.has(f.id) && reviewState(f) === 'rejected' && !f.conflict);
       if (rejected.length === 0) continue;
       for (const file of rejected) this.discarded.add(file.id);
-      const paths = [...new Set(rejected.flatMap((f) => (f.movedFrom ? [f.path, f.movedFrom] : [f.path])))];
+      // A move is discarded by its new path: the agent puts the old file back and removes the new one.
+      const paths = [...new Set(rejected.map((f) => f.path))];
       await this.guard(sessionId, () => state.isolated!.discard(sessionId, paths));
     }
   }

@@ -238,6 +238,7 @@ describe('IsolatedWorkspaceSource', () => {
     assert.equal(await source.projectPath('s', '/elsewhere/b.txt'), '/elsewhere/b.txt');
     assert.deepEqual(await source.discard('s', [join(root, 'src', 'a.txt')]), [join(root, 'src', 'a.txt')]);
     assert.equal(agentFiles['src/a.txt'], undefined);
+    assert.deepEqual(await source.discard('s', [join(root, 'src', 'a.txt')]), [], 'a path the agent no longer changed is skipped, not an error');
     assert.equal(calls.filter((c) => c === WORKSPACE_METHODS.status).length, 1, 'the workspace status is asked once per session');
   });
 
