@@ -105,11 +105,12 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   };
 
   /** Where a session's tools work and what they run through: its isolated workspace, or the app-wide defaults. */
-  const sessionDeps = (session: Session): Pick<TurnDeps, 'gate' | 'commands' | 'commandContext' | 'beforeChange'> => {
+  const sessionDeps = (session: Session): Pick<TurnDeps, 'tools' | 'gate' | 'commands' | 'commandContext' | 'beforeChange'> => {
     const isolated = isolation?.get(session.id);
-    if (!isolated) return { gate, commands: options.commands };
+    if (!isolated) return { tools: options.tools, gate, commands: options.commands };
     const { workspace } = isolated;
     return {
+      tools: [...options.tools, ...isolated.mcpTools],
       gate: isolated.gate,
       commands: isolated.runner,
       commandContext: isolated.commandContext,
@@ -183,7 +184,6 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       const permissions = permissionAsker(client, session.id);
       const content = toUserContent(params.prompt);
       const deps = {
-        tools: options.tools,
         permissions: persistence ? persistence.permissions(session, permissions) : permissions,
         maxTurnRequests,
         maxRetries,

@@ -47,7 +47,7 @@ export async function modelTools(tools: readonly Tool<any>[]): Promise<ToolSet> 
   return Object.fromEntries(
     tools.map((tool) => [
       tool.name,
-      { description: tool.description, inputSchema: jsonSchema(z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as any) },
+      { description: tool.description, inputSchema: jsonSchema((tool.inputJsonSchema ?? z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' })) as any) },
     ]),
   );
 }

@@ -24,8 +24,19 @@ export interface SessionRunnerSettings {
   protectedPaths?: readonly string[];
 }
 
+/** How to start a long-running process (an MCP server) under the same confinement as a command. */
+export interface LaunchSpec {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+export interface LaunchingRunner extends CommandRunner {
+  launch(argv: string[], cwd: string, envChanges: Record<string, string>): Promise<LaunchSpec>;
+}
+
 export interface SessionRunner {
-  runner: CommandRunner;
+  runner: LaunchingRunner;
   status: SandboxStatus;
   dispose(): void;
 }
@@ -56,32 +67,51 @@ function tmpVariables(sessionTmp: string): Record<string, string> {
   return { TMPDIR: sessionTmp, TMP: sessionTmp, TEMP: sessionTmp };
 }
 
-class UnsandboxedRunner implements CommandRunner {
+class UnsandboxedRunner implements LaunchingRunner {
   constructor(private readonly settings: SessionRunnerSettings) {}
 
   async run(argv: string[], options: CommandOptions): Promise<CommandOutcome> {
-    const cwd = await checkCwd(this.settings.workspace, options.cwd);
-    const { env } = scrubEnvironment(process.env, { ...tmpVariables(this.settings.sessionTmp), ...options.envChanges });
-    return spawnCollect({ ...options, argv, cwd, env });
+    return spawnCollect({ ...options, ...(await this.launch(argv, options.cwd, options.envChanges)) });
+  }
+
+  async launch(argv: string[], cwd: string, envChanges: Record<string, string>): Promise<LaunchSpec> {
+    const realCwd = await checkCwd(this.settings.workspace, cwd);
+    const { env } = scrubEnvironment(process.env, { ...tmpVariables(this.settings.sessionTmp), ...envChanges });
+    return { argv, cwd: realCwd, env };
   }
 }
 
 let commandCounter = 0;
 
-class SandboxedRunner implements CommandRunner {
+class SandboxedRunner implements LaunchingRunner {
   constructor(
     private readonly settings: SessionRunnerSettings,
     private readonly manager: Awaited<ReturnType<typeof sandboxHost.acquire>>['manager'],
   ) {}
 
   async run(argv: string[], options: CommandOptions): Promise<CommandOutcome> {
+    const commandId = `accord-${process.pid}-${++commandCounter}`;
+    const spec = await this.wrap(argv, options.cwd, options.envChanges, options.signal, commandId);
+    try {
+      const outcome = await spawnCollect({ ...options, ...spec });
+      const annotated = this.manager.annotateStderrWithSandboxFailures(commandId, outcome.output);
+      return { ...outcome, output: annotated };
+    } finally {
+      this.manager.cleanupAfterCommand();
+    }
+  }
+
+  launch(argv: string[], cwd: string, envChanges: Record<string, string>): Promise<LaunchSpec> {
+    return this.wrap(argv, cwd, envChanges, new AbortController().signal, `accord-${process.pid}-${++commandCounter}`);
+  }
+
+  private async wrap(argv: string[], requestedCwd: string, envChanges: Record<string, string>, signal: AbortSignal, commandId: string): Promise<LaunchSpec> {
     if (argv.length === 0 || !argv[0]) throw new Error('The command is empty: give the program and its arguments as an argv array.');
     const { workspace, sessionTmp } = this.settings;
-    const cwd = await checkCwd(workspace, options.cwd);
+    const cwd = await checkCwd(workspace, requestedCwd);
     // Every word is single-quoted: the shell inside the sandbox only execs the argv.
     const exports = Object.entries(tmpVariables(sessionTmp)).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
     const inner = `cd ${shellQuote(cwd)} && export ${exports} && exec ${argv.map(shellQuote).join(' ')}`;
-    const commandId = `accord-${process.pid}-${++commandCounter}`;
     const wrapped = await this.manager.wrapWithSandboxArgv(
       inner,
       undefined,
@@ -93,18 +123,11 @@ class SandboxedRunner implements CommandRunner {
           denyWrite: [...(this.settings.protectedPaths ?? defaultProtectedPaths(workspace)), ...srtSharedWritePaths],
         },
       },
-      options.signal,
+      signal,
       cwd,
       { commandId, commandText: argv.join(' ') },
     );
-    const { env } = scrubEnvironment(process.env, options.envChanges);
-    try {
-      const outcome = await spawnCollect({ ...options, argv: wrapped.argv, cwd, env });
-      const annotated = this.manager.annotateStderrWithSandboxFailures(commandId, outcome.output);
-      return { ...outcome, output: annotated };
-    } finally {
-      this.manager.cleanupAfterCommand();
-    }
+    return { argv: wrapped.argv, cwd, env: scrubEnvironment(process.env, envChanges).env };
   }
 }
 

@@ -108,6 +108,8 @@ export interface Tool<Input = unknown> {
   /** For the model: what the tool does and when to use it. */
   description: string;
   input: z.ZodType<Input>;
+  /** The input's JSON Schema as given by another program (an MCP server); the model gets it instead of one derived from `input`. */
+  inputJsonSchema?: Record<string, unknown>;
   describe(input: Input, ctx: Pick<ToolContext, 'root'>): { title: string; locations: ToolLocation[] };
   effect(input: Input, ctx: ToolContext): Promise<ToolEffect>;
   run(input: Input, ctx: ToolContext, approved: ToolEffect): Promise<ToolResult>;

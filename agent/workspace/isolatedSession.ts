@@ -8,7 +8,8 @@ import { PolicyGate } from '../policy/gate';
 import { loadPolicy, type LoadedPolicy } from '../policy/load';
 import { commandContext, type SandboxStatus } from '../sandbox/sandboxHost';
 import { createSessionRunner, defaultProtectedPaths } from '../sandbox/sessionRunner';
-import type { CommandRunner } from '../tools/tool';
+import { startMcpServers, type McpTools } from '../mcp/servers';
+import type { CommandRunner, Tool } from '../tools/tool';
 import { stat } from 'node:fs/promises';
 import { createWorkspace, removeWorkspace, WorkspaceError, type IsolatedWorkspace } from './isolated';
 
@@ -33,8 +34,15 @@ export interface IsolatedSession {
   policy: LoadedPolicy;
   /** For approval questions about commands: sandbox state and reachable network, in words. */
   commandContext: { sandbox: string; network: string };
-  /** For the client (`_meta` of the session/new response, and a banner): sandbox state and any policy error. */
-  meta: { 'accord/sandbox': SandboxStatus; 'accord/policyError'?: string; 'accord/workspace': { mode: IsolatedWorkspace['mode']; root: string } };
+  /** Tools of the MCP servers the policy declares, started for this session (kind `other`, same gate). */
+  mcpTools: Tool<any>[];
+  /** For the client (`_meta` of the session/new response, and a banner): sandbox state, any policy error, MCP servers that failed. */
+  meta: {
+    'accord/sandbox': SandboxStatus;
+    'accord/policyError'?: string;
+    'accord/mcpErrors'?: string[];
+    'accord/workspace': { mode: IsolatedWorkspace['mode']; root: string };
+  };
   /** Stops the runner; with `removeCopy`, also deletes the session's copy and unpins its base. */
   dispose(removeCopy?: boolean): Promise<void>;
 }
@@ -76,6 +84,11 @@ async function attach(workspace: IsolatedWorkspace, options: SessionSetupOptions
   const protectedPaths = [...new Set([...defaultProtectedPaths(workspace.workTree), ...defaultProtectedPaths(workspace.root)])];
   const session = await createSessionRunner({ workspace: workspace.workTree, sessionTmp: workspace.tmp, allowedDomains, protectedPaths }, options.withoutSandbox);
   const gate = new PolicyGate({ loaded: policy, root: workspace.root, sandboxed: session.status.state === 'sandboxed', alwaysApprove: options.alwaysApprove });
+  let mcp: McpTools | undefined;
+  if (policy.status !== 'invalid' && policy.policy.mcpServers.length > 0) {
+    // Servers run like commands: confined to the session workspace, scrubbed environment, the policy's network.
+    mcp = await startMcpServers(policy.policy.mcpServers, (argv, envChanges) => session.runner.launch(argv, workspace.root, envChanges));
+  }
   return {
     workspace,
     gate,
@@ -83,12 +96,15 @@ async function attach(workspace: IsolatedWorkspace, options: SessionSetupOptions
     sandbox: session.status,
     policy,
     commandContext: commandContext(session.status, allowedDomains),
+    mcpTools: mcp?.tools ?? [],
     meta: {
       'accord/sandbox': session.status,
       ...(policy.status === 'invalid' ? { 'accord/policyError': policy.error } : {}),
+      ...(mcp && mcp.problems.length > 0 ? { 'accord/mcpErrors': mcp.problems } : {}),
       'accord/workspace': { mode: workspace.mode, root: workspace.root },
     },
     async dispose(removeCopy = false) {
+      await mcp?.close();
       session.dispose();
       if (removeCopy) await removeWorkspace(workspace, options.dataDir);
     },

@@ -1,0 +1,95 @@
+// MCP servers named in the project policy (`.accord/policy.json`
+// "mcpServers"), started per session under the same confinement as commands
+// (the sandbox, cwd = the session workspace, a scrubbed environment). Their
+// tools become agent tools of kind `other`, named `mcp__<server>__<tool>`, and
+// go through the same policy gate: with no rule naming them, every call asks.
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { z } from 'zod';
+import type { McpServerDeclaration } from '../policy/schema';
+import type { LaunchSpec } from '../sandbox/sessionRunner';
+import type { Tool } from '../tools/tool';
+
+export interface McpTools {
+  tools: Tool<Record<string, unknown>>[];
+  /** One sentence per server that could not be used, for the client and the log. */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+export type Launch = (argv: string[], envChanges: Record<string, string>) => Promise<LaunchSpec>;
+
+const START_TIMEOUT_MS = 30_000;
+
+/** Model-facing tool names allow letters, digits, "_" and "-" only, up to 64 characters. */
+export function mcpToolName(server: string, tool: string): string {
+  return `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, 64);
+}
+
+function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+function textOf(content: unknown): string {
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: { type?: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : `[${part.type ?? 'content'} not shown]`))
+    .join('\n');
+}
+
+function toolFor(server: string, client: Client, listed: { name: string; description?: string; inputSchema: Record<string, unknown> }): Tool<Record<string, unknown>> {
+  const title = `${server}: ${listed.name}`;
+  return {
+    name: mcpToolName(server, listed.name),
+    kind: 'other',
+    description: listed.description ?? `The ${listed.name} tool of the ${server} MCP server.`,
+    input: z.record(z.string(), z.unknown()),
+    inputJsonSchema: listed.inputSchema,
+    describe: () => ({ title, locations: [] }),
+    // What the server does with the call is its own business: nothing to show but the arguments (rawInput).
+    effect: async () => ({ type: 'none' }),
+    async run(input, ctx) {
+      const result = await client.callTool({ name: listed.name, arguments: input }, { signal: ctx.signal });
+      const text = textOf(result.content) || '(no output)';
+      return { forModel: text, forUser: [{ type: 'text', text }], isError: result.isError === true };
+    },
+  };
+}
+
+async function startOne(declaration: McpServerDeclaration, launch: Launch): Promise<{ client: Client; tools: Tool<Record<string, unknown>>[] }> {
+  const spec = await launch(declaration.command, declaration.env ?? {});
+  const client = new Client({ name: 'accord', version: '1' });
+  const transport = new StdioClientTransport({ command: spec.argv[0]!, args: spec.argv.slice(1), env: spec.env, cwd: spec.cwd, stderr: 'ignore' });
+  try {
+    await withTimeout(client.connect(transport), `the ${declaration.name} MCP server`);
+    const { tools } = await withTimeout(client.listTools(), `the ${declaration.name} MCP server's tool list`);
+    return { client, tools: tools.map((t) => toolFor(declaration.name, client, t as never)) };
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Starts every declared server; one that fails is reported in `problems`, the others still serve. */
+export async function startMcpServers(declarations: readonly McpServerDeclaration[], launch: Launch): Promise<McpTools> {
+  const started = await Promise.all(
+    declarations.map((declaration) =>
+      startOne(declaration, launch).then(
+        (ok) => ({ ok, problem: undefined }),
+        (error: unknown) => ({ ok: undefined, problem: `The MCP server "${declaration.name}" from .accord/policy.json could not be started: ${error instanceof Error ? error.message : String(error)}` }),
+      ),
+    ),
+  );
+  const clients = started.flatMap((s) => (s.ok ? [s.ok.client] : []));
+  return {
+    tools: started.flatMap((s) => s.ok?.tools ?? []),
+    problems: started.flatMap((s) => (s.problem ? [s.problem] : [])),
+    close: async () => {
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    },
+  };
+}

@@ -1,0 +1,80 @@
+// MCP servers declared in .accord/policy.json: started per session under the
+// sandbox in the session workspace; their tools reach the model and run
+// through the same policy gate (kind "other"); a server that cannot start is
+// reported to the client.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
+import { isolatedEnv, tempDir, updatesOf } from './harness';
+import { gitProject, isolatedAgent } from './isolationFixtures';
+
+const fakeMcpServer = join(import.meta.dirname, 'fakeMcpServer.mjs');
+const textOf = (update: any) => (update.content ?? []).map((c: any) => c.content?.text ?? '').join('');
+
+describe('MCP servers from the project policy', () => {
+  let server: FakeModelServer;
+  const config = tempDir('accord-mcp-config-');
+  before(async () => {
+    server = await startFakeModelServer();
+  });
+  after(async () => {
+    await server.close();
+    config.remove();
+  });
+  const env = () => isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake` }, config.path);
+
+  test("a declared server's tools reach the model, run in the workspace, and follow the policy", { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    mkdirSync(join(project, '.accord'));
+    const policy = {
+      version: 1,
+      rules: [{ decision: 'allow', tool: 'mcp__fake__*' }],
+      mcpServers: [
+        { name: 'fake', command: [process.execPath, fakeMcpServer] },
+        { name: 'broken', command: [join(project, 'no-such-server')] },
+      ],
+    };
+    writeFileSync(join(project, '.accord/policy.json'), JSON.stringify(policy));
+    const agent = isolatedAgent(env(), data);
+    try {
+      const { sessionId, meta } = await agent.newSession(project);
+      assert.equal(meta['accord/mcpErrors']?.length, 1);
+      assert.match(meta['accord/mcpErrors'][0], /"broken" from \.accord\/policy\.json could not be started/);
+      server.script(reply.tool('m1', 'mcp__fake__echo', { text: 'hi' }), reply.text('It echoed.'));
+      assert.equal(await agent.harness.prompt(sessionId, 'echo hi'), 'end_turn');
+      const offered = JSON.stringify(server.requests.at(-2)!.body.tools);
+      assert.match(offered, /mcp__fake__echo/);
+      assert.match(offered, /"required":\["text"\]/, "the server's own input schema reaches the model");
+      const [call] = updatesOf(agent.harness, sessionId, 'tool_call');
+      assert.equal(call.kind, 'other');
+      assert.equal(call.title, 'fake: echo');
+      const done = updatesOf(agent.harness, sessionId, 'tool_call_update').filter((u) => u.toolCallId === 'm1' && u.status).at(-1);
+      assert.equal(done.status, 'completed');
+      const status = await agent.ext('_accord/workspace/status', { sessionId });
+      assert.equal(textOf(done), `echo: hi (in ${status.root})`, 'the server runs in the session workspace');
+      assert.equal(agent.harness.permissionRequests.length, 0, 'allowed by the policy rule');
+    } finally {
+      await agent.close();
+      remove();
+    }
+  });
+
+  test('without a rule naming it, an MCP tool call asks', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    mkdirSync(join(project, '.accord'));
+    writeFileSync(join(project, '.accord/policy.json'), JSON.stringify({ version: 1, mcpServers: [{ name: 'fake', command: [process.execPath, fakeMcpServer] }] }));
+    const agent = isolatedAgent(env(), data);
+    try {
+      const { sessionId } = await agent.newSession(project);
+      server.script(reply.tool('m2', 'mcp__fake__echo', { text: 'ask first' }), reply.text('Done.'));
+      await agent.harness.prompt(sessionId, 'echo');
+      assert.equal(agent.harness.permissionRequests.length, 1);
+      assert.deepEqual(agent.harness.permissionRequests[0]!.toolCall.rawInput, { text: 'ask first' });
+    } finally {
+      await agent.close();
+      remove();
+    }
+  });
+});
