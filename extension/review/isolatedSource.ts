@@ -3,6 +3,7 @@
 // agent's `_accord/changes/*` ACP extension methods whenever a tool call
 // finishes — so a file can be reviewed while the turn still runs — and at turn
 // end. Method names and shapes: agent/workspace/README.md.
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { Content } from './fileReview';
@@ -53,7 +54,9 @@ export interface IsolatedSourceOptions {
    * project folder.
    */
   projectTop(mode: 'git-clone' | 'shadow-copy' | 'in-place'): Promise<string>;
-  /** A change that cannot be reviewed here (binary): the person is told by the caller. */
+  /** The person's file now (binary changes take it as their base); without it binary changes are skipped. */
+  readProject?(path: string): Promise<Content>;
+  /** A change that cannot be reviewed here: the person is told by the caller. */
   skipped?(sessionId: string, relativePath: string, why: string): void;
 }
 
@@ -166,11 +169,12 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
       listed.set(change.path, entry);
       if (named && unchanged && !named.has(change.path)) continue;
       const sides = parse(fileSides, await this.callAgent(WORKSPACE_METHODS.readFile, { sessionId, path: change.path }), WORKSPACE_METHODS.readFile);
-      if (sides.binary) {
-        this.options.skipped?.(sessionId, change.path, 'binary files from the isolated workspace are not reviewed here yet');
+      const both = sides.binary ? await this.binarySides(place, change) : { base: encode(sides.baseText), proposed: encode(sides.currentText) };
+      if (!both) {
+        this.options.skipped?.(sessionId, change.path, 'its binary content could not be read');
         continue;
       }
-      const proposed = encode(sides.currentText);
+      const { base, proposed } = both;
       if (seen.has(change.path) && sameContent(seen.get(change.path) ?? null, proposed)) continue;
       seen.set(change.path, proposed);
       const movedFrom = change.status === 'renamed' && change.oldPath !== undefined ? this.absolute(place.top, change.oldPath) : undefined;
@@ -180,9 +184,27 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
         turnId,
         path: this.absolute(place.top, change.path),
         ...(movedFrom !== undefined ? { movedFrom } : {}),
-        base: encode(sides.baseText),
+        base,
         proposed,
       });
+    }
+  }
+
+  /**
+   * The agent's methods carry text only. A binary file is read from the
+   * agent's copy on this machine; its base is the person's file as it is now
+   * (a binary file is decided whole, so accepting replaces it and rejecting
+   * keeps it).
+   */
+  private async binarySides(place: SessionPlace, change: { path: string; oldPath?: string; status: string }): Promise<{ base: Content; proposed: Content } | undefined> {
+    if (!this.options.readProject) return undefined;
+    const agentTop = path.resolve(place.agentRoot, path.relative(this.projectRoot, place.top));
+    try {
+      const proposed = change.status === 'deleted' ? null : new Uint8Array(await readFile(this.absolute(agentTop, change.path)));
+      const base = change.status === 'added' ? null : await this.options.readProject(this.absolute(place.top, change.oldPath ?? change.path));
+      return { base, proposed };
+    } catch {
+      return undefined;
     }
   }
 

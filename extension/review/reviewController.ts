@@ -94,8 +94,8 @@ export class ReviewController implements vscode.Disposable {
   }
 
   /** A source for the bundled agent's isolated workspace; `callAgent` sends an ACP extension request. */
-  createIsolatedSource(callAgent: AgentExtCall, projectRoot: string, options?: IsolatedSourceOptions): IsolatedWorkspaceSource {
-    return this.own(new IsolatedWorkspaceSource(this.store, callAgent, projectRoot, options));
+  createIsolatedSource(callAgent: AgentExtCall, projectRoot: string, options: IsolatedSourceOptions): IsolatedWorkspaceSource {
+    return this.own(new IsolatedWorkspaceSource(this.store, callAgent, projectRoot, { readProject: (path) => this.tree.read(path), ...options }));
   }
 
   /** What the person rejected or undid since the agent's last prompt; prepend it to the next one. */

@@ -242,6 +242,30 @@ describe('IsolatedWorkspaceSource', () => {
     assert.equal(calls.filter((c) => c === WORKSPACE_METHODS.status).length, 1, 'the workspace status is asked once per session');
   });
 
+  test("a binary change is read from the agent's copy, shown whole, and accepting it writes the bytes", async () => {
+    const agentRoot = await mkdtemp(join(tmpdir(), 'accord-agent-ws-'));
+    try {
+      const bytes = new Uint8Array([0x89, 0x50, 0x00, 0xff, 0x0a]);
+      await writeFile(join(agentRoot, 'logo.bin'), bytes);
+      const agent = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
+        if (method === WORKSPACE_METHODS.status) return { mode: 'shadow-copy', root: agentRoot };
+        if (method === WORKSPACE_METHODS.listChanges) return { changes: [{ path: 'logo.bin', status: 'added', additions: 0, deletions: 0, binary: true }] };
+        if (method === WORKSPACE_METHODS.readFile) return { path: params.path, baseText: null, currentText: null, binary: true };
+        throw new Error(`unexpected ${method}`);
+      };
+      const store = new ReviewStore(diskTree);
+      const source = new IsolatedWorkspaceSource(store, agent, root, { projectTop: async () => root, readProject: (p) => diskTree.read(p) });
+      await source.endTurn('s', 't1');
+      const [review] = store.all();
+      assert.ok(review?.binary, 'shown as binary, not diffed');
+      assert.equal(kindOf(review), 'added');
+      await store.decideFile(review, 'accepted');
+      assert.deepEqual(new Uint8Array(await readFile(join(root, 'logo.bin'))), bytes);
+    } finally {
+      await rm(agentRoot, { recursive: true, force: true });
+    }
+  });
+
   test('an answer of the wrong shape is a clear error', async () => {
     const store = new ReviewStore(diskTree);
     const source = new IsolatedWorkspaceSource(store, async () => ({ nope: true }), root);
