@@ -50,6 +50,12 @@ interface SessionState {
   toolPaths: Map<string, Map<string, { path: string; oldText: string | null; newText: string } | undefined>>;
   /** What each tool card's badge last showed. */
   posted: Map<string, string>;
+  /**
+   * The source sees a session's events one at a time, in order: a call's
+   * snapshot (taken when it is announced) must exist before its completion is
+   * collected, and the turn ends after its last call.
+   */
+  queue: Promise<void>;
   /** The person's path for each path the agent named. */
   projectPaths: Map<string, string>;
 }
@@ -82,7 +88,8 @@ export class SessionReviews implements vscode.Disposable {
     const state = this.session(agent, sessionId);
     state.turnId = String(++state.turns);
     state.inTurn = true;
-    await this.guard(sessionId, () => state.source.beginTurn(sessionId, state.turnId));
+    const turnId = state.turnId;
+    await this.enqueue(state, sessionId, () => state.source.beginTurn(sessionId, turnId));
     return this.deps.review.takeContextNote(sessionId);
   }
 
@@ -91,7 +98,8 @@ export class SessionReviews implements vscode.Disposable {
     const state = this.sessions.get(sessionId);
     if (!state?.inTurn) return;
     state.inTurn = false;
-    await this.guard(sessionId, () => state.source.endTurn(sessionId, state.turnId));
+    const turnId = state.turnId;
+    await this.enqueue(state, sessionId, () => state.source.endTurn(sessionId, turnId));
   }
 
   /** Every live (not replayed) session update of a tracked session. */
@@ -101,7 +109,8 @@ export class SessionReviews implements vscode.Disposable {
     if (!state) return;
     const call = update as ToolCallFacts;
     this.remember(state, sessionId, call);
-    if (state.inTurn) void this.guard(sessionId, () => state.source.toolCall(sessionId, state.turnId, call));
+    const turnId = state.turnId;
+    if (state.inTurn) void this.enqueue(state, sessionId, () => state.source.toolCall(sessionId, turnId, call));
   }
 
   /** `fs/write_text_file`: held for review; resolves once staged so the agent can be answered. */
@@ -153,6 +162,7 @@ export class SessionReviews implements vscode.Disposable {
       toolPaths: new Map(),
       posted: new Map(),
       projectPaths: new Map(),
+      queue: Promise.resolve(),
     };
     this.sessions.set(sessionId, state);
     return state;
@@ -245,6 +255,11 @@ export class SessionReviews implements vscode.Disposable {
         this.deps.post({ type: 'diffReview', epoch, toolCallId, path: agentPath, state: value });
       }
     }
+  }
+
+  private enqueue(state: SessionState, sessionId: string, run: () => Promise<unknown>): Promise<void> {
+    state.queue = state.queue.then(() => this.guard(sessionId, run));
+    return state.queue;
   }
 
   private async guard(sessionId: string, run: () => Promise<unknown>): Promise<void> {
