@@ -1,116 +1,16 @@
 // The plain CommandRunner: one argv, no shell, its own process group so a
-// cancel or timeout reaches every process it started. The sandbox supplies a
-// confining runner with the same interface.
-import { spawn } from 'node:child_process';
+// cancel or timeout reaches every process it started, and an environment
+// without the agent's credentials. The sandbox supplies a confining runner
+// with the same interface.
 import type { CommandOptions, CommandOutcome, CommandRunner } from '../tools/tool';
 import { commandEnv } from './commandEnv';
-import { OutputTail } from './outputTail';
-
-/**
- * Process groups still running. Each command runs in its own group, so the
- * agent's own death would not take them along: on exit the agent kills them.
- */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function track(pid: number): void {
-  liveGroups.add(pid);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const group of liveGroups) {
-      try {
-        process.kill(-group, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  });
-}
+import { spawnCollect } from './spawnCollect';
 
 export class ProcessRunner implements CommandRunner {
   /** @param killGraceMs how long a process has to exit after SIGTERM before SIGKILL. */
   constructor(private readonly killGraceMs = 2000) {}
 
-  /**
-   * Resolves when the process and its pipes have closed — also after a timeout
-   * or abort, with the signal that ended it. Rejects only when the command
-   * cannot be started, with a message for the model.
-   */
   run(argv: string[], options: CommandOptions): Promise<CommandOutcome> {
-    const [command, ...args] = argv;
-    if (command === undefined || command === '') return Promise.reject(new Error('The command is empty: give the program and its arguments as an argv array.'));
-    if (options.signal.aborted) return Promise.reject(options.signal.reason);
-    return new Promise((resolve, reject) => {
-      const groupKill = process.platform !== 'win32';
-      const child = spawn(command, args, {
-        cwd: options.cwd,
-        env: commandEnv(process.env, options.envChanges),
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: groupKill,
-        windowsHide: true,
-      });
-      if (groupKill && child.pid !== undefined) track(child.pid);
-      const tail = new OutputTail(options.maxOutputBytes);
-      let timedOut = false;
-      let killTimer: NodeJS.Timeout | undefined;
-
-      const signalAll = (signal: NodeJS.Signals): void => {
-        try {
-          if (groupKill && child.pid !== undefined) process.kill(-child.pid, signal);
-          else child.kill(signal);
-        } catch {
-          // ESRCH: everything in the group has already gone.
-        }
-      };
-      const terminate = (): void => {
-        if (killTimer) return;
-        signalAll('SIGTERM');
-        killTimer = setTimeout(() => signalAll('SIGKILL'), this.killGraceMs);
-      };
-      const onAbort = (): void => terminate();
-      const timeout = setTimeout(() => {
-        timedOut = true;
-        terminate();
-      }, options.timeoutMs);
-      options.signal.addEventListener('abort', onAbort, { once: true });
-
-      const onData = (chunk: string): void => {
-        tail.push(chunk);
-        options.onOutput(chunk);
-      };
-      child.stdout.setEncoding('utf8').on('data', onData);
-      child.stderr.setEncoding('utf8').on('data', onData);
-
-      let exitCode: number | null = null;
-      let exitSignal: string | null = null;
-      // Processes the command left behind in its group would hold the pipes
-      // open forever; a finished command takes its group with it.
-      child.on('exit', (code, signal) => {
-        exitCode = code;
-        exitSignal = signal;
-        signalAll('SIGKILL');
-      });
-      const finish = (): void => {
-        if (child.pid !== undefined) liveGroups.delete(child.pid);
-        clearTimeout(timeout);
-        clearTimeout(killTimer);
-        options.signal.removeEventListener('abort', onAbort);
-      };
-      child.on('error', (error: NodeJS.ErrnoException) => {
-        finish();
-        reject(new Error(startFailure(command, options.cwd, error)));
-      });
-      child.on('close', () => {
-        finish();
-        resolve({ exitCode, signal: exitSignal, output: tail.text, truncated: tail.truncated, timedOut });
-      });
-    });
+    return spawnCollect({ ...options, argv, env: commandEnv(process.env, options.envChanges), killGraceMs: this.killGraceMs });
   }
-}
-
-function startFailure(command: string, cwd: string, error: NodeJS.ErrnoException): string {
-  if (error.code === 'ENOENT') return `Cannot run "${command}": no such program on PATH (or the directory ${cwd} does not exist). Commands run without a shell: give the program and its arguments separately.`;
-  if (error.code === 'EACCES') return `Cannot run "${command}": permission denied (not executable).`;
-  return `Cannot run "${command}": ${error.message}`;
 }

@@ -11,7 +11,7 @@ import { isWithin } from '../workspace/containment';
 import type { CommandOptions, CommandOutcome, CommandRunner } from '../tools/tool';
 import { scrubEnvironment } from './environment';
 import { sandboxHost, secretPaths, type SandboxStatus } from './sandboxHost';
-import { spawnCollect } from './spawnCollect';
+import { spawnCollect } from '../exec/spawnCollect';
 
 export interface SessionRunnerSettings {
   /** The session workspace (real path): the only writable place besides `sessionTmp`. */
