@@ -105,6 +105,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     turns: {
       begin: (session) => reviews.beginTurn(session.host, session.sessionId),
       end: (session) => reviews.endTurn(session.sessionId),
+      loaded: (session) => reviews.sessionLoaded(session.host, session.sessionId),
     },
     onSessionChanged: (session) => {
       reviews.postNow();

@@ -110,7 +110,19 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
    * named whose status and line counts are unchanged are not read again.
    */
   refresh(sessionId: string, turnId: string, touched?: string[]): Promise<void> {
-    const request: Refresh = { turnId, touched };
+    return this.enqueue(sessionId, { turnId, touched });
+  }
+
+  /**
+   * A session reopened (window reload, agent restart): its copy may hold
+   * changes no review in this window knows. Those the person's tree does not
+   * already have are proposed under `turnId`; the rest were accepted before.
+   */
+  recover(sessionId: string, turnId: string): Promise<void> {
+    return this.enqueue(sessionId, { turnId, unlandedOnly: true });
+  }
+
+  private enqueue(sessionId: string, request: Refresh): Promise<void> {
     const current = this.running.get(sessionId);
     if (current) {
       const waiting = this.again.get(sessionId);
@@ -157,7 +169,7 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
     return answer.discarded.map((r) => this.absolute(place.top, r));
   }
 
-  private async refreshNow(sessionId: string, { turnId, touched }: Refresh): Promise<void> {
+  private async refreshNow(sessionId: string, { turnId, touched, unlandedOnly }: Refresh): Promise<void> {
     const place = await this.place(sessionId);
     const list = parse(changeList, await this.callAgent(WORKSPACE_METHODS.listChanges, { sessionId }), WORKSPACE_METHODS.listChanges);
     const seen = mapFor(this.lastSeen, sessionId);
@@ -177,6 +189,7 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
       const { base, proposed } = both;
       if (seen.has(change.path) && sameContent(seen.get(change.path) ?? null, proposed)) continue;
       seen.set(change.path, proposed);
+      if (unlandedOnly && this.options.readProject && sameContent(await this.options.readProject(this.absolute(place.top, change.path)), proposed)) continue;
       const movedFrom = change.status === 'renamed' && change.oldPath !== undefined ? this.absolute(place.top, change.oldPath) : undefined;
       this.sink.propose({
         origin: place.inPlace ? 'direct' : 'isolated',
@@ -240,11 +253,17 @@ interface Refresh {
   turnId: string;
   /** Paths a finished tool call named; absent = read every changed file. */
   touched?: string[];
+  /** Propose only changes the person's tree does not already hold (recovering a reopened session). */
+  unlandedOnly?: boolean;
 }
 
 /** Two refresh requests as one: the later turn, and a full read if either asked for one. */
 function merge(a: Refresh, b: Refresh): Refresh {
-  return { turnId: b.turnId, ...(a.touched && b.touched ? { touched: [...a.touched, ...b.touched] } : {}) };
+  return {
+    turnId: b.turnId,
+    ...(a.touched && b.touched ? { touched: [...a.touched, ...b.touched] } : {}),
+    ...(a.unlandedOnly && b.unlandedOnly ? { unlandedOnly: true } : {}),
+  };
 }
 
 function encode(text: string | null): Content {

@@ -39,6 +39,9 @@ export function servesChanges(agent: ReviewAgent): boolean {
   return (typeof accord === 'object' && accord !== null && Boolean((accord as Record<string, unknown>).changes)) || Boolean(meta?.['accord/changes']);
 }
 
+/** The turn id for changes found in a reopened session's copy. */
+const RECOVERED_TURN = 'earlier';
+
 interface SessionState {
   source: TurnAwareSource;
   isolated?: IsolatedWorkspaceSource;
@@ -100,6 +103,13 @@ export class SessionReviews implements vscode.Disposable {
     state.inTurn = false;
     const turnId = state.turnId;
     await this.enqueue(state, sessionId, () => state.source.endTurn(sessionId, turnId));
+  }
+
+  /** A past session reopened: changes in the bundled agent's copy that the person's tree lacks come back for review. */
+  async sessionLoaded(agent: ReviewAgent, sessionId: string): Promise<void> {
+    const state = this.session(agent, sessionId);
+    const isolated = state.isolated;
+    if (isolated) await this.enqueue(state, sessionId, () => isolated.recover(sessionId, RECOVERED_TURN));
   }
 
   /** Every live (not replayed) session update of a tracked session. */

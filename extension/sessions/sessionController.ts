@@ -47,6 +47,8 @@ export interface TurnHooks {
   begin(session: CurrentSession): Promise<string | undefined>;
   /** After the turn ended, however it ended. */
   end(session: CurrentSession): Promise<void>;
+  /** A past session was reopened (`session/load` answered): its agent may hold changes this window never reviewed. */
+  loaded(session: CurrentSession): Promise<void>;
 }
 
 export class SessionController {
@@ -89,6 +91,7 @@ export class SessionController {
       const response = await connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
       session.configOptions = response?.configOptions ?? [];
       this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
+      void this.deps.turns?.loaded(session);
     } finally {
       this.deps.router.endReplay(sessionId);
       if (this.currentValue?.sessionId === sessionId) this.deps.post({ type: 'replayEnd', epoch: this.currentValue.epoch });

@@ -3,7 +3,7 @@
 // agent's `_accord/workspace/*` methods, which the bundled agent serves for real.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, stat, writeFile, unlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ReviewStore, type RealTree } from '../../../extension/review/reviewStore';
@@ -264,6 +264,19 @@ describe('IsolatedWorkspaceSource', () => {
     } finally {
       await rm(agentRoot, { recursive: true, force: true });
     }
+  });
+
+  test("a reopened session's copy: only changes the person's tree lacks come back for review", async () => {
+    await mkdir(join(root, 'src'), { recursive: true });
+    await writeFile(join(root, 'src', 'a.txt'), 'y\n'); // accepted in an earlier window
+    const agentFiles: Record<string, { base: string | null; current: string | null }> = {
+      'src/a.txt': { base: 'x\n', current: 'y\n' },
+      'src/new.txt': { base: null, current: 'n\n' },
+    };
+    const store = new ReviewStore(diskTree);
+    const source = new IsolatedWorkspaceSource(store, scriptedAgent(agentFiles, []), root, { projectTop: async () => root, readProject: (p) => diskTree.read(p) });
+    await source.recover('s', 'earlier');
+    assert.deepEqual(store.all().map((r) => [r.turnId, r.path]), [['earlier', join(root, 'src', 'new.txt')]]);
   });
 
   test('an answer of the wrong shape is a clear error', async () => {
