@@ -16,6 +16,7 @@ import { reviewUri } from '../../../extension/review/reviewDocuments';
 import { servesChanges } from '../../../extension/review/sessionReviews';
 import { WORKSPACE_METHODS } from '../../../extension/review/isolatedSource';
 import { TOOL_DIFF_SCHEME } from '../../../extension/review/toolDiffDocuments';
+import { projectTop } from '../../../extension/review/projectTop';
 import type { HostMessage } from '../../../webview/protocol';
 import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
 import { ui } from '../ui';
@@ -267,7 +268,15 @@ describe('Review wired to live sessions', function () {
         routed.dispose();
         storeWatch.dispose();
       }
-      console.log(`[measure] tool call completed → diff reviewable (isolated source): ${reviewableAfter.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`);
+      // What one refresh costs the agent: a list, then one file read per changed file.
+      const request = (method: string, params: Record<string, unknown>) => api.agent.connection!.agent.request(method, params);
+      let at = performance.now();
+      await request(WORKSPACE_METHODS.listChanges, { sessionId: session.sessionId });
+      const listMs = performance.now() - at;
+      at = performance.now();
+      await request(WORKSPACE_METHODS.readFile, { sessionId: session.sessionId, path: path.relative(await projectTop(workspace), fileA).split(path.sep).join('/') });
+      const fileMs = performance.now() - at;
+      console.log(`[measure] tool call completed → diff reviewable (isolated source): ${reviewableAfter.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}; one _accord/changes/list ${listMs.toFixed(0)} ms, one _accord/changes/file ${fileMs.toFixed(0)} ms`);
       assert.equal(reviewableAfter.length, 2, 'both files became reviewable after their tool calls completed');
 
       assert.equal(readFileSync(fileA, 'utf8'), BASE_A, "nothing reaches the person's tree before review");
