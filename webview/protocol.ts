@@ -79,7 +79,8 @@ export type DiffReviewState = z.infer<typeof DiffReviewState>;
 
 /** One file of a session's changes under review (the panel's "Changes" list). */
 export const ReviewedFile = z.object({
-  fileId: id,
+  /** The review's id (session, turn and absolute path, so longer than other ids). */
+  fileId: shortText,
   path: shortText,
   kind: z.enum(['added', 'modified', 'deleted', 'moved']),
   added: z.number().check(z.int(), z.nonnegative()),
@@ -208,7 +209,7 @@ export const WebviewMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openLink'), href: shortText }),
   z.object({ type: z.literal('reviewDiff'), epoch, toolCallId: id, path: shortText }),
   /** Open one file of the "Changes" list in the review diff editor. */
-  z.object({ type: z.literal('reviewFile'), epoch, fileId: id }),
+  z.object({ type: z.literal('reviewFile'), epoch, fileId: shortText }),
   z.object({
     type: z.literal('setConfigOption'),
     epoch,

@@ -39,6 +39,10 @@ export function servesChanges(agent: ReviewAgent): boolean {
   return (typeof accord === 'object' && accord !== null && Boolean((accord as Record<string, unknown>).changes)) || Boolean(meta?.['accord/changes']);
 }
 
+/** The panel's Changes list caps (webview/protocol.ts `reviewChanges`). */
+const MAX_TURNS = 1000;
+const MAX_FILES_PER_TURN = 2000;
+
 /** The turn id for changes found in a reopened session's copy. */
 const RECOVERED_TURN = 'earlier';
 
@@ -249,7 +253,10 @@ export class SessionReviews implements vscode.Disposable {
     const files = this.deps.review.store.inSession(panel.sessionId);
     const state = this.sessions.get(panel.sessionId);
     if (state) this.postToolStates(panel.epoch, state, files);
-    this.deps.post({ type: 'reviewChanges', epoch: panel.epoch, ...summarize(files) });
+    const { turns, pending } = summarize(files);
+    // Within the protocol's caps (a bigger list would be dropped whole): the latest turns, the first files of each.
+    const capped = turns.slice(-MAX_TURNS).map((t) => ({ ...t, files: t.files.slice(0, MAX_FILES_PER_TURN) }));
+    this.deps.post({ type: 'reviewChanges', epoch: panel.epoch, pending, turns: capped });
   }
 
   /** Each tool card's diff badge, when its file's review state changed. */
