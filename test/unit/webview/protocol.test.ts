@@ -31,6 +31,15 @@ describe('webview protocol', () => {
     }
   });
 
+  test("the review's Changes list: files with kind, counts and state; a file id may be as long as a path", () => {
+    const fileId = `s\u00001\u0000/${'deep/'.repeat(150)}a.ts`;
+    const file = { fileId, path: '/p/a.ts', kind: 'modified', added: 2, removed: 1, binary: false, state: 'partial' };
+    assert.ok(parseHostMessage({ type: 'reviewChanges', epoch: 1, pending: 0, turns: [{ turnId: '1', undone: false, files: [file] }] }).ok);
+    assert.equal(parseHostMessage({ type: 'reviewChanges', epoch: 1, pending: 0, turns: [{ turnId: '1', undone: false, files: [{ ...file, state: 'maybe' }] }] }).ok, false);
+    assert.equal(parseHostMessage({ type: 'reviewChanges', epoch: 1, pending: -1, turns: [] }).ok, false);
+    assert.ok(parseWebviewMessage({ type: 'reviewFile', epoch: 1, fileId }).ok);
+  });
+
   test('webview messages: ready, prompts, approvals; rejects forged shapes', () => {
     assert.ok(parseWebviewMessage({ type: 'ready', version: PROTOCOL_VERSION }).ok);
     assert.ok(parseWebviewMessage({ type: 'sendPrompt', epoch: 1, text: 'x', mentions: [{ path: '/a', name: 'a', kind: 'file' }], images: [] }).ok);
