@@ -328,5 +328,48 @@ describe('Review wired to live sessions', function () {
       assert.ok(sent.includes('Review note from the person'), 'the next prompt carries the review note');
       assert.ok(sent.includes('undid turn'), 'the note says the turn was undone');
     });
+
+    it("a deletion and a move in the agent's copy: the move accepted lands, the deletion rejected keeps the file (and is undone in the copy)", async () => {
+      const fileC = path.join(scratch, 'c.txt');
+      const fileD = path.join(scratch, 'd.txt');
+      const fileE = path.join(scratch, 'moved', 'e.txt');
+      writeFileSync(fileC, lines('delete', 'me'));
+      writeFileSync(fileD, lines('move', 'me', 'somewhere', 'else'));
+      const rel = (file: string) => path.relative(workspace, file).split(path.sep).join('/');
+      const session = await api.client.controller.newSession(api.agent);
+      assert.ok(session, `no session: ${api.agent.status.message}`);
+      server.script(
+        reply.tool('toolu_c', 'delete_file', { path: rel(fileC) }),
+        reply.tool('toolu_d', 'move_file', { source: rel(fileD), destination: rel(fileE) }),
+        reply.text('Deleted one, moved the other.'),
+      );
+      const approving = api.client.approvals.onDidChange(({ approval, settled }) => {
+        const allow = approval.choices.buttons.find((b) => b.kind === 'allow_once');
+        if (!settled && allow) api.client.approvals.answer(approval.requestId, allow.optionId);
+      });
+      try {
+        const outcome = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'delete c.txt, move d.txt', mentions: [], images: [] });
+        assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
+      } finally {
+        approving.dispose();
+      }
+      assert.ok(existsSync(fileC) && existsSync(fileD) && !existsSync(fileE), "nothing changed in the person's tree yet");
+      const reviews = api.review.store.inSession(session.sessionId);
+      const deletion = reviews.find((f) => f.path === fileC);
+      const move = reviews.find((f) => f.path === fileE);
+      assert.ok(deletion && move, `under review: ${reviews.map((f) => `${f.path} (${f.movedFrom ?? ''})`).join(', ')}`);
+      assert.equal(deletion.proposed, null, 'a deletion');
+      assert.equal(move.movedFrom, fileD, 'a move from d.txt');
+
+      await vscode.commands.executeCommand('accord.review.acceptFile', move.id);
+      assert.ok(!existsSync(fileD), 'the move took d.txt away');
+      assert.equal(readFileSync(fileE, 'utf8'), lines('move', 'me', 'somewhere', 'else'));
+      await vscode.commands.executeCommand('accord.review.rejectFile', deletion.id);
+      assert.equal(readFileSync(fileC, 'utf8'), lines('delete', 'me'), 'the rejected deletion left the file');
+      const listed = async () => ((await api.agent.connection!.agent.request(WORKSPACE_METHODS.listChanges, { sessionId: session.sessionId })) as { changes: { path: string }[] }).changes.map((c) => c.path);
+      const deadline = Date.now() + 30_000;
+      while ((await listed()).some((p) => p.endsWith('c.txt')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.ok(!(await listed()).some((p) => p.endsWith('c.txt')), "c.txt is back in the agent's copy");
+    });
   });
 });
