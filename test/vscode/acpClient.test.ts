@@ -12,7 +12,7 @@ import type { AgentHost } from '../../extension/agents/agentHost';
 import type { PendingApproval } from '../../extension/approvals/approvalService';
 import type { TurnOutcome } from '../../extension/sessions/sessionController';
 import { fileCompletions } from '../../extension/chat/panelServices';
-import { ui } from './ui';
+import { eventually, ui } from './ui';
 
 const EXTENSION_ID = 'accord-dev.accord';
 let api: AccordApi;
@@ -20,16 +20,6 @@ let host: AgentHost;
 let stateDir: string;
 let scratch: string;
 const texts: string[] = [];
-
-async function eventually<T>(what: string, probe: () => T | undefined | false, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 function prompt(text: string): Promise<TurnOutcome | undefined> {
   const session = api.client.controller.current;

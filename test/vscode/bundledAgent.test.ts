@@ -11,19 +11,9 @@ import * as vscode from 'vscode';
 import type { AccordApi } from '../../extension/extension';
 import type { PendingApproval } from '../../extension/approvals/approvalService';
 import { reply, startFakeModelServer, type FakeModelServer } from '../fakeModelServer/index';
-import { ui } from './ui';
+import { eventually, ui } from './ui';
+import { useFakeModel } from './fakeModelEnv';
 
-const ENV_KEYS = ['ANTHROPIC_API_KEY', 'ACCORD_ANTHROPIC_BASE_URL', 'ACCORD_HOME', 'ACCORD_CONFIG_DIR', 'ACCORD_LOCAL_SERVERS'] as const;
-
-async function eventually<T>(what: string, probe: () => T | undefined | false, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('the bundled agent end to end', function () {
   this.timeout(120_000);
@@ -31,16 +21,13 @@ describe('the bundled agent end to end', function () {
   let server: FakeModelServer;
   let home: string;
   let scratch: string;
-  const savedEnv: Partial<Record<(typeof ENV_KEYS)[number], string | undefined>> = {};
+  let restoreEnv: (() => Promise<void>) | undefined;
 
   before(async () => {
     api = await vscode.extensions.getExtension<AccordApi>('accord-dev.accord')!.activate();
     server = await startFakeModelServer();
     home = mkdtempSync(path.join(tmpdir(), 'accord-e2e-home-'));
-    for (const key of ENV_KEYS) savedEnv[key] = process.env[key];
-    // The agent inherits the extension host's environment at spawn: point it at the fake model server.
-    Object.assign(process.env, { ANTHROPIC_API_KEY: 'test-key', ACCORD_ANTHROPIC_BASE_URL: server.baseUrl, ACCORD_HOME: home, ACCORD_CONFIG_DIR: home, ACCORD_LOCAL_SERVERS: '' });
-    await vscode.workspace.getConfiguration('accord').update('model', 'anthropic:claude-sonnet-4-5', vscode.ConfigurationTarget.Global);
+    restoreEnv = await useFakeModel(server.baseUrl, home);
     await api.agent.restart();
     await eventually('the bundled agent to connect', () => api.agent.status.state === 'connected');
     scratch = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, `accord-e2e-${process.pid}`);
@@ -48,11 +35,7 @@ describe('the bundled agent end to end', function () {
   });
 
   after(async () => {
-    for (const key of ENV_KEYS) {
-      if (savedEnv[key] === undefined) delete process.env[key];
-      else process.env[key] = savedEnv[key];
-    }
-    await vscode.workspace.getConfiguration('accord').update('model', undefined, vscode.ConfigurationTarget.Global);
+    await restoreEnv?.();
     await api.agent.restart();
     await server.close();
     rmSync(scratch, { recursive: true, force: true });

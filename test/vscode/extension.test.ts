@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import type { AccordApi } from '../../extension/extension';
-import { ui } from './ui';
+import { eventually, ui } from './ui';
 
 const EXTENSION_ID = 'accord-dev.accord';
 
@@ -11,16 +11,6 @@ async function accord(): Promise<AccordApi> {
   const extension = vscode.extensions.getExtension<AccordApi>(EXTENSION_ID);
   assert.ok(extension, `extension ${EXTENSION_ID} is not installed`);
   return extension.activate();
-}
-
-async function eventually<T>(what: string, probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('Accord in a real VS Code', () => {

@@ -23,3 +23,14 @@ export interface UiAction {
 export function ui(action: UiAction): void {
   console.log(`@@ui ${JSON.stringify(action)}`);
 }
+
+/** Polls `probe` until it returns something truthy; fails naming `what` after `timeoutMs`. */
+export async function eventually<T>(what: string, probe: () => T | undefined | false, timeoutMs = 45_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

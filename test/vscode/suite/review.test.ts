@@ -1,13 +1,14 @@
 // The diff review in a real VS Code: real diff editor, real CodeLens, real
 // files on disk, real dirty buffers and a real file watcher.
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AccordApi } from '../../../extension/extension';
 import { isPending, type FileReview } from '../../../extension/review/fileReview';
 import { reviewUri } from '../../../extension/review/reviewDocuments';
-import { ui } from '../ui';
+import { eventually, ui } from '../ui';
+import { screenshot } from '../screenshot';
 
 const EXTENSION_ID = 'accord-dev.accord';
 const lines = (...l: string[]) => l.map((x) => x + '\n').join('');
@@ -20,24 +21,7 @@ async function accord(): Promise<AccordApi> {
   return extension.activate();
 }
 
-async function eventually<T>(what: string, probe: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** Asks the harness for a screenshot of the workbench and waits until it is written. */
-async function screenshot(name: string): Promise<void> {
-  const file = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'test-results', `${name}.png`);
-  if (existsSync(file)) unlinkSync(file);
-  ui({ screenshot: name });
-  await eventually(`the screenshot ${name}`, () => existsSync(file));
-}
-
 describe('Diff review in a real VS Code', () => {
   let dir = '';
   let api: AccordApi;

@@ -4,7 +4,7 @@
 // agent (isolated workspace) with the fake model server, reviewed hunk by hunk
 // and undone as a turn.
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,28 +19,12 @@ import { TOOL_DIFF_SCHEME } from '../../../extension/review/toolDiffDocuments';
 import { projectTop } from '../../../extension/review/projectTop';
 import type { HostMessage } from '../../../webview/protocol';
 import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { ui } from '../ui';
+import { eventually, ui } from '../ui';
+import { useFakeModel } from '../fakeModelEnv';
+import { screenshot } from '../screenshot';
 
 const EXTENSION_ID = 'accord-dev.accord';
 const lines = (...l: string[]) => l.map((x) => x + '\n').join('');
-
-async function eventually<T>(what: string, probe: () => T | undefined | false, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** Asks the harness for a screenshot and waits until it is written. */
-async function screenshot(name: string): Promise<void> {
-  const file = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'test-results', `${name}.png`);
-  if (existsSync(file)) unlinkSync(file);
-  ui({ screenshot: name });
-  await eventually(`the screenshot ${name}`, () => existsSync(file));
-}
 
 describe('Review wired to live sessions', function () {
   this.timeout(180_000);
@@ -186,8 +170,7 @@ describe('Review wired to live sessions', function () {
   });
 
   describe('the bundled agent (isolated workspace)', () => {
-    const ENV_KEYS = ['ANTHROPIC_API_KEY', 'ACCORD_ANTHROPIC_BASE_URL', 'ACCORD_HOME', 'ACCORD_CONFIG_DIR', 'ACCORD_LOCAL_SERVERS'] as const;
-    const savedEnv: Partial<Record<(typeof ENV_KEYS)[number], string | undefined>> = {};
+    let restoreEnv: (() => Promise<void>) | undefined;
     let server: FakeModelServer;
     let home: string;
     let scratch: string;
@@ -195,9 +178,7 @@ describe('Review wired to live sessions', function () {
     before(async function () {
       server = await startFakeModelServer();
       home = mkdtempSync(path.join(tmpdir(), 'accord-review-home-'));
-      for (const key of ENV_KEYS) savedEnv[key] = process.env[key];
-      Object.assign(process.env, { ANTHROPIC_API_KEY: 'test-key', ACCORD_ANTHROPIC_BASE_URL: server.baseUrl, ACCORD_HOME: home, ACCORD_CONFIG_DIR: home, ACCORD_LOCAL_SERVERS: '' });
-      await vscode.workspace.getConfiguration('accord').update('model', 'anthropic:claude-sonnet-4-5', vscode.ConfigurationTarget.Global);
+      restoreEnv = await useFakeModel(server.baseUrl, home);
       await api.agent.restart();
       await eventually('the bundled agent to connect', () => api.agent.status.state === 'connected').catch((error) => {
         throw new Error(`${error.message}: ${JSON.stringify(api.agent.status)}`);
@@ -207,11 +188,7 @@ describe('Review wired to live sessions', function () {
     });
 
     after(async () => {
-      for (const key of ENV_KEYS) {
-        if (savedEnv[key] === undefined) delete process.env[key];
-        else process.env[key] = savedEnv[key];
-      }
-      await vscode.workspace.getConfiguration('accord').update('model', undefined, vscode.ConfigurationTarget.Global);
+      await restoreEnv?.();
       await api.agent.restart();
       await server?.close();
       if (scratch) rmSync(scratch, { recursive: true, force: true });
