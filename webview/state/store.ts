@@ -75,7 +75,7 @@ export class ChatStore {
         this.sessions = message.sessions;
         return true;
       case 'sessionStarted':
-        this.startSession(message.epoch, message.sessionId, message.title);
+        this.startSession(message.epoch, message.sessionId, message.title, message.origin);
         return true;
       case 'replayBegin':
         this.replaying = true;
@@ -141,11 +141,14 @@ export class ChatStore {
     return sessionId === this.main.sessionId ? this.main : this.children.get(sessionId);
   }
 
-  private startSession(epoch: number, sessionId: string, title: string | undefined): void {
+  private startSession(epoch: number, sessionId: string, title: string | undefined, origin: 'new' | 'load'): void {
+    // The first prompt is sent before any session exists and creates it: keep it on screen.
+    const earlyPrompts = this.sessionId === undefined && origin === 'new' ? this.main.items : [];
     this.epoch = epoch;
     this.sessionId = sessionId;
     this.title = title;
     this.main = newTranscript(sessionId);
+    this.main.items.push(...earlyPrompts);
     this.children.clear();
     this.subagents.clear();
     this.plan = [];
@@ -156,7 +159,7 @@ export class ChatStore {
     this.changes = { pending: 0, turns: [] };
     this.notices = [];
     this.replaying = false;
-    this.echoGuard = false;
+    this.echoGuard = earlyPrompts.length > 0;
   }
 
   applyUpdate(sessionId: string, update: Record<string, unknown>): void {

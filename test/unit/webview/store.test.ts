@@ -211,6 +211,20 @@ describe('chat store: session-wide updates', () => {
     assert.equal(store.main.items.length, 0);
     assert.equal(store.dropped, 1);
   });
+
+  test('the first prompt, sent before any session exists, stays shown when the session it creates starts', () => {
+    const store = new ChatStore();
+    store.apply({ type: 'hello', version: 1, epoch: 1 });
+    store.addLocalPrompt('hi, what can you do?', []);
+    store.apply({ type: 'sessionStarted', epoch: 2, sessionId: 's2', origin: 'new' });
+    assert.deepEqual(store.main.items.map((i) => i.kind === 'user' && i.text), ['hi, what can you do?']);
+    // The agent's live echo of that prompt is still skipped.
+    store.apply({ type: 'sessionUpdate', epoch: 2, sessionId: 's2', update: { sessionUpdate: 'user_message_chunk', content: text('hi, what can you do?') } });
+    assert.equal(store.main.items.length, 1);
+    // A later new session (the + button) starts empty.
+    store.apply({ type: 'sessionStarted', epoch: 3, sessionId: 's3', origin: 'new' });
+    assert.equal(store.main.items.length, 0);
+  });
 });
 
 describe('replay equals live', () => {
