@@ -173,7 +173,7 @@ export class SessionLogPersistence implements SessionPersistence {
     live: LiveSessions,
     env: Env,
     isolation: SessionWorkspaces | undefined,
-    replayInto: (log: SessionLog) => Promise<{ history: object[]; config: Record<string, unknown>; title: string | undefined }>,
+    replayInto: (log: SessionLog) => Promise<{ history: object[]; config: Record<string, unknown>; title: string | undefined; cost: number | undefined }>,
   ): Promise<Session> {
     if (live.get(sessionId)) {
       live.remove(sessionId);
@@ -196,6 +196,7 @@ export class SessionLogPersistence implements SessionPersistence {
       if (replay.title) this.titled.add(sessionId);
       const session = live.create(cwd, await settingsFrom(replay.config, env), sessionId, root);
       session.appendHistory(...(replay.history as Parameters<Session['appendHistory']>));
+      session.cost = replay.cost; // keep adding to what the client last saw, not from zero
       this.track(session, new SessionRecorder(log, session));
       return session;
     } catch (error) {

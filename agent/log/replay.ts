@@ -36,6 +36,8 @@ export interface SessionReplay {
   end: number;
   /** Lines skipped because they were not valid records. */
   invalidLines: number;
+  /** The session's cost in USD as its last usage_update gave it (0 before any; undefined when it could not be priced). */
+  cost: number | undefined;
 }
 
 export interface ReplayOptions {
@@ -79,6 +81,7 @@ export class ReplayBuilder {
   private readonly openToolCalls = new Map<string, string>();
   private inTurn = false;
   private interruptedLast = false;
+  private cost: number | undefined = 0;
 
   constructor(private readonly fromOffset = 0) {}
 
@@ -98,6 +101,7 @@ export class ReplayBuilder {
         break;
       case 'update':
         this.trackToolCall(record.update);
+        this.trackCost(record.update);
         this.emit(offset, record.update);
         break;
       case 'model_message':
@@ -147,7 +151,14 @@ export class ReplayBuilder {
       turnInProgress: this.inTurn,
       end: this.end,
       invalidLines: this.invalidLines,
+      cost: this.cost,
     };
+  }
+
+  private trackCost(update: SessionUpdateJson): void {
+    if (update.sessionUpdate !== 'usage_update') return;
+    const amount = (update.cost as { amount?: unknown } | undefined)?.amount;
+    this.cost = typeof amount === 'number' ? amount : undefined;
   }
 
   private emit(offset: number, update: SessionUpdateJson, synthesized = false): void {
