@@ -221,6 +221,8 @@ describe('what the panel renders and posts', () => {
   test('history lists sessions and switching posts loadSession; new session posts newSession', TIMEOUT, async () => {
     const { page, posted } = await panelWith('history');
     await page.click('[data-action="history"]');
+    // The list renders on the next animation frame; count once its last row is there.
+    await page.locator('.history-item').nth(3).waitFor();
     assert.equal(await page.locator('.history-item').count(), 4);
     await page.click('.history-item:has-text("Add dark mode")');
     assert.deepEqual((await posted()).at(-1), { type: 'loadSession', sessionId: 'sess-00' });
