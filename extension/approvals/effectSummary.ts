@@ -102,9 +102,15 @@ export function summarizeEffect(toolCall: ToolCallUpdate, fallbackTitle = 'The a
 }
 
 function describeChange(f: ProposedFile): string {
-  const before = f.oldText === null ? 0 : f.oldText.split('\n').length;
-  const after = f.newText.split('\n').length;
-  return f.oldText === null ? `${after} lines` : `${before} → ${after} lines`;
+  const after = lineCount(f.newText);
+  if (f.oldText === null) return `${after} ${after === 1 ? 'line' : 'lines'}`;
+  return `${lineCount(f.oldText)} → ${after} lines`;
+}
+
+/** Lines as an editor numbers them: a final newline ends the last line rather than starting another. */
+function lineCount(text: string): number {
+  if (text === '') return 0;
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 }
 
 function truncate(text: string, max: number): string {

@@ -36,6 +36,16 @@ describe('approval effect summary', () => {
     assert.match(s.detail, /Create: \/w\/new.ts/);
   });
 
+  test('line counts are the lines a person sees: a final newline ends the last line, it does not start another', () => {
+    const s = summarizeEffect({
+      toolCallId: 't', kind: 'edit',
+      content: [{ type: 'diff', path: '/w/a.ts', oldText: 'a\n', newText: 'a\nb\n' }, { type: 'diff', path: '/w/new.ts', newText: 'x' }, { type: 'diff', path: '/w/empty.ts', newText: '' }],
+    });
+    assert.match(s.detail, /Change: \/w\/a.ts \(1 → 2 lines\)/);
+    assert.match(s.detail, /Create: \/w\/new.ts \(1 line\)/);
+    assert.match(s.detail, /Create: \/w\/empty.ts \(0 lines\)/);
+  });
+
   test('nothing described: says so', () => {
     assert.match(summarizeEffect({ toolCallId: 't' }).detail, /did not describe/);
   });
