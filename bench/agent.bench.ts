@@ -2,7 +2,7 @@
 // response, median of 10) and the latency it adds to each streamed chunk
 // (fake server writes an SSE event → the client receives agent_message_chunk).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -84,7 +84,10 @@ async function main(): Promise<void> {
 
     const chunks = 200;
     const paceMs = 5;
-    const added = await chunkLatency(env, home, chunks, paceMs);
+    // The session's project sits beside the agent's data dir (in HOME), never around it.
+    const project = join(home, 'project');
+    mkdirSync(project);
+    const added = await chunkLatency(env, project, chunks, paceMs);
     console.log(
       `agent added latency per streamed chunk (${added.length}/${chunks} chunks, server pace ${paceMs} ms): ` +
         `median ${median(added).toFixed(2)} ms, p95 ${percentile(added, 0.95).toFixed(2)} ms, max ${Math.max(...added).toFixed(2)} ms`,
