@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Content } from './fileReview';
 import { isFinished, touchedPaths, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import { sameContent } from './reviewStore';
+import { mapFor } from './innerMap';
 
 /** Calls one ACP extension method on the agent (`connection.agent.request(method, params)`). */
 export type AgentExtCall = (method: string, params: Record<string, unknown>) => Promise<unknown>;
@@ -268,15 +269,6 @@ function merge(a: Refresh, b: Refresh): Refresh {
 
 function encode(text: string | null): Content {
   return text === null ? null : new TextEncoder().encode(text);
-}
-
-function mapFor<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
-  let inner = outer.get(key);
-  if (!inner) {
-    inner = new Map();
-    outer.set(key, inner);
-  }
-  return inner;
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, method: string): T {

@@ -9,6 +9,7 @@
 import type { ChangeSink, ChangeSource } from './changeSource';
 import { fileId, isPending } from './fileReview';
 import type { RealTree } from './reviewStore';
+import { mapFor } from './innerMap';
 
 export class StagedWriteSource implements ChangeSource {
   readonly origin = 'staged' as const;
@@ -57,13 +58,4 @@ export class StagedWriteSource implements ChangeSource {
     this.staged.clear();
     this.baselines.clear();
   }
-}
-
-function mapFor<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
-  let inner = outer.get(key);
-  if (!inner) {
-    inner = new Map();
-    outer.set(key, inner);
-  }
-  return inner;
 }
