@@ -114,6 +114,8 @@ export class SessionReviews implements vscode.Disposable {
     const state = this.session(agent, sessionId);
     const isolated = state.isolated;
     if (isolated) await this.enqueue(state, sessionId, () => isolated.recover(sessionId, RECOVERED_TURN));
+    // The panel cleared its review state when the session restarted in it; what recovery found unchanged is not re-sent otherwise.
+    this.postNow();
   }
 
   /** Every live (not replayed) session update of a tracked session. */
