@@ -209,6 +209,24 @@ describe('what the panel renders and posts', () => {
     await page.close();
   });
 
+  test('a picker shows the value the agent reports, even when its answer lists the choices in another order', TIMEOUT, async () => {
+    const panel = await panelWith('composer');
+    const model = (currentValue: string, order: string[]) => ({
+      type: 'configOptions' as const, epoch: 1,
+      configOptions: [{ id: 'model', name: 'Model', category: 'model', type: 'select' as const, currentValue, options: order.map((value) => ({ value, name: value })) }],
+    });
+    await panel.send([model('opus', ['sonnet', 'opus', 'haiku'])]);
+    const select = panel.page.locator('select[data-config-id="model"]');
+    assert.equal(await select.inputValue(), 'opus');
+    await select.selectOption('haiku');
+    // The agent answers with the new current value listed first.
+    await panel.send([model('haiku', ['haiku', 'sonnet', 'opus'])]);
+    assert.equal(await select.inputValue(), 'haiku');
+    await panel.send([model('opus', ['opus', 'haiku', 'sonnet'])]);
+    assert.equal(await select.inputValue(), 'opus');
+    await panel.page.close();
+  });
+
   test('stop reasons other than end_turn are shown; a cancel marks unfinished calls cancelled', TIMEOUT, async () => {
     const { page } = await panelWith('stop-reasons');
     assert.equal(await page.locator('.turn-end').count(), 4);

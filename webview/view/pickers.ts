@@ -1,6 +1,7 @@
 // Model / effort / mode pickers from the agent's session config options.
 // Options of a type the panel does not know are left out (the spec says so).
 import { html, nothing, type TemplateResult } from 'lit';
+import { live } from 'lit/directives/live.js';
 import { isRecord, str } from '../state/content';
 import type { ViewContext } from './context';
 
@@ -35,11 +36,13 @@ export function renderPickers(ctx: ViewContext): TemplateResult[] {
     if (option.type !== 'select') return html``;
     const list = choices(option.options);
     const current = str(option.currentValue);
+    // The selection is set as a live property: once the person has picked, a `selected` attribute no longer moves it,
+    // and options are reused by position, so a reply listing the choices in another order showed the wrong one.
     return html`<label class="picker" title=${option.name}>
       <span class="codicon codicon-${icon}"></span>
       <select aria-label=${option.name} data-config-id=${option.id}
         @change=${(e: Event) => ctx.post({ type: 'setConfigOption', epoch: store.epoch, configId: option.id, value: (e.target as HTMLSelectElement).value })}>
-        ${list.map((c) => html`<option value=${c.value} ?selected=${c.value === current}>${c.name}</option>`)}
+        ${list.map((c) => html`<option value=${c.value} .selected=${live(c.value === current)}>${c.name}</option>`)}
         ${current !== undefined && !list.some((c) => c.value === current) ? html`<option selected value=${current}>${current}</option>` : nothing}
       </select>
     </label>`;
