@@ -54,6 +54,8 @@ export interface TurnHooks {
 export class SessionController {
   private currentValue: CurrentSession | undefined;
   private loading: string | undefined;
+  /** The turn the agent's exit ended, to show again once the reloaded session has replaced the panel's transcript. */
+  private lostTurn: { sessionId: string; error: string } | undefined;
   /** How the last turn ended (tests and notifications read it). */
   lastOutcome: TurnOutcome | undefined;
 
@@ -134,6 +136,7 @@ export class SessionController {
     const connection = session.host.connection;
     if (!connection) return this.endTurn(session, 'error', `${session.host.name} is not running.`);
     session.turnInFlight = true;
+    this.lostTurn = undefined;
     this.deps.post({ type: 'turnStarted', epoch: session.epoch });
     const turns = this.deps.turns;
     try {
@@ -147,7 +150,8 @@ export class SessionController {
       if (!session.turnInFlight) return this.lastOutcome; // already ended: the agent exited mid-turn
       const reason = error instanceof Error ? error.message : String(error);
       const lost = connection.signal.aborted || !session.host.connection;
-      return this.endTurn(session, 'error', lost ? `${session.host.name} stopped during the turn; the turn was lost (${reason}).` : `The turn ended with an error: ${reason}`);
+      if (lost) return this.loseTurn(session, `${session.host.name} stopped during the turn; the turn was lost (${reason}).`);
+      return this.endTurn(session, 'error', `The turn ended with an error: ${reason}`);
     }
   }
 
@@ -164,15 +168,25 @@ export class SessionController {
     const session = this.currentValue;
     if (session?.host !== host) return;
     this.deps.approvals.cancelSession(session.sessionId);
-    if (session.turnInFlight) this.endTurn(session, 'error', `${message} The turn was lost.`);
+    if (session.turnInFlight) this.loseTurn(session, `${message} The turn was lost.`);
+  }
+
+  private loseTurn(session: CurrentSession, error: string): TurnOutcome {
+    this.lostTurn = { sessionId: session.sessionId, error };
+    return this.endTurn(session, 'error', error);
   }
 
   async agentReconnected(host: AgentHost): Promise<void> {
     const session = this.currentValue;
     if (session?.host !== host) return;
+    const lost = this.lostTurn?.sessionId === session.sessionId ? this.lostTurn : undefined;
+    this.lostTurn = undefined;
     if (host.info?.agentCapabilities?.loadSession) {
       await this.loadSession(host, session.sessionId).catch((error) =>
         void vscode.window.showWarningMessage(`${host.name} restarted but could not reload the session: ${String(error?.message ?? error)}`));
+      const shown = this.currentValue;
+      // The reload cleared the panel, and the log's replay does not say the last turn died: say it again.
+      if (lost && shown?.sessionId === lost.sessionId) this.deps.post({ type: 'turnEnded', epoch: shown.epoch, stopReason: 'error', error: lost.error.slice(0, 4000) });
     } else {
       this.currentValue = undefined;
       void vscode.window.showInformationMessage(`${host.name} restarted. It cannot reload sessions, so your next prompt starts a new one.`);

@@ -253,6 +253,13 @@ describe('ACP client against a scripted agent', function () {
     await prompt('say before-crash');
     const states: string[] = [];
     let replays = 0;
+    // What the panel is told: after the reload replaces its transcript, it must still say the turn was lost.
+    const posted: Array<{ type: string; error?: string }> = [];
+    const post = api.chat.post;
+    api.chat.post = (message) => {
+      posted.push(message as { type: string; error?: string });
+      post.call(api.chat, message);
+    };
     const subs = [
       host.onDidChangeStatus((status) => states.push(status.state)),
       api.client.router.onUpdate(({ update, replay }) => {
@@ -270,10 +277,15 @@ describe('ACP client against a scripted agent', function () {
           await eventually(`restart ${crash}`, () => states.includes('restarting') && host.status.state === 'connected');
           // The session is reloaded with session/load: its history replays once more.
           await eventually(`the session to be reloaded after restart ${crash}`, () => replays === replaysBefore + 1);
+          await eventually(`the panel to show the lost turn after reload ${crash}`, () => {
+            const reloaded = posted.map((m) => m.type).lastIndexOf('sessionStarted');
+            return reloaded >= 0 && posted.slice(reloaded).some((m) => m.type === 'turnEnded' && /turn was lost/.test(m.error ?? ''));
+          });
         }
       }
     } finally {
       subs.forEach((s) => s.dispose());
+      api.chat.post = post;
     }
     await eventually('the agent to stay stopped', () => host.status.state === 'error');
     assert.match(host.status.message ?? '', /restarted 4 times in 3 minutes/);
