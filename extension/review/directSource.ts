@@ -82,7 +82,9 @@ export class DirectDiskSource implements TurnAwareSource {
     const now = await this.tree.read(path);
     if (now === null) return;
     const modified = await this.options.modifiedAt?.(path);
-    if (modified !== undefined && modified < turn.startedAt) return;
+    // Whole milliseconds on both sides: a file the person wrote in the same millisecond the turn began
+    // is theirs (no agent acts that fast), so equal means before.
+    if (modified !== undefined && modified <= turn.startedAt) return;
     turn.snapshots.set(path, null);
     this.touched.add(path);
     await this.collect(sessionId, turn, path);

@@ -119,6 +119,18 @@ describe('DirectDiskSource', () => {
     assert.equal(await text(file), 'mine\n');
   });
 
+  test('a file written in the very millisecond the turn began is the person\'s, not the agent\'s', async (t) => {
+    const file = join(root, 'same-ms.txt');
+    await writeFile(file, 'mine too\n');
+    const store = new ReviewStore(diskTree);
+    // Whole-millisecond clocks on both sides (VS Code's stat and Date.now()) meet when the person writes just before prompting.
+    t.mock.method(Date, 'now', () => 1_796_000_000_000);
+    const source = new DirectDiskSource(store, diskTree, { knownPaths: () => [], modifiedAt: async () => 1_796_000_000_000 });
+    await source.beginTurn('s', 't1');
+    await source.fileChanged(file, 'created');
+    assert.equal(store.all().length, 0);
+  });
+
   test('a change to a file with no snapshot has no known base and is not taken for an addition', async () => {
     const file = join(root, 'unknown.txt');
     await writeFile(file, 'was here before\n');
