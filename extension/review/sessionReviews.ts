@@ -47,6 +47,7 @@ const MAX_FILES_PER_TURN = 2000;
 const RECOVERED_TURN = 'earlier';
 
 interface SessionState {
+  agent: ReviewAgent;
   source: TurnAwareSource;
   isolated?: IsolatedWorkspaceSource;
   turns: number;
@@ -114,6 +115,8 @@ export class SessionReviews implements vscode.Disposable {
     const state = this.session(agent, sessionId);
     const isolated = state.isolated;
     if (isolated) await this.enqueue(state, sessionId, () => isolated.recover(sessionId, RECOVERED_TURN));
+    // Rejections made while the agent was down reach its copy now.
+    await this.syncDiscards();
     // The panel cleared its review state when the session restarted in it; what recovery found unchanged is not re-sent otherwise.
     this.postNow();
   }
@@ -170,6 +173,7 @@ export class SessionReviews implements vscode.Disposable {
     if (state) return state;
     const isolated = servesChanges(agent) ? this.isolatedFor(agent) : undefined;
     state = {
+      agent,
       source: isolated ?? this.direct,
       ...(isolated ? { isolated } : {}),
       turns: 0,
@@ -237,7 +241,9 @@ export class SessionReviews implements vscode.Disposable {
       for (const file of rejected) this.discarded.add(file.id);
       // A move is discarded by its new path: the agent puts the old file back and removes the new one.
       const paths = [...new Set(rejected.map((f) => f.path))];
-      await this.guard(sessionId, () => state.isolated!.discard(sessionId, paths));
+      // An agent that is down gets the discard on the next sync, after it is back.
+      const done = await this.guard(state, sessionId, () => state.isolated!.discard(sessionId, paths));
+      if (!done) for (const file of rejected) this.discarded.delete(file.id);
     }
   }
 
@@ -277,17 +283,22 @@ export class SessionReviews implements vscode.Disposable {
   }
 
   private enqueue(state: SessionState, sessionId: string, run: () => Promise<unknown>): Promise<void> {
-    state.queue = state.queue.then(() => this.guard(sessionId, run));
+    state.queue = state.queue.then(async () => void (await this.guard(state, sessionId, run)));
     return state.queue;
   }
 
-  private async guard(sessionId: string, run: () => Promise<unknown>): Promise<void> {
+  /** Runs one step of a session's review; false when it failed (logged, and told to the person unless the agent is down). */
+  private async guard(state: SessionState, sessionId: string, run: () => Promise<unknown>): Promise<boolean> {
     try {
       await run();
+      return true;
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
       this.deps.log(`review of session ${sessionId}: ${text}`);
-      this.warnOnce(`${sessionId}:${text}`, `Accord could not collect the agent's changes for review: ${text}`);
+      // A stopped agent is already reported by its host, and reloading the session after the restart
+      // collects its changes again: a second warning here would only mislead.
+      if (state.agent.connection) this.warnOnce(`${sessionId}:${text}`, `Accord could not collect the agent's changes for review: ${text}`);
+      return false;
     }
   }
 
