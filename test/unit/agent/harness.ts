@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { after, before } from 'node:test';
 import {
   client,
   methods,
@@ -19,6 +20,7 @@ import {
 import { createAccordAgent, type AccordAgentOptions } from '../../../agent/acp/app';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { builtinTools } from '../../../agent/tools/index';
+import { startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
 
 export type PermissionPolicy = (request: RequestPermissionRequest, signal: AbortSignal) => Promise<RequestPermissionResponse>;
 
@@ -130,6 +132,33 @@ export function childAgent(env: Record<string, string | undefined>, args: string
     },
   );
   return Object.assign(harness, { child, stdout, stderr });
+}
+
+/**
+ * A fake model server for the enclosing `describe` and an agent environment
+ * pointing at it, with a config dir of its own (no stored keys leak in).
+ */
+export function fakeModelFor(configPrefix: string): { readonly server: FakeModelServer; readonly configDir: string; env(): Record<string, string | undefined> } {
+  let server: FakeModelServer | undefined;
+  const config = tempDir(configPrefix);
+  before(async () => {
+    server = await startFakeModelServer();
+  });
+  after(async () => {
+    await server?.close();
+    config.remove();
+  });
+  const started = (): FakeModelServer => {
+    if (!server) throw new Error('the fake model server starts in before()');
+    return server;
+  };
+  return {
+    get server() {
+      return started();
+    },
+    configDir: config.path,
+    env: () => isolatedEnv({ ACCORD_MODEL: `openai-compatible:${started().baseUrl}#fake` }, config.path),
+  };
 }
 
 export function tempDir(prefix: string): { path: string; remove(): void } {

@@ -11,23 +11,15 @@ import { execFileSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { methods } from '@agentclientprotocol/sdk';
 import { runSessionsCli } from '../../../agent/log/cli';
-import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { isolatedEnv, tempDir, updatesOf } from './harness';
+import { reply } from '../../fakeModelServer/index';
+import { updatesOf, fakeModelFor } from './harness';
 import { failure, gitProject, isolatedAgent, lines } from './isolationFixtures';
 
 const textOf = (update: any) => (update.content ?? []).map((c: any) => c.content?.text ?? '').join('');
 
 describe('isolated sessions over ACP', () => {
-  let server: FakeModelServer;
-  const config = tempDir('accord-iso-config-');
-  before(async () => {
-    server = await startFakeModelServer();
-  });
-  after(async () => {
-    await server.close();
-    config.remove();
-  });
-  const env = () => isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake` }, config.path);
+  const model = fakeModelFor('accord-iso-config-');
+  const env = model.env;
 
   test('an edit lands in the workspace; review lists it, gives base/current, applies one hunk and reports a conflict', { timeout: 120_000 }, async () => {
     const { project, data, remove } = gitProject({ 'a.txt': lines(20), 'b.txt': lines(3) });
@@ -35,7 +27,7 @@ describe('isolated sessions over ACP', () => {
     try {
       const { sessionId, meta } = await agent.newSession(project);
       assert.equal(meta['accord/workspace'].mode, 'git-clone');
-      server.script(
+      model.server.script(
         {
           type: 'stream',
           parts: [
@@ -94,7 +86,7 @@ describe('isolated sessions over ACP', () => {
     const agent = isolatedAgent(env(), data);
     try {
       const { sessionId } = await agent.newSession(project);
-      server.script(reply.tool('r1', 'run_command', { argv: ['rm', 'a.txt'] }), reply.text('Could not.'));
+      model.server.script(reply.tool('r1', 'run_command', { argv: ['rm', 'a.txt'] }), reply.text('Could not.'));
       assert.equal(await agent.harness.prompt(sessionId, 'delete a.txt'), 'end_turn');
       assert.equal(agent.harness.permissionRequests.length, 0, 'nothing asked');
       const failed = updatesOf(agent.harness, sessionId, 'tool_call_update').find((u) => u.toolCallId === 'r1' && u.status === 'failed');
@@ -114,7 +106,7 @@ describe('isolated sessions over ACP', () => {
     const agent = isolatedAgent(env(), data, true);
     try {
       const { sessionId } = await agent.newSession(project);
-      server.script(
+      model.server.script(
         { type: 'stream', parts: [{ toolCall: { id: 'w1', name: 'write_file', args: { path: 'new.txt', content: 'new\n' } } }, { toolCall: { id: 'r1', name: 'run_command', args: { argv: ['rm', 'a.txt'] } } }] },
         reply.text('Done.'),
       );
@@ -155,7 +147,7 @@ describe('isolated sessions over ACP', () => {
     const agent = isolatedAgent(env(), data);
     try {
       const { sessionId } = await agent.newSession(project);
-      const requestsBefore = server.requests.length;
+      const requestsBefore = model.server.requests.length;
       assert.equal(await agent.harness.prompt(sessionId, '!echo hi'), 'end_turn');
       const [call] = updatesOf(agent.harness, sessionId, 'tool_call');
       assert.equal(call.kind, 'execute');
@@ -165,7 +157,7 @@ describe('isolated sessions over ACP', () => {
 
       assert.equal(await agent.harness.prompt(sessionId, '!echo $HOME'), 'refusal');
       assert.match(updatesOf(agent.harness, sessionId, 'agent_message_chunk').map((u) => u.content.text).join(''), /variables .* are not expanded/);
-      assert.equal(server.requests.length, requestsBefore, 'no model involved');
+      assert.equal(model.server.requests.length, requestsBefore, 'no model involved');
     } finally {
       await agent.close();
       remove();
@@ -178,7 +170,7 @@ describe('isolated sessions over ACP', () => {
     try {
       const { sessionId, meta } = await agent.newSession(project);
       if (meta['accord/sandbox'].state !== 'sandboxed') return t.skip(`no sandbox here: ${meta['accord/sandbox'].reason}`);
-      server.script(
+      model.server.script(
         { type: 'stream', parts: [{ toolCall: { id: 't1', name: 'run_command', args: { argv: ['touch', join(project, 'escaped.txt')] } } }, { toolCall: { id: 't2', name: 'run_command', args: { argv: ['touch', 'inside.txt'] } } }] },
         reply.text('Tried.'),
       );
@@ -203,7 +195,7 @@ describe('isolated sessions over ACP', () => {
     try {
       const { sessionId, meta } = await agent.newSession(project, { 'accord/workspace': 'in-place' });
       assert.equal(meta['accord/workspace'].mode, 'in-place');
-      server.script(reply.tool('e1', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' }), reply.text('Done.'));
+      model.server.script(reply.tool('e1', 'edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' }), reply.text('Done.'));
       await agent.harness.prompt(sessionId, 'edit');
       assert.equal(readFileSync(join(project, 'a.txt'), 'utf8'), 'two\n');
       const { changes } = await agent.ext('_accord/changes/list', { sessionId });

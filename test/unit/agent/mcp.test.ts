@@ -6,24 +6,16 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { isolatedEnv, tempDir, updatesOf } from './harness';
+import { reply } from '../../fakeModelServer/index';
+import { updatesOf, fakeModelFor } from './harness';
 import { gitProject, isolatedAgent } from './isolationFixtures';
 
 const fakeMcpServer = join(import.meta.dirname, 'fakeMcpServer.mjs');
 const textOf = (update: any) => (update.content ?? []).map((c: any) => c.content?.text ?? '').join('');
 
 describe('MCP servers from the project policy', () => {
-  let server: FakeModelServer;
-  const config = tempDir('accord-mcp-config-');
-  before(async () => {
-    server = await startFakeModelServer();
-  });
-  after(async () => {
-    await server.close();
-    config.remove();
-  });
-  const env = () => isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake` }, config.path);
+  const model = fakeModelFor('accord-mcp-config-');
+  const env = model.env;
 
   test("a declared server's tools reach the model, run in the workspace, and follow the policy", { timeout: 120_000 }, async () => {
     const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
@@ -42,9 +34,9 @@ describe('MCP servers from the project policy', () => {
       const { sessionId, meta } = await agent.newSession(project);
       assert.equal(meta['accord/mcpErrors']?.length, 1);
       assert.match(meta['accord/mcpErrors'][0], /"broken" from \.accord\/policy\.json could not be started/);
-      server.script(reply.tool('m1', 'mcp__fake__echo', { text: 'hi' }), reply.text('It echoed.'));
+      model.server.script(reply.tool('m1', 'mcp__fake__echo', { text: 'hi' }), reply.text('It echoed.'));
       assert.equal(await agent.harness.prompt(sessionId, 'echo hi'), 'end_turn');
-      const offered = JSON.stringify(server.requests.at(-2)!.body.tools);
+      const offered = JSON.stringify(model.server.requests.at(-2)!.body.tools);
       assert.match(offered, /mcp__fake__echo/);
       assert.match(offered, /"required":\["text"\]/, "the server's own input schema reaches the model");
       const [call] = updatesOf(agent.harness, sessionId, 'tool_call');
@@ -68,7 +60,7 @@ describe('MCP servers from the project policy', () => {
     const agent = isolatedAgent(env(), data);
     try {
       const { sessionId } = await agent.newSession(project);
-      server.script(reply.tool('m2', 'mcp__fake__echo', { text: 'ask first' }), reply.text('Done.'));
+      model.server.script(reply.tool('m2', 'mcp__fake__echo', { text: 'ask first' }), reply.text('Done.'));
       await agent.harness.prompt(sessionId, 'echo');
       assert.equal(agent.harness.permissionRequests.length, 1);
       assert.deepEqual(agent.harness.permissionRequests[0]!.toolCall.rawInput, { text: 'ask first' });

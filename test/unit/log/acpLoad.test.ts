@@ -14,8 +14,8 @@ import { createLoggedAgent } from '../../../agent/acp/sessionLog';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { SessionStore } from '../../../agent/log';
 import { builtinTools } from '../../../agent/tools/index';
-import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { agentBundle, isolatedEnv, tempDir } from '../agent/harness';
+import { reply, startFakeModelServer } from '../../fakeModelServer/index';
+import { agentBundle, isolatedEnv, tempDir, fakeModelFor } from '../agent/harness';
 import { tempDataDir } from './fixtures';
 
 interface Client {
@@ -41,16 +41,8 @@ const initialize = (c: Client) => c.connection.agent.request(methods.agent.initi
 const stripMeta = ({ _meta, ...update }: Record<string, unknown>) => update;
 
 describe('session/load, list, resume, close from the log', () => {
-  let server: FakeModelServer;
-  const config = tempDir('accord-acp-log-config-');
-  before(async () => {
-    server = await startFakeModelServer();
-  });
-  after(async () => {
-    await server.close();
-    config.remove();
-  });
-  const env = () => isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake` }, config.path);
+  const model = fakeModelFor('accord-acp-log-config-');
+  const env = model.env;
   const agentFor = (dataDir: string) => createLoggedAgent({ env: env(), tools: builtinTools(), commands: new ProcessRunner(), maxRetries: 0 }, new SessionStore(dataDir)).app;
 
   test('a fresh agent lists and loads a recorded session, replays what the client saw, and continues it', { timeout: 120_000 }, async () => {
@@ -62,7 +54,7 @@ describe('session/load, list, resume, close from the log', () => {
       const init = await initialize(first);
       assert.equal(init.agentCapabilities?.loadSession, true);
       const { sessionId } = await first.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
-      server.script(
+      model.server.script(
         { type: 'stream', parts: [{ reasoning: 'Look first.' }, { text: 'Editing.' }, { toolCall: { id: 'e1', name: 'edit_file', args: { path: 'notes.txt', old_string: 'draft', new_string: 'final' } } }] },
         reply.text('Done.'),
       );
@@ -78,7 +70,7 @@ describe('session/load, list, resume, close from the log', () => {
       await initialize(second);
       const listed = await second.connection.agent.request(methods.agent.session.list, { cwd: root.path });
       assert.deepEqual(listed.sessions.map((s) => [s.sessionId, s.title]), [[sessionId, 'finish the notes']]);
-      const elsewhere = await second.connection.agent.request(methods.agent.session.load, { sessionId, cwd: config.path, mcpServers: [] }).then(
+      const elsewhere = await second.connection.agent.request(methods.agent.session.load, { sessionId, cwd: model.configDir, mcpServers: [] }).then(
         () => undefined,
         (error: { code?: number }) => error.code,
       );
@@ -92,10 +84,10 @@ describe('session/load, list, resume, close from the log', () => {
       assert.deepEqual(withoutUser, JSON.parse(JSON.stringify(live)), 'the client gets exactly the conversation it had');
       assert.deepEqual(replayed.map(stripMeta).find((u) => u.sessionUpdate === 'user_message_chunk'), { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'finish the notes' } });
 
-      server.script(reply.text('It says final.'));
+      model.server.script(reply.text('It says final.'));
       const next = await second.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'what does it say now?' }] });
       assert.equal(next.stopReason, 'end_turn');
-      const toModel = JSON.stringify(server.requests.at(-1)!.body.messages);
+      const toModel = JSON.stringify(model.server.requests.at(-1)!.body.messages);
       for (const earlier of ['finish the notes', 'Done.', 'e1', 'what does it say now?']) assert.ok(toModel.includes(earlier), `the model saw ${earlier}`);
 
       await second.connection.agent.request(methods.agent.session.close, { sessionId });
@@ -124,7 +116,7 @@ describe('session/load, list, resume, close from the log', () => {
       const c = inMemory(agentFor(dir));
       await initialize(c);
       const { sessionId } = await c.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
-      server.script({ type: 'stream', parts: Array.from({ length: 100 }, (_, i) => ({ text: `part ${i} ` })), delayMs: 20 });
+      model.server.script({ type: 'stream', parts: Array.from({ length: 100 }, (_, i) => ({ text: `part ${i} ` })), delayMs: 20 });
       const prompt = c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'go on and on' }] });
       while (c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length < 3) await new Promise((r) => setTimeout(r, 10));
       await c.connection.agent.notify(methods.agent.session.cancel, { sessionId });
@@ -149,7 +141,7 @@ describe('session/load, list, resume, close from the log', () => {
       const a = spawnAgent(dir, false);
       await initialize(a.c);
       const { sessionId } = await a.c.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
-      server.script(reply.tool('w1', 'edit_file', { path: 'notes.txt', old_string: 'draft', new_string: 'final' }));
+      model.server.script(reply.tool('w1', 'edit_file', { path: 'notes.txt', old_string: 'draft', new_string: 'final' }));
       void a.c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'edit it' }] }).catch(() => undefined);
       while (!a.c.updates.some((n) => n.update.sessionUpdate === 'tool_call')) await new Promise((r) => setTimeout(r, 20));
       await new Promise((r) => setTimeout(r, 200)); // the question is out
@@ -162,10 +154,10 @@ describe('session/load, list, resume, close from the log', () => {
         await b.c.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root.path, mcpServers: [] });
         const last = b.c.updates.at(-1)!.update as unknown as Record<string, unknown>;
         assert.deepEqual([last.sessionUpdate, last.toolCallId, last.status], ['tool_call_update', 'w1', 'failed']);
-        server.script(reply.text('Understood.'));
+        model.server.script(reply.text('Understood.'));
         const next = await b.c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'never mind' }] });
         assert.equal(next.stopReason, 'end_turn');
-        assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /before this tool call finished/);
+        assert.match(JSON.stringify(model.server.requests.at(-1)!.body.messages), /before this tool call finished/);
       } finally {
         b.child.kill('SIGKILL');
         await b.exited;
@@ -183,7 +175,7 @@ describe('session/load, list, resume, close from the log', () => {
       const a = spawnAgent(dir);
       await initialize(a.c);
       const { sessionId } = await a.c.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
-      server.script({ type: 'stream', parts: Array.from({ length: 200 }, (_, i) => ({ text: `part ${i} ` })), delayMs: 20 });
+      model.server.script({ type: 'stream', parts: Array.from({ length: 200 }, (_, i) => ({ text: `part ${i} ` })), delayMs: 20 });
       void a.c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'stream a lot' }] }).catch(() => undefined);
       while (a.c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length < 20) await new Promise((r) => setTimeout(r, 20));
       a.child.kill('SIGKILL');
@@ -201,10 +193,10 @@ describe('session/load, list, resume, close from the log', () => {
         assert.deepEqual(replayed, seen.slice(0, replayed.length).concat(replayed.slice(seen.length)), 'what was replayed is what the client saw');
         const replay = await new SessionStore(dir).replay(sessionId);
         assert.equal(replay.lastTurnInterrupted, true);
-        server.script(reply.text('Back again.'));
+        model.server.script(reply.text('Back again.'));
         const next = await b.c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'continue' }] });
         assert.equal(next.stopReason, 'end_turn');
-        assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /stream a lot/);
+        assert.match(JSON.stringify(model.server.requests.at(-1)!.body.messages), /stream a lot/);
       } finally {
         b.child.stdin!.end();
         b.child.kill('SIGKILL');
