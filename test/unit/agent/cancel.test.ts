@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
-import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { inMemoryAgent, isolatedEnv, neverAnswer, tempDir, updatesOf } from './harness';
+import { reply } from '../../fakeModelServer/index';
+import { inMemoryAgent, neverAnswer, updatesOf, fakeModelFor } from './harness';
 
 function alive(pid: number): boolean {
   try {
@@ -18,30 +18,22 @@ function alive(pid: number): boolean {
 }
 
 describe('cancel', () => {
-  let server: FakeModelServer;
-  const root = tempDir('accord-cancel-');
-  before(async () => {
-    server = await startFakeModelServer();
-  });
-  after(async () => {
-    await server.close();
-    root.remove();
-  });
-  const env = () => isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake` }, root.path);
+  const model = fakeModelFor('accord-cancel-');
+  const env = model.env;
 
   test('during streaming: the stream is dropped and the prompt answers cancelled', async () => {
     const agent = inMemoryAgent({ env: env() });
     try {
-      const sessionId = await agent.newSession(root.path);
-      server.script({ type: 'stream', parts: [{ text: 'partial answer' }, { text: ' never sent' }], stallAfterParts: 1 });
+      const sessionId = await agent.newSession(model.configDir);
+      model.server.script({ type: 'stream', parts: [{ text: 'partial answer' }, { text: ' never sent' }], stallAfterParts: 1 });
       const prompt = agent.prompt(sessionId, 'talk');
       await agent.waitForUpdate((n) => n.update.sessionUpdate === 'agent_message_chunk');
       await agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });
       assert.equal(await prompt, 'cancelled');
       // The next turn works and the model sees what was already shown.
-      server.script(reply.text('again'));
+      model.server.script(reply.text('again'));
       assert.equal(await agent.prompt(sessionId, 'continue'), 'end_turn');
-      assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /partial answer/);
+      assert.match(JSON.stringify(model.server.requests.at(-1)!.body.messages), /partial answer/);
     } finally {
       await agent.close();
     }
@@ -49,11 +41,11 @@ describe('cancel', () => {
 
   test('during a running command: the child process is killed', async () => {
     const agent = inMemoryAgent({ env: env() });
-    const pidFile = join(root.path, 'sleeper.pid');
+    const pidFile = join(model.configDir, 'sleeper.pid');
     try {
-      const sessionId = await agent.newSession(root.path);
+      const sessionId = await agent.newSession(model.configDir);
       const argv = ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 60`];
-      server.script(reply.tool('call_sleep', 'run_command', { argv }), reply.text('unused'));
+      model.server.script(reply.tool('call_sleep', 'run_command', { argv }), reply.text('unused'));
       const prompt = agent.prompt(sessionId, 'sleep');
       await agent.waitForUpdate((n) => n.update.sessionUpdate === 'tool_call_update' && n.update.status === 'in_progress');
       while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8').trim()) await new Promise((r) => setTimeout(r, 20));
@@ -65,7 +57,7 @@ describe('cancel', () => {
       const last = updatesOf(agent, sessionId, 'tool_call_update').filter((u) => u.toolCallId === 'call_sleep').at(-1);
       assert.equal(last.status, 'failed');
     } finally {
-      server.clearScript();
+      model.server.clearScript();
       await agent.close();
     }
   });
@@ -78,17 +70,17 @@ describe('cancel', () => {
       return withdrawn as ReturnType<typeof neverAnswer>;
     };
     try {
-      const sessionId = await agent.newSession(root.path);
-      writeFileSync(join(root.path, 'x.txt'), 'before\n');
-      server.script(reply.tool('call_edit', 'edit_file', { path: 'x.txt', old_string: 'before', new_string: 'after' }), reply.text('unused'));
+      const sessionId = await agent.newSession(model.configDir);
+      writeFileSync(join(model.configDir, 'x.txt'), 'before\n');
+      model.server.script(reply.tool('call_edit', 'edit_file', { path: 'x.txt', old_string: 'before', new_string: 'after' }), reply.text('unused'));
       const prompt = agent.prompt(sessionId, 'edit');
       await agent.waitForUpdate(() => agent.permissionRequests.length > 0);
       await agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });
       assert.equal(await prompt, 'cancelled');
-      assert.equal(readFileSync(join(root.path, 'x.txt'), 'utf8'), 'before\n');
+      assert.equal(readFileSync(join(model.configDir, 'x.txt'), 'utf8'), 'before\n');
       await withdrawn; // resolves only once the agent's $/cancel_request reached the client
     } finally {
-      server.clearScript();
+      model.server.clearScript();
       await agent.close();
     }
   });
@@ -96,13 +88,13 @@ describe('cancel', () => {
   test('a cancel sent right behind the prompt, before any output, still answers cancelled', async () => {
     const agent = inMemoryAgent({ env: env() });
     try {
-      const sessionId = await agent.newSession(root.path);
-      server.script({ type: 'stream', parts: [{ reasoning: 'never seen' }, { text: 'never seen' }], delayMs: 200 });
+      const sessionId = await agent.newSession(model.configDir);
+      model.server.script({ type: 'stream', parts: [{ reasoning: 'never seen' }, { text: 'never seen' }], delayMs: 200 });
       const prompt = agent.prompt(sessionId, 'talk');
       void agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });
       assert.equal(await prompt, 'cancelled');
     } finally {
-      server.clearScript();
+      model.server.clearScript();
       await agent.close();
     }
   });

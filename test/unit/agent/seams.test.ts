@@ -10,33 +10,25 @@ import type { ModelMessage } from 'ai';
 import type { PermissionGate } from '../../../agent/core/gate';
 import { MemorySessionStore } from '../../../agent/core/sessionStore';
 import type { SessionUpdate } from '../../../agent/core/updates';
-import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { inMemoryAgent, isolatedEnv, tempDir, updatesOf } from './harness';
+import { reply } from '../../fakeModelServer/index';
+import { inMemoryAgent, updatesOf, fakeModelFor } from './harness';
 
 describe('seams', () => {
-  let server: FakeModelServer;
-  const root = tempDir('accord-seams-');
-  before(async () => {
-    server = await startFakeModelServer();
-  });
-  after(async () => {
-    await server.close();
-    root.remove();
-  });
-  const env = () => isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake` }, root.path);
+  const model = fakeModelFor('accord-seams-');
+  const env = model.env;
 
   test('an injected gate that denies: the tool never runs and nobody is asked', async () => {
     const seen: string[] = [];
     const gate: PermissionGate = { decide: (tool) => (seen.push(tool.name), 'deny') };
     const agent = inMemoryAgent({ env: env(), gate });
     try {
-      writeFileSync(join(root.path, 'locked.txt'), 'same\n');
-      const sessionId = await agent.newSession(root.path);
-      server.script(reply.tool('d1', 'write_file', { path: 'locked.txt', content: 'changed\n' }), reply.text('ok'));
+      writeFileSync(join(model.configDir, 'locked.txt'), 'same\n');
+      const sessionId = await agent.newSession(model.configDir);
+      model.server.script(reply.tool('d1', 'write_file', { path: 'locked.txt', content: 'changed\n' }), reply.text('ok'));
       assert.equal(await agent.prompt(sessionId, 'write'), 'end_turn');
       assert.deepEqual(seen, ['write_file']);
       assert.equal(agent.permissionRequests.length, 0);
-      assert.equal(readFileSync(join(root.path, 'locked.txt'), 'utf8'), 'same\n');
+      assert.equal(readFileSync(join(model.configDir, 'locked.txt'), 'utf8'), 'same\n');
       assert.ok(updatesOf(agent, sessionId, 'tool_call_update').some((u) => u.toolCallId === 'd1' && u.status === 'failed'));
     } finally {
       await agent.close();
@@ -46,11 +38,11 @@ describe('seams', () => {
   test('an injected gate that allows: the change runs without asking', async () => {
     const agent = inMemoryAgent({ env: env(), gate: { decide: () => 'allow' } });
     try {
-      const sessionId = await agent.newSession(root.path);
-      server.script(reply.tool('w1', 'write_file', { path: 'new.txt', content: 'fresh\n' }), reply.text('ok'));
+      const sessionId = await agent.newSession(model.configDir);
+      model.server.script(reply.tool('w1', 'write_file', { path: 'new.txt', content: 'fresh\n' }), reply.text('ok'));
       assert.equal(await agent.prompt(sessionId, 'write'), 'end_turn');
       assert.equal(agent.permissionRequests.length, 0);
-      assert.equal(readFileSync(join(root.path, 'new.txt'), 'utf8'), 'fresh\n');
+      assert.equal(readFileSync(join(model.configDir, 'new.txt'), 'utf8'), 'fresh\n');
     } finally {
       await agent.close();
     }
@@ -60,13 +52,13 @@ describe('seams', () => {
     const store = new MemorySessionStore();
     const agent = inMemoryAgent({ env: env(), store });
     try {
-      const sessionId = await agent.newSession(root.path);
+      const sessionId = await agent.newSession(model.configDir);
       const session = store.get(sessionId)!;
       const recorded: SessionUpdate[] = [];
       const appended: ModelMessage[] = [];
       session.updates.subscribe((update) => void recorded.push(update));
       session.onHistoryAppend((messages) => appended.push(...messages));
-      server.script(reply.text('recorded reply'));
+      model.server.script(reply.text('recorded reply'));
       await agent.prompt(sessionId, 'record me');
       // available_commands_update may land before or after subscribing; compare the turn's updates.
       const turnOnly = (u: { sessionUpdate: string }) => u.sessionUpdate !== 'available_commands_update';
@@ -82,9 +74,9 @@ describe('seams', () => {
   test('images and embedded resources reach the model', async () => {
     const agent = inMemoryAgent({ env: env() });
     try {
-      const sessionId = await agent.newSession(root.path);
+      const sessionId = await agent.newSession(model.configDir);
       const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-      server.script(reply.text('seen'));
+      model.server.script(reply.text('seen'));
       await agent.connection.agent.request(methods.agent.session.prompt, {
         sessionId,
         prompt: [
@@ -93,7 +85,7 @@ describe('seams', () => {
           { type: 'resource', resource: { uri: 'file:///tmp/a.ts', text: 'export const a = 1;', mimeType: 'text/x-typescript' } },
         ],
       });
-      const sent = JSON.stringify(server.requests.at(-1)!.body.messages);
+      const sent = JSON.stringify(model.server.requests.at(-1)!.body.messages);
       assert.match(sent, /data:image\/png;base64,iVBORw0KGgo/);
       assert.match(sent, /export const a = 1;/);
       assert.match(sent, /file:\/\/\/tmp\/a\.ts/);
