@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ensureVscode, root, startServer, vscodePaths } from './vscode-harness.mjs';
+import { ensureVscode, root, startServer, vscodePaths, vsixPath } from './vscode-harness.mjs';
 
 const folder = path.resolve(process.argv[2] ?? process.env.INIT_CWD ?? process.cwd());
 if (!existsSync(folder) || !statSync(folder).isDirectory()) {
@@ -21,7 +21,7 @@ if (pack.status !== 0) {
   process.exit(1);
 }
 const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-const vsix = path.join(root, `accord-${version}.vsix`);
+const vsix = vsixPath;
 
 try {
   ensureVscode();

@@ -2,6 +2,8 @@
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 
 export const root: string;
+export const vsixPath: string;
+export const resultsDir: string;
 export const chromiumPath: string;
 export interface VscodePaths { home: string; installed: boolean; serverMain: string; node: string }
 export function vscodePaths(): VscodePaths;

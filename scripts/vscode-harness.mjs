@@ -4,7 +4,7 @@
 // in headless Debian Chromium through playwright-core. Nothing is downloaded
 // at run time.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -12,6 +12,11 @@ import { format } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The VSIX `npm run package` writes (ACCORD_VSIX picks another). */
+export const vsixPath =
+  process.env.ACCORD_VSIX ?? path.join(root, `accord-${JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version}.vsix`);
+/** Where tests and npm start leave screenshots (git-ignored). */
+export const resultsDir = path.join(root, 'test-results');
 export const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 /** Where install-vscode.sh puts VS Code (keep the defaults in step with that script). */

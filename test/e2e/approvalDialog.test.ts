@@ -5,23 +5,24 @@
 // And in a restricted workspace no agent starts and the panel says why.
 import { after, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   findMessage,
   findNotification,
   openWorkbench,
+  resultsDir,
   root,
   startServer,
   webviewFrame,
   type VscodeServer,
+  vsixPath,
   type Workbench,
 } from '../../scripts/vscode-harness.mjs';
 
-const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-const vsix = process.env.ACCORD_VSIX ?? join(root, `accord-${version}.vsix`);
-const results = join(root, 'test-results');
+const vsix = vsixPath;
+const results = resultsDir;
 const opened: { server: VscodeServer; workbench: Workbench }[] = [];
 const cleanup: string[] = [];
 

@@ -11,16 +11,18 @@ import {
   findMessage,
   findNotification,
   openWorkbench,
+  resultsDir,
   root,
   startServer,
   webviewFrame,
   type VscodeServer,
+  vsixPath,
   type Workbench,
 } from '../../scripts/vscode-harness.mjs';
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-const vsix = process.env.ACCORD_VSIX ?? join(root, `accord-${version}.vsix`);
-const results = join(root, 'test-results');
+const vsix = vsixPath;
+const results = resultsDir;
 
 let server: VscodeServer;
 let workbench: Workbench;
