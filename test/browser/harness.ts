@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import * as esbuild from 'esbuild';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { themeCss, type ThemeName } from './themes';
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -167,4 +167,18 @@ export async function openPanel(browser: Browser, origin: string, theme: ThemeNa
 
 export async function fixture(name: string): Promise<{ description: string; messages: unknown[] }> {
   return JSON.parse(await readFile(join('test/fixtures/updates', `${name}.json`), 'utf8'));
+}
+
+/**
+ * The texts of a locator once they equal `expected`, or its last texts after
+ * the timeout (so the assertion that follows shows the difference). Rendering
+ * follows keystrokes by a frame or more, which a loaded machine stretches.
+ */
+export async function textsWhenSettled(locator: Locator, expected: string[], timeoutMs = 10_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const texts = await locator.allInnerTexts();
+    if (JSON.stringify(texts) === JSON.stringify(expected) || Date.now() > deadline) return texts;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

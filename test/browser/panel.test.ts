@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import { buildBundle, fixture, launch, openPanel, serve, type Browser, type Bundle, type Panel, type PanelServer } from './harness';
+import { buildBundle, fixture, launch, openPanel, serve, textsWhenSettled, type Browser, type Bundle, type Panel, type PanelServer } from './harness';
 import type { ThemeName } from './themes';
 
 const SHOTS = 'test-results/webview';
@@ -171,7 +171,7 @@ describe('what the panel renders and posts', () => {
   test('approvals: only the offered once-only buttons; answering posts answerApproval; resolved clears it', TIMEOUT, async () => {
     const panel = await panelWith('approval');
     const { page, posted } = panel;
-    assert.deepEqual(await page.locator('.approval-banner vscode-button').allInnerTexts(), ['Allow once', 'Reject']);
+    assert.deepEqual(await textsWhenSettled(page.locator('.approval-banner vscode-button'), ['Allow once', 'Reject']), ['Allow once', 'Reject']);
     assert.equal(await page.locator('.tool-card.awaiting').count(), 1);
     await page.click('.approval-banner [data-option-id="allow"]');
     assert.deepEqual((await posted()).at(-1), { type: 'answerApproval', epoch: 1, requestId: 'r1', optionId: 'allow' });
@@ -186,7 +186,7 @@ describe('what the panel renders and posts', () => {
     const box = page.locator('.composer textarea');
     await box.click();
     await page.keyboard.type('/re');
-    assert.deepEqual(await page.locator('.completion-label').allInnerTexts(), ['/review']);
+    assert.deepEqual(await textsWhenSettled(page.locator('.completion-label'), ['/review']), ['/review']);
     await page.keyboard.press('Enter');
     assert.equal(await box.inputValue(), '/review ');
     await page.keyboard.press('Shift+Enter');
