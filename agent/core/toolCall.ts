@@ -80,8 +80,11 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
   const clientPath = (p: string) => session.clientPath(p);
   let shown = '';
   let progressDone: Promise<void> = Promise.resolve();
+  const tool = deps.tools.get(call.toolName);
+  const hides = deps.gate.hides?.bind(deps.gate);
   const context: ToolContext = {
     ...deps.context,
+    ...(hides && tool ? { hidden: (absolutePath: string) => hides(tool, absolutePath) } : {}),
     progress(text) {
       shown = (shown + text).slice(-PROGRESS_TAIL_CHARS);
       const snapshot = shown;
@@ -95,7 +98,6 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
     return { forModel: message, isError: true };
   };
 
-  const tool = deps.tools.get(call.toolName);
   if (!tool) {
     await emit({ sessionUpdate: 'tool_call', toolCallId: call.toolCallId, title: call.toolName, kind: 'other', status: 'pending', rawInput: call.input });
     return fail(`There is no tool named "${call.toolName}". Available tools: ${[...deps.tools.keys()].join(', ')}.`);
