@@ -90,3 +90,38 @@ describe('path rules reach every tool that reads, lists or searches', () => {
     });
   }
 });
+
+describe('commands get an allowlisted environment', () => {
+  const model = fakeModelFor('accord-boundary-env-');
+  const planted: Record<string, string> = {
+    PGPASSWORD: 'pg-secret-1', MYSQL_PWD: 'mysql-secret-2', CI_JOB_JWT: 'jwt-secret-3', SLACK_WEBHOOK_URL: 'https://hooks.slack.example/slack-secret-4',
+    DB_PASSWORD2: 'db-secret-5', SECRETKEY: 'key-secret-6', STRIPE_SK: 'stripe-secret-7', PRIVATEKEY: 'private-secret-8',
+  };
+
+  test('secrets in the agent environment under unforeseen names never reach the model through `env`', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    const saved = Object.fromEntries(Object.keys(planted).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, planted);
+    const agent = isolatedAgent(model.env(), data);
+    try {
+      const { sessionId } = await agent.newSession(project);
+      model.server.script(reply.tool('e1', 'run_command', { argv: ['env'] }), reply.text('Printed.'));
+      assert.equal(await agent.harness.prompt(sessionId, 'print the environment'), 'end_turn');
+      const done = updatesOf(agent.harness, sessionId, 'tool_call_update').filter((u) => u.toolCallId === 'e1' && u.status).at(-1);
+      assert.equal(done.status, 'completed', textOf(done));
+      const output = JSON.stringify(model.server.requests.at(-1)!.body);
+      assert.match(output, /PATH=/, 'the command ran and its output reached the model');
+      for (const [name, value] of Object.entries(planted)) {
+        assert.ok(!output.includes(value), `${name} reached the model`);
+        assert.ok(!textOf(done).includes(value), `${name} reached the client`);
+      }
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await agent.close();
+      remove();
+    }
+  });
+});
