@@ -126,10 +126,10 @@ function pathsMatch(rule: Rule, facts: Facts, every: boolean): boolean {
   const one = (p: string, i: number) => {
     const raw = picomatch.isMatch(p, globs, globOptions);
     const folded = facts.foldedPaths![i]!;
-    if (folded === p) return raw;
-    const foldedHit = picomatch.isMatch(folded, globs, foldedGlobOptions);
-    // An allow needs both spellings to match; a deny or ask either.
-    return every ? raw && foldedHit : raw || foldedHit;
+    // An allow needs the path as written (and its folded spelling) to match.
+    if (every) return raw && (folded === p || picomatch.isMatch(folded, globs, foldedGlobOptions));
+    // A deny or ask matches any spelling a filesystem may treat as the same name, case folded included.
+    return raw || picomatch.isMatch(p, globs, foldedGlobOptions) || picomatch.isMatch(folded, globs, foldedGlobOptions);
   };
   return every ? facts.paths.every(one) : facts.paths.some(one);
 }

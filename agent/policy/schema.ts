@@ -26,7 +26,7 @@ const argvPattern = z
 export const RuleSchema = z
   .object({
     decision: z.enum(['allow', 'ask', 'deny']),
-    /** Tool name (`read_file`, `run_command`, `mcp:<server>:<tool>`); picomatch glob. */
+    /** Tool name (`read_file`, `run_command`, `mcp__<server>__<tool>`); picomatch glob, case-sensitive, checked against the known tools on load. */
     tool: z.string().min(1).optional(),
     kind: z.enum(toolKinds).optional(),
     /** Globs relative to the workspace root, matched against every file the call touches. */

@@ -125,3 +125,65 @@ describe('commands get an allowlisted environment', () => {
     }
   });
 });
+
+describe('command rules see through spelling over ACP', () => {
+  const model = fakeModelFor('accord-boundary-commands-');
+
+  test('with --always-approve, rm behind a path, a wrapper, git global options or a shell script is still refused', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    writePolicy(project, { version: 1, rules: [{ decision: 'deny', commands: [['rm', '**'], ['git', 'push', '**']], reason: 'people remove and push' }] });
+    const agent = isolatedAgent(model.env(), data, true);
+    try {
+      const { sessionId } = await agent.newSession(project);
+      const attempts: Record<string, string[]> = {
+        c1: ['/bin/rm', 'a.txt'],
+        c2: ['env', 'rm', 'a.txt'],
+        c3: ['nice', '-n', '1', 'timeout', '5', 'rm', 'a.txt'],
+        c4: ['bash', '-c', 'cd . && rm a.txt'],
+        c5: ['git', '--no-pager', '-C', '.', 'push', 'origin', 'HEAD'],
+        c6: ['find', '.', '-name', 'a.txt', '-exec', 'rm', '{}', ';'],
+        c7: ['bash', '-c', '$(printf r)m b.txt'],
+      };
+      model.server.script(
+        { type: 'stream', parts: Object.entries(attempts).map(([id, argv]) => ({ toolCall: { id, name: 'run_command', args: { argv } } })) },
+        reply.text('Could not.'),
+      );
+      agent.harness.permissions.policy = async () => ({ outcome: { outcome: 'selected', optionId: 'reject_once' } });
+      assert.equal(await agent.harness.prompt(sessionId, 'remove a.txt and push'), 'end_turn');
+      const final = (id: string) => updatesOf(agent.harness, sessionId, 'tool_call_update').filter((u) => u.toolCallId === id && u.status).at(-1);
+      for (const id of ['c1', 'c2', 'c3', 'c4', 'c5', 'c6']) {
+        assert.equal(final(id).status, 'failed', id);
+        assert.match(textOf(final(id)), /people remove and push/, id);
+      }
+      assert.equal(agent.harness.permissionRequests.length, 1, 'the script the policy cannot read asks even under --always-approve');
+      assert.equal(agent.harness.permissionRequests[0]!.toolCall.toolCallId, 'c7');
+      const status = await agent.ext('_accord/workspace/status', { sessionId });
+      assert.ok(existsSync(join(status.root, 'a.txt')) && existsSync(join(status.root, 'b.txt')), 'nothing was removed');
+    } finally {
+      await agent.close();
+      remove();
+    }
+  });
+});
+
+describe('a broken policy asks for everything and the client is told why', () => {
+  const model = fakeModelFor('accord-boundary-invalid-');
+
+  test('a wrong-case tool name: session/new carries accord/policyError naming it, and even a read asks', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ '.env': `KEY=${SECRET}\n` });
+    writePolicy(project, { version: 1, rules: [{ decision: 'deny', tool: 'Read_File', paths: ['.env'] }] });
+    const agent = isolatedAgent(model.env(), data);
+    try {
+      const { sessionId, meta } = await agent.newSession(project);
+      assert.match(meta['accord/policyError'] ?? '', /rules\[0\]\.tool: "Read_File" names no tool.*did you mean "read_file"/);
+      model.server.script(reply.tool('r1', 'read_file', { path: '.env' }), reply.text('Done.'));
+      agent.harness.permissions.policy = async () => ({ outcome: { outcome: 'selected', optionId: 'reject_once' } });
+      await agent.harness.prompt(sessionId, 'read .env');
+      assert.equal(agent.harness.permissionRequests.length, 1, 'the read asked');
+      assert.ok(!seenByModel(model).includes(SECRET));
+    } finally {
+      await agent.close();
+      remove();
+    }
+  });
+});
