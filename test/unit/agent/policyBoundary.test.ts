@@ -5,7 +5,7 @@
 // to the session's own copy need no approval, everything else still asks.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reply } from '../../fakeModelServer/index';
 import { updatesOf, fakeModelFor } from './harness';
@@ -183,6 +183,35 @@ describe('a broken policy asks for everything and the client is told why', () =>
       assert.ok(!seenByModel(model).includes(SECRET));
     } finally {
       await agent.close();
+      remove();
+    }
+  });
+});
+
+describe("a tool call's output is capped in the log and on the wire", () => {
+  const model = fakeModelFor('accord-boundary-output-');
+
+  test('64 MiB of command output: the log and the client get a few snapshots, the model the start and the end', { timeout: 300_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    const agent = isolatedAgent(model.env(), data);
+    try {
+      const { sessionId } = await agent.newSession(project);
+      const logFile = join(data, 'sessions', `${sessionId}.jsonl`);
+      const before = statSync(logFile).size;
+      const bytes = 64 * 1024 * 1024;
+      model.server.script(reply.tool('y1', 'run_command', { argv: ['sh', '-c', `printf 'FIRST\\n'; yes | head -c ${bytes}; printf 'LAST\\n'`], timeout_ms: 280_000 }), reply.text('Printed.'));
+      assert.equal(await agent.harness.prompt(sessionId, 'print a lot'), 'end_turn');
+      await agent.close();
+      const grown = statSync(logFile).size - before;
+      assert.ok(grown < 2 * 1024 * 1024, `the log grew ${grown} bytes for ${bytes} bytes of output`);
+      const wire = JSON.stringify(updatesOf(agent.harness, sessionId, 'tool_call_update'));
+      assert.ok(wire.length < 2 * 1024 * 1024, `${wire.length} characters of tool call updates reached the client`);
+      const forModel = JSON.stringify(model.server.requests.at(-1)!.body);
+      assert.match(forModel, /FIRST/);
+      assert.match(forModel, /LAST/);
+      assert.match(forModel, /bytes of output omitted \([\d,]+ in all\)/);
+    } finally {
+      await agent.close().catch(() => undefined);
       remove();
     }
   });
