@@ -5,7 +5,7 @@
 // to the session's own copy need no approval, everything else still asks.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reply } from '../../fakeModelServer/index';
 import { updatesOf, fakeModelFor } from './harness';
@@ -212,6 +212,62 @@ describe("a tool call's output is capped in the log and on the wire", () => {
       assert.match(forModel, /bytes of output omitted \([\d,]+ in all\)/);
     } finally {
       await agent.close().catch(() => undefined);
+      remove();
+    }
+  });
+});
+
+describe("edits of the session's own copy need no approval; everything else still asks", () => {
+  const model = fakeModelFor('accord-boundary-edits-');
+  const script = () =>
+    model.server.script(
+      {
+        type: 'stream',
+        parts: [
+          { toolCall: { id: 'w1', name: 'write_file', args: { path: 'src/new.ts', content: 'export {};\n' } } },
+          { toolCall: { id: 'e1', name: 'edit_file', args: { path: 'a.txt', old_string: 'a', new_string: 'A' } } },
+          { toolCall: { id: 'd1', name: 'delete_file', args: { path: 'b.txt' } } },
+          { toolCall: { id: 'p1', name: 'edit_file', args: { path: 'package.json', old_string: '{}', new_string: '{"x":1}' } } },
+          { toolCall: { id: 'g1', name: 'write_file', args: { path: '.git/hooks/pre-commit', content: 'evil' } } },
+          { toolCall: { id: 'c1', name: 'run_command', args: { argv: ['ls'] } } },
+        ],
+      },
+      reply.text('Done.'),
+    );
+  const files = { 'a.txt': 'a\n', 'b.txt': 'b\n', 'package.json': '{}\n' };
+  const policy = { version: 1, rules: [{ decision: 'ask', paths: ['package.json'], reason: 'dependencies are for people' }] };
+
+  test('isolated: writes, edits and deletes in the copy run without asking; the ask path, the command ask; .git is refused', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject(files);
+    writePolicy(project, policy);
+    const agent = isolatedAgent(model.env(), data);
+    try {
+      const { sessionId } = await agent.newSession(project);
+      script();
+      assert.equal(await agent.harness.prompt(sessionId, 'change things'), 'end_turn');
+      assert.deepEqual(agent.harness.permissionRequests.map((r) => r.toolCall.toolCallId), ['p1', 'c1']);
+      const final = (id: string) => updatesOf(agent.harness, sessionId, 'tool_call_update').filter((u) => u.toolCallId === id && u.status).at(-1)?.status;
+      assert.deepEqual(['w1', 'e1', 'd1', 'p1', 'g1', 'c1'].map(final), ['completed', 'completed', 'completed', 'completed', 'failed', 'completed']);
+      const { changes } = await agent.ext('_accord/changes/list', { sessionId });
+      assert.deepEqual(changes.map((c: any) => c.path).sort(), ['a.txt', 'b.txt', 'package.json', 'src/new.ts'], 'every change waits in the review');
+      assert.equal(readFileSync(join(project, 'a.txt'), 'utf8'), 'a\n', "the person's tree is unchanged");
+    } finally {
+      await agent.close();
+      remove();
+    }
+  });
+
+  test("in place the person's files change directly, so every edit asks", { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject(files);
+    writePolicy(project, policy);
+    const agent = isolatedAgent(model.env(), data);
+    try {
+      const { sessionId } = await agent.newSession(project, { 'accord/workspace': 'in-place' });
+      script();
+      assert.equal(await agent.harness.prompt(sessionId, 'change things'), 'end_turn');
+      assert.deepEqual(agent.harness.permissionRequests.map((r) => r.toolCall.toolCallId), ['w1', 'e1', 'd1', 'p1', 'c1']);
+    } finally {
+      await agent.close();
       remove();
     }
   });
