@@ -3,6 +3,7 @@
 import './stderrConsole';
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { guardLines, MAX_LINE_BYTES } from './acp/lineGuard';
 import { createLoggedAgent } from './acp/sessionLog';
 import { SessionWorkspaces } from './acp/workspaces';
 import { ProcessRunner } from './exec/processRunner';
@@ -26,10 +27,9 @@ async function serveAcp(args: string[]): Promise<number> {
   // --always-approve is the person launching the agent deciding: every "ask" becomes allow; "deny" still applies.
   const isolation = new SessionWorkspaces({ dataDir: logs.dataDir, alwaysApprove: args.includes('--always-approve') });
   const { app, closeLogs } = createLoggedAgent({ env: process.env, tools: builtinTools(), commands: new ProcessRunner(), isolation }, logs);
-  const stream = ndJsonStream(
-    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
-    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
-  );
+  // An oversized line is answered with an error instead of ending the connection (and every session on it).
+  const stdio = guardLines(Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, Writable.toWeb(process.stdout) as WritableStream<Uint8Array>);
+  const stream = ndJsonStream(stdio.output, stdio.input, { maxMessageBytes: MAX_LINE_BYTES + 1 });
   // Logs synced and locks released, then the sandbox's proxies and socat
   // bridges stopped and waited for: exiting first would orphan them.
   const shutDown = async () => {

@@ -111,7 +111,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     const { workspace } = isolated;
     return {
       tools: [...options.tools, ...isolated.mcpTools],
-      gate: isolated.gate,
+      // In its own copy the session's file changes wait for the person's review, which is their approval; in place they ask.
+      gate: isolated.gate.with({ copyEditsReviewed: workspace.mode !== 'in-place' }),
       commands: isolated.runner,
       commandContext: isolated.commandContext,
       // In place, the person's tree is the workspace: every change gets a "before" to diff and discard against.

@@ -45,6 +45,7 @@ export async function runBangCommand(session: Session, line: string, deps: Omit<
         return decided;
       },
       ...(deps.gate.why ? { why: deps.gate.why.bind(deps.gate) } : {}),
+      ...(deps.gate.hides ? { hides: deps.gate.hides.bind(deps.gate) } : {}),
     };
     const context = {
       root: session.root,

@@ -9,6 +9,8 @@ export interface PermissionGate {
   decide(tool: Tool<any>, input: unknown, effect: ToolEffect): GateDecision | Promise<GateDecision>;
   /** Why the decision was made (a policy rule, a built-in protection), for the person and the model. */
   why?(tool: Tool<any>, input: unknown, effect: ToolEffect): string | undefined;
+  /** Why `tool` must leave the file at `absolutePath` out of a listing or search, or undefined (see ToolContext.hidden). */
+  hides?(tool: Pick<Tool<any>, 'name' | 'kind'>, absolutePath: string): string | undefined;
 }
 
 const withoutAsking = new Set<Tool['kind']>(['read', 'search', 'think']);

@@ -3,6 +3,8 @@
 // Every failure here is a result the model sees, never a failed turn.
 import type { Tool, ToolContext, ToolEffect, ToolResult, ToolUserContent } from '../tools/tool';
 import type { PermissionAsker, PermissionGate } from './gate';
+import { capText } from './outputCap';
+import { ProgressStream } from './progressStream';
 import type { Session } from './session';
 import type { ToolCallContent } from './updates';
 
@@ -25,8 +27,6 @@ export interface ToolCallDeps {
   beforeChange?(toolName: string): Promise<void>;
 }
 
-/** Output shown live on the card is capped; the final result replaces it. */
-const PROGRESS_TAIL_CHARS = 8_000;
 
 export interface ToolCallOutcome {
   forModel: string;
@@ -35,7 +35,7 @@ export interface ToolCallOutcome {
 
 function toAcpContent(content: ToolUserContent[]): ToolCallContent[] {
   return content.map((item) => {
-    if (item.type === 'text') return { type: 'content', content: { type: 'text', text: item.text } };
+    if (item.type === 'text') return { type: 'content', content: { type: 'text', text: capText(item.text) } };
     return item;
   });
 }
@@ -78,24 +78,21 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
   const { session } = deps;
   const emit = session.updates.emit.bind(session.updates);
   const clientPath = (p: string) => session.clientPath(p);
-  let shown = '';
-  let progressDone: Promise<void> = Promise.resolve();
+  const progress = new ProgressStream((snapshot) =>
+    emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, content: [{ type: 'content', content: { type: 'text', text: snapshot } }] }),
+  );
+  const tool = deps.tools.get(call.toolName);
+  const hides = deps.gate.hides?.bind(deps.gate);
   const context: ToolContext = {
     ...deps.context,
-    progress(text) {
-      shown = (shown + text).slice(-PROGRESS_TAIL_CHARS);
-      const snapshot = shown;
-      progressDone = progressDone.then(() =>
-        emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, content: [{ type: 'content', content: { type: 'text', text: snapshot } }] }),
-      );
-    },
+    ...(hides && tool ? { hidden: (absolutePath: string) => hides(tool, absolutePath) } : {}),
+    progress: (text) => progress.push(text),
   };
   const fail = async (message: string, status: 'failed' = 'failed'): Promise<ToolCallOutcome> => {
     await emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, status, content: [{ type: 'content', content: { type: 'text', text: message } }] });
     return { forModel: message, isError: true };
   };
 
-  const tool = deps.tools.get(call.toolName);
   if (!tool) {
     await emit({ sessionUpdate: 'tool_call', toolCallId: call.toolCallId, title: call.toolName, kind: 'other', status: 'pending', rawInput: call.input });
     return fail(`There is no tool named "${call.toolName}". Available tools: ${[...deps.tools.keys()].join(', ')}.`);
@@ -167,11 +164,11 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
   try {
     result = await tool.run(input, context, effect);
   } catch (error) {
-    await progressDone;
+    await progress.close();
     if (context.signal.aborted) return fail('Cancelled while running.');
     return fail(`${tool.name} failed: ${errorText(error)}`);
   }
-  await progressDone;
+  await progress.close();
   // A tool may return normally after its work was interrupted (a killed command); it still did not finish.
   const cancelled = context.signal.aborted;
   const cancelNote: ToolCallContent[] = cancelled ? [{ type: 'content', content: { type: 'text', text: 'Cancelled while running.' } }] : [];
@@ -181,6 +178,7 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
     status: result.isError || cancelled ? 'failed' : 'completed',
     content: [...forClient(toAcpContent(result.forUser), clientPath), ...cancelNote],
   });
-  if (cancelled) return { forModel: `Cancelled by the person while running. Output so far:\n${result.forModel}`, isError: true };
-  return { forModel: result.forModel, isError: result.isError === true };
+  const forModel = capText(result.forModel);
+  if (cancelled) return { forModel: `Cancelled by the person while running. Output so far:\n${forModel}`, isError: true };
+  return { forModel, isError: result.isError === true };
 }

@@ -10,8 +10,8 @@ export class OutputTail {
 
   constructor(private readonly maxBytes: number) {}
 
-  push(text: string): void {
-    const chunk = Buffer.from(text, 'utf8');
+  push(text: string | Buffer): void {
+    const chunk = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
     this.chunks.push(chunk);
     this.size += chunk.length;
     while (this.size > this.maxBytes) {
@@ -33,9 +33,14 @@ export class OutputTail {
     return this.dropped > 0;
   }
 
+  /** The kept bytes as they are. */
+  get bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+
   /** The kept output, starting at the first whole character. */
   get text(): string {
-    const all = Buffer.concat(this.chunks);
+    const all = this.bytes;
     let start = 0;
     // UTF-8 continuation bytes are 10xxxxxx; skip a partial character left by the cut.
     if (this.truncated) while (start < all.length && (all[start]! & 0xc0) === 0x80) start += 1;

@@ -4,7 +4,7 @@
 // plain one the command itself, the sandboxed one the sandbox's wrapper.
 import { spawn } from 'node:child_process';
 import type { CommandOutcome } from '../tools/tool';
-import { OutputTail } from './outputTail';
+import { OutputHeadTail } from './outputHeadTail';
 
 /**
  * Process groups still running. Each command runs in its own group, so the
@@ -52,7 +52,7 @@ export function spawnCollect(request: SpawnRequest): Promise<CommandOutcome> {
     const groupKill = process.platform !== 'win32';
     const child = spawn(command, args, { cwd: request.cwd, env: request.env, stdio: ['ignore', 'pipe', 'pipe'], detached: groupKill, windowsHide: true });
     if (groupKill && child.pid !== undefined) track(child.pid);
-    const tail = new OutputTail(request.maxOutputBytes);
+    const tail = new OutputHeadTail(request.maxOutputBytes);
     let timedOut = false;
     let killTimer: NodeJS.Timeout | undefined;
     const signalAll = (signal: NodeJS.Signals): void => {

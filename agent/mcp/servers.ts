@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { McpServerDeclaration } from '../policy/schema';
 import type { LaunchSpec } from '../sandbox/sessionRunner';
 import type { Tool } from '../tools/tool';
+import { pathArguments } from './pathArguments';
 
 export interface McpTools {
   tools: Tool<Record<string, unknown>>[];
@@ -49,7 +50,8 @@ function toolFor(server: string, client: Client, listed: { name: string; descrip
     description: listed.description ?? `The ${listed.name} tool of the ${server} MCP server.`,
     input: z.record(z.string(), z.unknown()),
     inputJsonSchema: listed.inputSchema,
-    describe: () => ({ title, locations: [] }),
+    // Files named in the arguments are the call's locations, so path rules (deny, ask) apply to it.
+    describe: (input, { root }) => ({ title, locations: pathArguments(input, root).map((p) => ({ path: p })) }),
     // What the server does with the call is its own business: nothing to show but the arguments (rawInput).
     effect: async () => ({ type: 'none' }),
     async run(input, ctx) {

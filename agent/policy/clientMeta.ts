@@ -4,22 +4,36 @@
 
 const wideningKeys = /^(yolo(mode)?|auto[-_]?approve|always[-_]?approve|bypass[-_]?permissions|dangerously[-_a-z]*|skip[-_]?permissions|trust[-_]?all|allow[-_]?all)$/i;
 
+function refusal(key: string): string {
+  return (
+    `The editor asked for "${key}", which would skip approvals. Accord refuses it: an editor cannot widen what a project allows. ` +
+    'Standing permissions are written by a person in .accord/policy.json; for unattended runs, the person launching the agent can pass --always-approve.'
+  );
+}
+
 /**
- * The refusal message when `meta` (an ACP `_meta` object, or any nested
- * object in it) asks to turn approvals off, else undefined. A key that is
- * present with `false` is harmless and ignored.
+ * The refusal message when `meta` (an ACP `_meta` object) asks to turn
+ * approvals off at any depth, in objects or arrays, else undefined. A key
+ * that is present with `false` is harmless and ignored. Walked with an
+ * explicit stack, so no nesting is too deep to look at.
  */
-export function refuseClientWidening(meta: unknown, depth = 0): string | undefined {
-  if (meta === null || typeof meta !== 'object' || depth > 3) return undefined;
-  for (const [key, value] of Object.entries(meta as Record<string, unknown>)) {
-    if (wideningKeys.test(key) && value !== false && value !== null && value !== undefined) {
-      return (
-        `The editor asked for "${key}", which would skip approvals. Accord refuses it: an editor cannot widen what a project allows. ` +
-        'Standing permissions are written by a person in .accord/policy.json; for unattended runs, the person launching the agent can pass --always-approve.'
-      );
+export function refuseClientWidening(meta: unknown): string | undefined {
+  const stack: unknown[] = [meta];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (value === null || typeof value !== 'object' || seen.has(value)) continue;
+    seen.add(value);
+    if (Array.isArray(value)) {
+      stack.push(...value);
+      continue;
     }
-    const nested = refuseClientWidening(value, depth + 1);
-    if (nested) return nested;
+    for (const [key, nested] of Object.entries(value as Record<string, unknown>)) {
+      if (wideningKeys.test(key) && nested !== false && nested !== null && nested !== undefined) return refusal(key);
+      // A mode named by value (`"permissionMode": "bypassPermissions"`) is the same request.
+      if (typeof nested === 'string' && wideningKeys.test(nested)) return refusal(`${key}: ${nested}`);
+      stack.push(nested);
+    }
   }
   return undefined;
 }

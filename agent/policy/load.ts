@@ -4,7 +4,9 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import picomatch from 'picomatch';
 import type { z } from 'zod';
+import { builtinTools } from '../tools/index';
 import { POLICY_FILE, PolicySchema, type Policy } from './schema';
 
 /** `digest` identifies the file's bytes when loaded ('' when missing), for `policyChangedSince`. */
@@ -26,6 +28,37 @@ function describeIssues(error: z.ZodError, file: string): string {
   return `${file} is not valid, so Accord will ask before every action until it is fixed:\n${lines.join('\n')}`;
 }
 
+const builtinNames = (): string[] => builtinTools().map((t) => t.name);
+
+/**
+ * Why a rule's `tool` names no tool, or undefined. A glob must match a
+ * built-in tool or a tool of an MCP server the policy declares
+ * (`mcp__<server>__<tool>`); names are case-sensitive, so `Read_File` is an
+ * error with the right spelling, not a rule that silently matches nothing.
+ */
+function unknownToolReason(tool: string, servers: readonly string[]): string | undefined {
+  const builtins = builtinNames();
+  const matches = picomatch(tool, { dot: true });
+  if (builtins.some((name) => matches(name))) return undefined;
+  if (servers.some((server) => tool.startsWith(`mcp__${server}__`) ? tool.length > `mcp__${server}__`.length : matches(`mcp__${server}__any_tool`))) return undefined;
+  const folded = picomatch(tool, { dot: true, nocase: true });
+  const sameButCase = builtins.find((name) => folded(name));
+  if (sameButCase) return `"${tool}" names no tool; tool names are case-sensitive: did you mean "${sameButCase}"?`;
+  const mcp = /^mcp(__|:)([^_:]+)/i.exec(tool);
+  if (mcp) return `"${tool}" names no tool: MCP tools are named mcp__<server>__<tool>, and the server must be declared in "mcpServers" (declared: ${servers.length ? servers.join(', ') : 'none'})`;
+  return `"${tool}" names no tool; the tools are ${builtins.join(', ')}, and mcp__<server>__<tool> for servers in "mcpServers"`;
+}
+
+function checkToolNames(policy: Policy, file: string): string | undefined {
+  const servers = policy.mcpServers.map((s) => s.name);
+  const problems = policy.rules.flatMap((rule, index) => {
+    const reason = rule.tool === undefined ? undefined : unknownToolReason(rule.tool, servers);
+    return reason ? [`  rules[${index}].tool: ${reason}`] : [];
+  });
+  if (problems.length === 0) return undefined;
+  return `${file} is not valid, so Accord will ask before every action until it is fixed:\n${problems.slice(0, 5).join('\n')}`;
+}
+
 /** Parses policy text; `file` is only used in messages. */
 export function parsePolicy(text: string, file: string): LoadedPolicy {
   let json: unknown;
@@ -36,6 +69,8 @@ export function parsePolicy(text: string, file: string): LoadedPolicy {
   }
   const parsed = PolicySchema.safeParse(json);
   if (!parsed.success) return { status: 'invalid', file, error: describeIssues(parsed.error, file) };
+  const unknownTools = checkToolNames(parsed.data, file);
+  if (unknownTools) return { status: 'invalid', file, error: unknownTools };
   return { status: 'ok', policy: parsed.data, file };
 }
 

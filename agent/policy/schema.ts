@@ -1,6 +1,7 @@
 // `.accord/policy.json`: the only place standing permissions live. A person
 // writes it and reviews it in the repository; the agent can never write it.
 import { z } from 'zod';
+import { passPattern } from '../sandbox/environment';
 
 export const POLICY_FILE = '.accord/policy.json';
 
@@ -25,7 +26,7 @@ const argvPattern = z
 export const RuleSchema = z
   .object({
     decision: z.enum(['allow', 'ask', 'deny']),
-    /** Tool name (`read_file`, `run_command`, `mcp:<server>:<tool>`); picomatch glob. */
+    /** Tool name (`read_file`, `run_command`, `mcp__<server>__<tool>`); picomatch glob, case-sensitive, checked against the known tools on load. */
     tool: z.string().min(1).optional(),
     kind: z.enum(toolKinds).optional(),
     /** Globs relative to the workspace root, matched against every file the call touches. */
@@ -55,6 +56,11 @@ export const PolicySchema = z
     network: z.object({ allowedDomains: z.array(domainPattern).default([]) }).strict().default({ allowedDomains: [] }),
     /** MCP servers the agent may start. Declared here so they are reviewable; never from `session/new`. */
     mcpServers: z.array(McpServerSchema).default([]),
+    /** Variables commands and MCP servers get on top of the built-in allowlist (PATH, HOME, LANG, ...): names or `PREFIX_*`. */
+    environment: z
+      .object({ pass: z.array(z.string().regex(passPattern, 'a variable name such as "JAVA_HOME", or a prefix such as "GRADLE_*"')).default([]) })
+      .strict()
+      .default({ pass: [] }),
   })
   .strict();
 

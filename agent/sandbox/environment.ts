@@ -1,43 +1,55 @@
-// The environment a command starts with, sandboxed or not: the agent's own
-// minus anything that grants access somewhere (keys, tokens, cloud and
-// registry credentials, agent sockets, URLs with passwords, editor IPC
-// handles). Model keys reach the agent so it can call providers; they must
-// never reach a program the model chose.
+// The environment a command starts with, sandboxed or not: built from an
+// allowlist of the agent's own variables (where programs are, who and where
+// the person is, language and terminal), plus the names the project policy
+// passes, plus the call's approved additions. Never a denylist: a secret
+// under a name nobody thought of (PGPASSWORD, CI_JOB_JWT, STRIPE_SK) simply
+// is not on the list. Model keys reach the agent so it can call providers;
+// they must never reach a program the model chose.
 
-const secretName = /(^|_)(API_?KEY|KEY|KEYS|TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|PASSPHRASE|CREDENTIALS?|PRIVATE|AUTH|COOKIE|SESSION|SIGNATURE)(_|$)/i;
+/** Passed when the agent has them. */
+const passedNames = new Set([
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'COLORTERM', 'TZ',
+  'TMPDIR', 'TMP', 'TEMP', 'NO_COLOR', 'FORCE_COLOR', 'CLICOLOR', 'COLUMNS', 'LINES',
+  'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME',
+  'SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS',
+  // Windows needs these to start most programs at all.
+  'SYSTEMROOT', 'SYSTEMDRIVE', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'USERNAME', 'APPDATA', 'LOCALAPPDATA',
+  'PROGRAMDATA', 'PROGRAMFILES', 'PROGRAMFILES(X86)', 'PROGRAMW6432', 'COMMONPROGRAMFILES', 'NUMBER_OF_PROCESSORS', 'PROCESSOR_ARCHITECTURE', 'OS',
+]);
 
-const secretPrefixes = [
-  'AWS_', 'AZURE_', 'ARM_', 'GOOGLE_', 'GCLOUD_', 'GCP_', 'CLOUDSDK_', 'GITHUB_', 'GH_', 'GITLAB_', 'GL_', 'BITBUCKET_',
-  'NPM_CONFIG_', 'YARN_NPM_', 'DOCKER_', 'KUBE', 'VAULT_', 'OP_', 'HEROKU_', 'DIGITALOCEAN_', 'CLOUDFLARE_', 'SENTRY_',
-  'ANTHROPIC_', 'OPENAI_', 'OPENROUTER_', 'GEMINI_', 'MISTRAL_', 'GROQ_', 'HF_', 'HUGGING', 'ACCORD_', 'COPILOT_',
-  'VSCODE_IPC', 'VSCODE_GIT_', 'ELECTRON_',
-];
+/** Locale variables: LC_ALL, LC_CTYPE, ... */
+const passedPattern = /^LC_[A-Z]+$/;
 
-/** Names that carry no secret in themselves but hand out access (agent sockets, askpass helpers). */
-const accessNames = new Set(['SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'GPG_AGENT_INFO', 'GIT_ASKPASS', 'SSH_ASKPASS', 'SUDO_ASKPASS', 'DATABASE_URL', 'REDIS_URL', 'MONGODB_URI', 'NETRC', 'PGPASSFILE']);
+/** A name the policy may pass: `NAME` or a prefix pattern `NAME_*`. */
+export const passPattern = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
 
-/** A value holding `scheme://user:password@host`. */
-const urlWithPassword = /[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i;
-
-export function isSecretVariable(name: string, value: string): boolean {
+function isPassed(name: string, policyNames: readonly string[]): boolean {
   const upper = name.toUpperCase();
-  return secretName.test(upper) || accessNames.has(upper) || secretPrefixes.some((p) => upper.startsWith(p)) || urlWithPassword.test(value);
+  if (passedNames.has(process.platform === 'win32' ? upper : name) || passedPattern.test(name)) return true;
+  return policyNames.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : name === p));
 }
 
-export interface ScrubbedEnvironment {
+export interface CommandEnvironment {
   env: Record<string, string>;
-  /** Names removed, for the approval question ("environment scrubbed of N variables"). */
+  /** Names of the agent's variables left out, for the person ("N variables not passed"). */
   removed: string[];
 }
 
-/** `base` without secrets, then the call's approved `additions` (shown to the person, so kept as given). */
-export function scrubEnvironment(base: NodeJS.ProcessEnv, additions: Readonly<Record<string, string>> = {}): ScrubbedEnvironment {
+export interface EnvironmentOptions {
+  /** Names (or `PREFIX_*` patterns) `.accord/policy.json` passes on top of the built-in list. */
+  pass?: readonly string[];
+  /** The call's approved additions (shown to the person, so kept as given); they win over everything. */
+  additions?: Readonly<Record<string, string>>;
+}
+
+/** The environment for a command: allowlisted variables of `base`, the policy's, then `additions`. */
+export function commandEnvironment(base: NodeJS.ProcessEnv, options: EnvironmentOptions = {}): CommandEnvironment {
   const env: Record<string, string> = {};
   const removed: string[] = [];
   for (const [name, value] of Object.entries(base)) {
     if (value === undefined) continue;
-    if (isSecretVariable(name, value)) removed.push(name);
-    else env[name] = value;
+    if (isPassed(name, options.pass ?? [])) env[name] = value;
+    else removed.push(name);
   }
-  return { env: { ...env, ...additions }, removed: removed.sort() };
+  return { env: { ...env, ...options.additions }, removed: removed.sort() };
 }

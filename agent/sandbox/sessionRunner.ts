@@ -9,7 +9,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isWithin } from '../workspace/containment';
 import type { CommandOptions, CommandOutcome, CommandRunner } from '../tools/tool';
-import { scrubEnvironment } from './environment';
+import { commandEnvironment } from './environment';
 import { sandboxHost, secretPaths, type SandboxStatus } from './sandboxHost';
 import { spawnCollect } from '../exec/spawnCollect';
 
@@ -22,6 +22,8 @@ export interface SessionRunnerSettings {
   allowedDomains: readonly string[];
   /** Paths inside the workspace commands may never write (policy, hooks, editor settings). */
   protectedPaths?: readonly string[];
+  /** Variables the project policy passes to commands on top of the built-in allowlist (`environment.pass`). */
+  passEnvironment?: readonly string[];
 }
 
 /** How to start a long-running process (an MCP server) under the same confinement as a command. */
@@ -76,7 +78,7 @@ class UnsandboxedRunner implements LaunchingRunner {
 
   async launch(argv: string[], cwd: string, envChanges: Record<string, string>): Promise<LaunchSpec> {
     const realCwd = await checkCwd(this.settings.workspace, cwd);
-    const { env } = scrubEnvironment(process.env, { ...tmpVariables(this.settings.sessionTmp), ...envChanges });
+    const { env } = commandEnvironment(process.env, { pass: this.settings.passEnvironment ?? [], additions: { ...tmpVariables(this.settings.sessionTmp), ...envChanges } });
     return { argv, cwd: realCwd, env };
   }
 }
@@ -127,7 +129,7 @@ class SandboxedRunner implements LaunchingRunner {
       cwd,
       { commandId, commandText: argv.join(' ') },
     );
-    return { argv: wrapped.argv, cwd, env: scrubEnvironment(process.env, envChanges).env };
+    return { argv: wrapped.argv, cwd, env: commandEnvironment(process.env, { pass: this.settings.passEnvironment ?? [], additions: envChanges }).env };
   }
 }
 

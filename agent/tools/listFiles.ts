@@ -45,6 +45,7 @@ export const listFiles: Tool<Input> = {
       let more = false;
       let scanned = 0;
       let scanCapped = false;
+      let hidden = 0;
       for await (const file of walkFiles(ctx.root, directory, ctx.signal)) {
         if (++scanned > MAX_SCANNED_FILES) {
           scanCapped = true;
@@ -52,6 +53,11 @@ export const listFiles: Tool<Input> = {
         }
         const local = base === '' ? file : file.slice(base.length + 1);
         if (!matches(local)) continue;
+        // A file the policy keeps from the model is not named either.
+        if (ctx.hidden?.(path.join(ctx.root, file)) !== undefined) {
+          hidden += 1;
+          continue;
+        }
         if (found.length === MAX_LISTED_FILES) {
           more = true;
           break;
@@ -59,11 +65,12 @@ export const listFiles: Tool<Input> = {
         found.push(file);
       }
       found.sort();
+      const policyNote = hidden > 0 ? `\n[${hidden} file${hidden === 1 ? '' : 's'} left out: the project policy keeps ${hidden === 1 ? 'it' : 'them'} from listings.]` : '';
       const stopped = scanCapped ? `stopped after looking at ${MAX_SCANNED_FILES} files; list a narrower path to see the rest` : null;
-      if (found.length === 0) return success(stopped ? `No files match ${pattern} so far (${stopped}).` : `No files match ${pattern} in ${name}.`);
+      if (found.length === 0) return success((stopped ? `No files match ${pattern} so far (${stopped}).` : `No files match ${pattern} in ${name}.`) + policyNote);
       const capped = more ? `showing the first ${MAX_LISTED_FILES} matches; more exist. Narrow the pattern or path` : null;
       const note = capped ?? stopped ? `\n[${capped ?? stopped}.]` : '';
-      return success(found.join('\n') + note, [{ type: 'text', text: `${found.length}${more ? '+' : ''} files` }]);
+      return success(found.join('\n') + note + policyNote, [{ type: 'text', text: `${found.length}${more ? '+' : ''} files` }]);
     } catch (error) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
       return errorResult(error);

@@ -57,12 +57,14 @@ export function searchWithRipgrep(rg: string, query: SearchQuery, signal: AbortS
       const file = event.data.path.text;
       const text = event.data.lines.text;
       if (file === undefined || text === undefined) return; // non-UTF-8 name or line
+      const relative = path.posix.normalize(file.split(path.sep).join('/'));
+      if (query.hidden?.(relative)) return;
       if (matches.length === query.maxMatches) {
         more = true;
         child.kill();
         return;
       }
-      matches.push({ path: path.posix.normalize(file.split(path.sep).join('/')), line: event.data.line_number, text: text.replace(/\r?\n$/, '') });
+      matches.push({ path: relative, line: event.data.line_number, text: text.replace(/\r?\n$/, '') });
     });
     child.on('error', (error) => reject(signal.aborted ? signal.reason : error));
     child.on('close', (code) => {

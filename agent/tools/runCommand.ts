@@ -9,7 +9,7 @@ import type { CommandOutcome, Tool } from './tool';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
-/** Output the model sees: the last 30 KB (the end of a log is where the error is). */
+/** Output the model sees: 30 KB, the first quarter from the start and the rest from the end (where the error is). */
 export const MAX_OUTPUT_BYTES = 30_000;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -49,8 +49,8 @@ function report(outcome: CommandOutcome, timeoutMs: number): { text: string; fai
     : outcome.signal
       ? `Killed by signal ${outcome.signal}.`
       : `Exit code ${outcome.exitCode}.`;
-  const cut = outcome.truncated ? `[earlier output dropped; the last ${MAX_OUTPUT_BYTES} bytes follow]\n` : '';
-  const output = outcome.output === '' ? '(no output)' : cut + outcome.output;
+  // A cut output already carries its marker between the start and the end.
+  const output = outcome.output === '' ? '(no output)' : outcome.output;
   return { text: `${status}\n${output}`, failed: outcome.timedOut || outcome.signal !== null || outcome.exitCode !== 0 };
 }
 
@@ -59,7 +59,7 @@ export const runCommand: Tool<Input> = {
   kind: 'execute',
   description:
     'Run one program with arguments in the workspace, without a shell, and return its exit code and combined stdout/stderr ' +
-    `(the last ${MAX_OUTPUT_BYTES / 1000} KB if longer). To use shell features, run e.g. ["bash", "-c", "..."] explicitly. ` +
+    `(its start and end, ${MAX_OUTPUT_BYTES / 1000} KB in all, if longer). To use shell features, run e.g. ["bash", "-c", "..."] explicitly. ` +
     'Commands cannot read input; interactive programs will see end-of-file.',
   input,
   describe(call, { root }) {

@@ -62,8 +62,18 @@ export function createSearchTool(options: SearchToolOptions = {}): Tool<Input> {
       try {
         const target = await resolveInside(ctx.root, call.path ?? '.');
         if (!(await stat(target).catch(() => null))) return failure(`${shown(ctx.root, target)} does not exist. Use list_files to find the right path.`);
+        // Files a policy rule keeps from the model stay out of the results, whichever folder was searched.
+        const hiddenFiles = new Map<string, boolean>();
+        const hidden = ctx.hidden
+          ? (relative: string) => {
+              let known = hiddenFiles.get(relative);
+              if (known === undefined) hiddenFiles.set(relative, (known = ctx.hidden!(path.join(ctx.root, relative)) !== undefined));
+              return known;
+            }
+          : undefined;
         const query = {
           root: ctx.root,
+          ...(hidden ? { hidden } : {}),
           target: path.relative(ctx.root, target) || '.',
           pattern: call.pattern,
           ...(call.glob ? { glob: call.glob } : {}),
@@ -72,11 +82,13 @@ export function createSearchTool(options: SearchToolOptions = {}): Tool<Input> {
         };
         const rg = await engine();
         const { matches, more, incomplete } = rg ? await searchWithRipgrep(rg, query, ctx.signal) : await searchWithJs(query, ctx.signal);
-        if (matches.length === 0) return success(`No matches for ${JSON.stringify(call.pattern)}${incomplete ? ` (${incomplete})` : ''}.`);
+        const hiddenCount = [...hiddenFiles.values()].filter(Boolean).length;
+        const policyNote = hiddenCount > 0 ? `\n[${hiddenCount} file${hiddenCount === 1 ? '' : 's'} left out: the project policy keeps ${hiddenCount === 1 ? 'it' : 'them'} from searches.]` : '';
+        if (matches.length === 0) return success(`No matches for ${JSON.stringify(call.pattern)}${incomplete ? ` (${incomplete})` : ''}.${policyNote}`);
         const files = new Set(matches.map((match) => match.path)).size;
         const capped = more ? `showing the first ${matches.length} matches; more exist. Narrow the pattern, path or glob, or raise max_results (up to ${MAX_MATCHES})` : null;
         const note = capped ?? incomplete ? `\n[${capped ?? incomplete}.]` : '';
-        return success(format(matches) + note, [{ type: 'text', text: `${matches.length}${more ? '+' : ''} matches in ${files} files` }]);
+        return success(format(matches) + note + policyNote, [{ type: 'text', text: `${matches.length}${more ? '+' : ''} matches in ${files} files` }]);
       } catch (error) {
         if (ctx.signal.aborted) throw ctx.signal.reason;
         return errorResult(error);

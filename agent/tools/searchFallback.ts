@@ -23,11 +23,12 @@ async function* candidates(query: SearchQuery, signal: AbortSignal): AsyncGenera
   const target = path.join(query.root, query.target);
   const info = await stat(target);
   if (info.isFile()) {
-    yield path.relative(query.root, target).split(path.sep).join('/');
+    const file = path.relative(query.root, target).split(path.sep).join('/');
+    if (!query.hidden?.(file)) yield file;
     return;
   }
   const matchesGlob = query.glob ? picomatch(query.glob, { dot: true, basename: !query.glob.includes('/') }) : () => true;
-  for await (const file of walkFiles(query.root, target, signal)) if (matchesGlob(file)) yield file;
+  for await (const file of walkFiles(query.root, target, signal)) if (matchesGlob(file) && !query.hidden?.(file)) yield file;
 }
 
 async function readSmallText(absolute: string): Promise<string | null> {

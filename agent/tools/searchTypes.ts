@@ -9,6 +9,8 @@ export interface SearchQuery {
   glob?: string;
   caseInsensitive: boolean;
   maxMatches: number;
+  /** True for a file (posix path relative to root) the policy keeps out of results: its lines are never read into a match. */
+  hidden?(relative: string): boolean;
 }
 
 export interface SearchMatch {

@@ -100,6 +100,12 @@ export interface ToolContext {
   progress(text: string): void;
   /** Replaces the session's plan. */
   setPlan(entries: PlanEntry[]): void;
+  /**
+   * Why the file at this absolute path must be left out of what a listing or
+   * search shows (a policy rule keeps it from the model), or undefined.
+   * Absent: nothing is hidden.
+   */
+  hidden?(absolutePath: string): string | undefined;
 }
 
 export interface Tool<Input = unknown> {

@@ -1,8 +1,8 @@
 // End to end as a person meets it: the bundled agent (dist/agent.js on VS
-// Code's runtime) with the fake model server as its model. A prompt asking for
-// an edit raises a real approval; Playwright clicks "Allow once"; the edit
-// lands in the agent's isolated copy, and accepting its review changes the
-// file exactly as approved; the context gauge moves.
+// Code's runtime) with the fake model server as its model. An edit lands in
+// the agent's isolated copy without a question (the review is the approval);
+// a command raises a real approval and Playwright clicks "Allow once";
+// accepting the review changes the file exactly as shown; the context gauge moves.
 import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,16 +42,18 @@ describe('the bundled agent end to end', function () {
     rmSync(home, { recursive: true, force: true });
   });
 
-  it('a prompt asking for an edit raises a real dialog; "Allow once" changes the file as approved', async () => {
+  it('an edit waits for review without a dialog; a command raises a real one; accepting the review changes the file', async () => {
     const file = path.join(scratch, 'app.js');
     writeFileSync(file, 'console.log("hi");\n');
     const relative = path.relative(vscode.workspace.workspaceFolders![0]!.uri.fsPath, file);
     server.script(
-      reply.tool('toolu_1', 'edit_file', { path: relative, old_string: '"hi"', new_string: '"hello"' }),
+      { type: 'stream', parts: [{ toolCall: { id: 'toolu_1', name: 'edit_file', args: { path: relative, old_string: '"hi"', new_string: '"hello"' } } }, { toolCall: { id: 'toolu_2', name: 'run_command', args: { argv: ['echo', 'checked'] } } }] },
       { type: 'stream', parts: [{ text: 'Done: it now says hello.' }], usage: { input: 2000, output: 20 } },
     );
     const session = await api.client.controller.newSession(api.agent);
     assert.ok(session, `no session: ${api.agent.status.message}`);
+    let raised = 0;
+    const counting = api.client.approvals.onDidChange(({ settled }) => void (settled ? undefined : (raised += 1)));
     const pending = new Promise<PendingApproval>((resolve) => {
       const sub = api.client.approvals.onDidChange(({ approval, settled }) => {
         if (!settled) {
@@ -62,13 +64,15 @@ describe('the bundled agent end to end', function () {
     });
     const turn = api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'make app.js say hello', mentions: [], images: [] });
     const approval = await pending;
-    assert.equal(approval.summary.files.length, 1, `the approval shows no diff: ${approval.summary.detail}`);
-    assert.equal(readFileSync(file, 'utf8'), 'console.log("hi");\n', 'the file changed before approval');
+    assert.match(approval.summary.title, /echo/, `the first question is the command's: ${approval.summary.title}`);
+    assert.equal(readFileSync(file, 'utf8'), 'console.log("hi");\n', "the person's file changed before review");
     ui({ message: `${approval.agentName}: ${approval.summary.title}`, click: 'Allow once', screenshot: 'bundled-agent-approval' });
     const outcome = await turn;
     assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
     // The agent changed its isolated copy; the person's file changes when they accept the review.
-    assert.equal(readFileSync(file, 'utf8'), 'console.log("hi");\n', 'the approved edit waits for review');
+    assert.equal(readFileSync(file, 'utf8'), 'console.log("hi");\n', 'the edit waits for review');
+    assert.equal(raised, 1, 'only the command asked');
+    counting.dispose();
     const review = api.review.store.inSession(session.sessionId).find((f) => f.path === file);
     assert.ok(review, 'the edit is under review');
     await vscode.commands.executeCommand('accord.review.acceptFile', review.id);

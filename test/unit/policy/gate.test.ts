@@ -245,3 +245,68 @@ describe('client requests to widen permissions', () => {
     assert.equal(refuseSessionMcpServers([]), undefined);
   });
 });
+
+describe('issue 11 finding 9: no silent gaps in the policy', () => {
+  test('refuseClientWidening looks at any depth, in arrays too, and at modes named by value', () => {
+    let deep: Record<string, unknown> = { autoApprove: true };
+    for (let i = 0; i < 10_000; i += 1) deep = { nested: deep };
+    assert.match(refuseClientWidening(deep) ?? '', /"autoApprove"/);
+    assert.match(refuseClientWidening({ a: { b: { c: { d: { e: { yolo: 1 } } } } } }) ?? '', /"yolo"/);
+    assert.match(refuseClientWidening({ list: [{ x: [{ bypassPermissions: true }] }] }) ?? '', /bypassPermissions/);
+    assert.match(refuseClientWidening({ 'vendor.dev': { permissionMode: 'bypassPermissions' } }) ?? '', /permissionMode: bypassPermissions/);
+    assert.equal(refuseClientWidening({ a: { b: { c: { d: { e: { yolo: false, mode: 'isolated' } } } } } }), undefined);
+  });
+
+  test('a rule naming an unknown or wrong-case tool makes the policy invalid, so everything asks, and says which', () => {
+    const wrongCase = policy({ version: 1, rules: [{ decision: 'deny', tool: 'Read_File', paths: ['.env'] }] });
+    assert.equal(wrongCase.status, 'invalid');
+    if (wrongCase.status === 'invalid') assert.match(wrongCase.error, /rules\[0\]\.tool: "Read_File" names no tool; tool names are case-sensitive: did you mean "read_file"\?/);
+    const unknown = policy({ version: 1, rules: [{ decision: 'allow', kind: 'read' }, { decision: 'deny', tool: 'grep' }] });
+    assert.equal(unknown.status, 'invalid');
+    if (unknown.status === 'invalid') assert.match(unknown.error, /rules\[1\]\.tool: "grep" names no tool; the tools are read_file, list_files, search/);
+    const undeclaredServer = policy({ version: 1, rules: [{ decision: 'deny', tool: 'mcp__docs__*' }] });
+    assert.equal(undeclaredServer.status, 'invalid');
+    if (undeclaredServer.status === 'invalid') assert.match(undeclaredServer.error, /server must be declared in "mcpServers" \(declared: none\)/);
+    assert.equal(policy({ version: 1, rules: [{ decision: 'deny', tool: 'mcp:docs:search' }] }).status, 'invalid');
+    const g = gate(wrongCase);
+    assert.equal(g.explain({ tool: 'read_file', kind: 'read', effect: { type: 'none' } }).decision, 'ask');
+    assert.match(g.explain({ tool: 'read_file', kind: 'read', effect: { type: 'none' } }).reason, /Read_File/);
+  });
+
+  test('known tools, globs over them and declared MCP servers are valid', () => {
+    const ok = policy({
+      version: 1,
+      rules: [
+        { decision: 'allow', tool: '*' },
+        { decision: 'allow', tool: 'read_*' },
+        { decision: 'allow', tool: 'mcp__docs__*' },
+        { decision: 'deny', tool: 'mcp__docs__delete' },
+        { decision: 'ask', tool: 'mcp__*' },
+        { decision: 'ask', tool: '{edit_file,write_file}' },
+      ],
+      mcpServers: [{ name: 'docs', command: ['node', 'x.js'] }],
+    });
+    assert.equal(ok.status, 'ok', JSON.stringify(ok));
+  });
+
+  test('unknown fields anywhere are invalid', () => {
+    for (const json of [{ version: 1, rulez: [] }, { version: 1, rules: [{ decision: 'deny', path: ['x'] }] }, { version: 1, network: { allowed: [] } }, { version: 1, environment: { passs: [] } }]) {
+      assert.equal(policy(json).status, 'invalid', JSON.stringify(json));
+    }
+  });
+
+  test('.git, .env and denied paths spelled with zero-width or ignorable code points, or folded case, are caught', () => {
+    const allowAll = policy({ version: 1, rules: [{ decision: 'allow', tool: '*' }, { decision: 'allow', paths: ['**'] }, { decision: 'deny', paths: ['secrets/**', '.env'] }] });
+    const g = gate(allowAll, { alwaysApprove: true });
+    for (const p of ['.g\u200cit/hooks/pre-commit', '.gi\u200dt/config', '\u200b.git/HEAD', '.G\u200cIT/config', '.git\ufe0f/index', '.accord\u200d/policy.json', '.vs\u00adcode/tasks.json', 'sub/.\u200bbashrc', '.git./config', '.git /config']) {
+      const decided = g.explain(edit(p));
+      assert.equal(decided.decision, 'deny', `${JSON.stringify(p)} → ${decided.reason}`);
+    }
+    for (const p of ['secr\u200bets/key.pem', 'Secrets/key.pem', '.e\u200cnv', '.ENV']) {
+      assert.equal(g.explain(edit(p)).decision, 'deny', JSON.stringify(p));
+      const readFile = { name: 'read_file', kind: 'read' as const, describe: (input: { path: string }) => ({ locations: [{ path: path.join(root, input.path) }] }) };
+      assert.equal(g.decide(readFile, { path: p }, { type: 'none' }), 'deny', `read ${JSON.stringify(p)}`);
+    }
+    assert.equal(g.explain(edit('src/a.ts')).decision, 'allow');
+  });
+});

@@ -6,6 +6,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { OutputTail } from '../../../agent/exec/outputTail';
+import { OutputHeadTail } from '../../../agent/exec/outputHeadTail';
 import { commandEnv } from '../../../agent/exec/commandEnv';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { MAX_OUTPUT_BYTES, runCommand } from '../../../agent/tools/runCommand';
@@ -143,20 +144,21 @@ describe('run_command', () => {
     assert.equal(result.forModel, 'Exit code 0.\ndone\n');
   });
 
-  test('long output keeps the tail, cut at a character boundary, and says so', async () => {
+  test('long output keeps its start and its end, each cut at a character boundary, with a marker between', async () => {
     const { ctx } = context(box.root);
-    // 3-byte characters: the 30,000-byte cut falls inside one unless aligned.
+    // 3-byte characters: both cuts fall inside one unless aligned.
     const script = `process.stdout.write("HEAD" + "€".repeat(20000) + "TAIL")`;
     const result = await call(runCommand, { argv: [node, '-e', script] }, ctx);
-    const [status, note, ...rest] = result.forModel.split('\n');
+    const [status, ...rest] = result.forModel.split('\n');
     assert.equal(status, 'Exit code 0.');
-    assert.match(note!, /earlier output dropped; the last 30000 bytes follow/);
     const output = rest.join('\n');
-    assert.ok(output.endsWith('TAIL'));
-    assert.ok(!output.includes('HEAD'));
-    assert.ok(!output.includes('\uFFFD'), 'no broken character at the cut');
-    assert.ok(Buffer.byteLength(output) <= MAX_OUTPUT_BYTES);
-    assert.ok(Buffer.byteLength(output) > MAX_OUTPUT_BYTES - 3);
+    assert.ok(output.startsWith('HEAD€'));
+    assert.ok(output.endsWith('€TAIL'));
+    assert.match(output, /\[… [\d,]+ bytes of output omitted \(60,008 in all\); the start and the end are shown …\]/);
+    assert.ok(!output.includes('\uFFFD'), 'no broken character at either cut');
+    const kept = output.replace(/\n\[…[^\]]*\]\n/, '');
+    assert.ok(Buffer.byteLength(kept) <= MAX_OUTPUT_BYTES);
+    assert.ok(Buffer.byteLength(kept) > MAX_OUTPUT_BYTES - 6);
   });
 
   test('cwd outside the workspace, through a symlink, or missing is refused; bad env names too', async () => {
@@ -175,6 +177,25 @@ describe('run_command', () => {
       assert.equal(result.isError, true, JSON.stringify(input));
       assert.match(result.forModel, pattern);
     }
+  });
+});
+
+describe('OutputHeadTail', () => {
+  test('under the cap everything is kept, even a character split between head and tail', () => {
+    const kept = new OutputHeadTail(40); // a 10-byte head
+    kept.push('aaaaaaaaa');
+    kept.push('€b'); // the head ends one byte into the €
+    assert.equal(kept.truncated, false);
+    assert.equal(kept.text, 'aaaaaaaaa€b');
+  });
+
+  test('over the cap: head, marker with the omitted count, tail; memory stays at the cap', () => {
+    const kept = new OutputHeadTail(40);
+    for (let i = 0; i < 10_000; i += 1) kept.push(`line ${i}\n`);
+    assert.match(kept.text, /^line 0\nlin\n\[…/);
+    assert.match(kept.text, /line 9999\n$/);
+    assert.match(kept.text, /\[… [\d,]+ bytes of output omitted/);
+    assert.equal(kept.omitted + 40, [...Array(10_000).keys()].reduce((n, i) => n + `line ${i}\n`.length, 0));
   });
 });
 
