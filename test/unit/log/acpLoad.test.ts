@@ -21,19 +21,23 @@ import { tempDataDir } from './fixtures';
 interface Client {
   connection: ClientConnection;
   updates: SessionNotification[];
+  /** Permission questions received so far. */
+  asked(): number;
   close(): void;
 }
 
 function connectClient(connect: (app: ReturnType<typeof client>) => ClientConnection, answerPermissions = true): Client {
   const updates: SessionNotification[] = [];
+  let asked = 0;
   const app = client({ name: 'log-test' })
     .onNotification(methods.client.session.update, ({ params }) => void updates.push(params))
     .onRequest(methods.client.session.requestPermission, async () => {
+      asked += 1;
       if (!answerPermissions) await new Promise(() => undefined); // a person who never answers
       return { outcome: { outcome: 'selected' as const, optionId: 'allow_once' } };
     });
   const connection = connect(app);
-  return { connection, updates, close: () => connection.close() };
+  return { connection, updates, asked: () => asked, close: () => connection.close() };
 }
 
 const inMemory = (agentApp: AgentApp) => connectClient((app) => app.connect(agentApp));
@@ -141,10 +145,10 @@ describe('session/load, list, resume, close from the log', () => {
       const a = spawnAgent(dir, false);
       await initialize(a.c);
       const { sessionId } = await a.c.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
-      model.server.script(reply.tool('w1', 'edit_file', { path: 'notes.txt', old_string: 'draft', new_string: 'final' }));
-      void a.c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'edit it' }] }).catch(() => undefined);
-      while (!a.c.updates.some((n) => n.update.sessionUpdate === 'tool_call')) await new Promise((r) => setTimeout(r, 20));
-      await new Promise((r) => setTimeout(r, 200)); // the question is out
+      // A command asks (an edit of the session's copy does not: its review is the approval).
+      model.server.script(reply.tool('w1', 'run_command', { argv: [process.execPath, '-e', 'console.log("ran")'] }));
+      void a.c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'run it' }] }).catch(() => undefined);
+      while (a.c.asked() === 0) await new Promise((r) => setTimeout(r, 20));
       a.child.kill('SIGKILL');
       await a.exited;
 
