@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentCapabilities, type AgentContext, type SessionNotification } from '@agentclientprotocol/sdk';
+import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentCapabilities, type AgentContext, type PromptRequest, type SessionNotification } from '@agentclientprotocol/sdk';
 import { bangLine, runBangCommand } from '../core/bangCommand';
 import { askBeforeChanges, type PermissionGate } from '../core/gate';
 import type { Session } from '../core/session';
@@ -13,6 +13,7 @@ import { runTurn, type TurnDeps } from '../core/turn';
 import { refuseClientWidening, refuseSessionMcpServers } from '../policy/clientMeta';
 import { snapshot } from '../workspace/isolated';
 import type { CommandRunner, Tool } from '../tools/tool';
+import type { StopReason } from '../core/updates';
 import type { Env } from '../models/credentials';
 import { defaultModelId, resolveModel } from '../models/resolve';
 import { applyConfigOption, ConfigValueError, configOptionsFor } from './configOptions';
@@ -178,37 +179,39 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     })
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
       const session = sessionOrThrow(params.sessionId);
-      if (session.turnRunning) {
-        throw RequestError.invalidRequest({ sessionId: session.id }, 'A turn is already running in this session; cancel it or wait for it to end.');
-      }
-      persistence?.turnStarted(session, params.prompt);
-      const permissions = permissionAsker(client, session.id);
-      const content = toUserContent(params.prompt);
-      const deps = {
-        permissions: persistence ? persistence.permissions(session, permissions) : permissions,
-        maxTurnRequests,
-        maxRetries,
-        streamIdleTimeoutMs,
-        ...sessionDeps(session),
-        ...(persistence ? { observer: persistence.observer(session) } : {}),
-      };
-      const line = bangLine(content);
-      const stopReason =
-        line !== undefined
-          ? await runBangCommand(session, line, deps)
-          : await runTurn(session, content, {
-              ...deps,
-              model: async (s) => {
-                if (!s.settings.model) throw new Error(NO_MODEL_MESSAGE);
-                return resolveModel(s.settings.model, env);
-              },
-              systemPrompt,
-            });
-      await persistence?.turnEnded(session, stopReason);
-      return { stopReason };
+      // A prompt sent during a turn waits and runs next; a cancel meanwhile ends it unrun.
+      return session.enqueue(() => runPrompt(session, params, client), () => ({ stopReason: 'cancelled' as const }));
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       store.get(params.sessionId)?.cancel();
     });
+
+  async function runPrompt(session: Session, params: PromptRequest, client: AgentContext): Promise<{ stopReason: StopReason }> {
+    persistence?.turnStarted(session, params.prompt);
+    const permissions = permissionAsker(client, session.id);
+    const content = toUserContent(params.prompt);
+    const deps = {
+      permissions: persistence ? persistence.permissions(session, permissions) : permissions,
+      maxTurnRequests,
+      maxRetries,
+      streamIdleTimeoutMs,
+      ...sessionDeps(session),
+      ...(persistence ? { observer: persistence.observer(session) } : {}),
+    };
+    const line = bangLine(content);
+    const stopReason =
+      line !== undefined
+        ? await runBangCommand(session, line, deps)
+        : await runTurn(session, content, {
+            ...deps,
+            model: async (s) => {
+              if (!s.settings.model) throw new Error(NO_MODEL_MESSAGE);
+              return resolveModel(s.settings.model, env);
+            },
+            systemPrompt,
+          });
+    await persistence?.turnEnded(session, stopReason);
+    return { stopReason };
+  }
   return isolation ? registerChangesMethods(app, isolation) : app;
 }

@@ -15,6 +15,9 @@ export interface SessionSettings {
 }
 
 export type HistoryListener = (messages: readonly ModelMessage[]) => void;
+/** The whole history was replaced (a refusal dropped an exchange, a compaction summarised). */
+export type HistoryResetListener = (messages: readonly ModelMessage[], reason: HistoryResetReason) => void;
+export type HistoryResetReason = 'refusal' | 'compaction';
 
 export class Session {
   readonly updates = new UpdateEmitter();
@@ -23,7 +26,12 @@ export class Session {
   cost: number | undefined = 0;
   private readonly messages: ModelMessage[] = [];
   private readonly historyListeners = new Set<HistoryListener>();
+  private readonly resetListeners = new Set<HistoryResetListener>();
   private turn: AbortController | undefined;
+  /** Prompts waiting for the running turn, in arrival order; a cancel empties it. */
+  private queueTail: Promise<unknown> = Promise.resolve();
+  private queued = 0;
+  private queueGeneration = 0;
 
   /** Where the tools work: the session's isolated workspace, or `cwd` itself. */
   readonly root: string;
@@ -59,6 +67,17 @@ export class Session {
     for (const listener of this.historyListeners) listener(messages);
   }
 
+  /** Replaces the whole model history; listeners (the log) record the new one. */
+  resetHistory(messages: readonly ModelMessage[], reason: HistoryResetReason): void {
+    this.messages.splice(0, this.messages.length, ...messages);
+    for (const listener of this.resetListeners) listener(this.messages, reason);
+  }
+
+  onHistoryReset(listener: HistoryResetListener): () => void {
+    this.resetListeners.add(listener);
+    return () => this.resetListeners.delete(listener);
+  }
+
   onHistoryAppend(listener: HistoryListener): () => void {
     this.historyListeners.add(listener);
     return () => this.historyListeners.delete(listener);
@@ -79,7 +98,31 @@ export class Session {
     this.turn = undefined;
   }
 
+  /** Prompts waiting behind the running turn. */
+  get waitingPrompts(): number {
+    return this.queued;
+  }
+
+  /**
+   * Runs `work` after every earlier queued prompt has finished, so a second
+   * prompt during a turn runs next instead of being refused. A cancel while it
+   * waits resolves it with `onCancelled()` without running it: the person
+   * asked everything to stop.
+   */
+  enqueue<T>(work: () => Promise<T>, onCancelled: () => T): Promise<T> {
+    const generation = this.queueGeneration;
+    this.queued++;
+    const result = this.queueTail.then(() => {
+      this.queued--;
+      return generation === this.queueGeneration ? work() : onCancelled();
+    });
+    this.queueTail = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Stops the running turn and every prompt queued behind it. */
   cancel(): void {
+    this.queueGeneration++;
     this.turn?.abort();
   }
 }

@@ -25,6 +25,11 @@ export interface ToolCallDeps {
   commandContext?: { sandbox: string; network: string };
   /** Runs after approval, before a call that changes files or runs a command. */
   beforeChange?(toolName: string): Promise<void>;
+  /**
+   * Waits until the call may run beside the response's other calls (see
+   * callScheduler.ts); called once the call is announced, before its effect is computed.
+   */
+  admit?(kind: Tool['kind'], paths: string[]): Promise<void>;
 }
 
 
@@ -120,6 +125,8 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
     locations,
     rawInput: input,
   });
+  await deps.admit?.(tool.kind, described.locations.map((l) => l.path));
+  if (context.signal.aborted) return fail('Cancelled before it ran.');
 
   let effect: ToolEffect;
   try {

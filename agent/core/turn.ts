@@ -9,7 +9,8 @@ import type { ResolvedModel } from '../models/resolve';
 import { measureRequest } from '../models/usage';
 import type { PermissionAsker, PermissionGate } from './gate';
 import type { Session } from './session';
-import { runToolCall, type ToolCallRequest } from './toolCall';
+import { CallScheduler, claimsFor } from './callScheduler';
+import { runToolCall, type ToolCallDeps, type ToolCallRequest } from './toolCall';
 import type { StopReason } from './updates';
 
 export interface TurnDeps {
@@ -75,6 +76,7 @@ async function say(session: Session, text: string): Promise<void> {
 }
 
 async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signal: AbortSignal): Promise<StopReason> {
+  const before = session.history.length;
   session.appendHistory({ role: 'user', content: prompt });
   let model: ResolvedModel;
   try {
@@ -106,6 +108,8 @@ async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signa
     if (stoppedBy) {
       // Calls in a cut-off response are not run, but each still needs a result or the next request is invalid.
       if (step.calls.length) appendToolResults(session, step.calls.map((call) => ({ call, forModel: 'Not run: the response was cut off.', isError: true })));
+      // A refused exchange (this prompt and all it led to) is left out of what the model sees next time, as ACP says clients show it.
+      if (stoppedBy === 'refusal') session.resetHistory(session.history.slice(0, before), 'refusal');
       return stoppedBy;
     }
     if (step.calls.length === 0) {
@@ -113,7 +117,6 @@ async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signa
       return 'end_turn';
     }
 
-    const results: Array<{ call: ToolCallRequest; forModel: string; isError: boolean }> = [];
     const context = {
       root: session.root,
       signal,
@@ -123,11 +126,29 @@ async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signa
         void session.updates.emit({ sessionUpdate: 'plan', entries });
       },
     };
-    for (const call of step.calls) {
-      if (signal.aborted) {
-        results.push({ call, forModel: cancelledResult, isError: true });
-        continue;
-      }
+    const results = await runCalls(session, step.calls, toolsByName, context, deps, signal);
+    appendToolResults(session, results);
+    if (signal.aborted) return 'cancelled';
+  }
+}
+
+/**
+ * Runs one response's calls, concurrently where safe (callScheduler.ts). Each
+ * call is started in the model's order, so announcements keep that order; the
+ * results go back in that order too, whatever order they finished in.
+ */
+async function runCalls(
+  session: Session,
+  calls: ToolCallRequest[],
+  toolsByName: ReadonlyMap<string, Tool<any>>,
+  context: ToolCallDeps['context'],
+  deps: TurnDeps,
+  signal: AbortSignal,
+): Promise<Array<{ call: ToolCallRequest; forModel: string; isError: boolean }>> {
+  const scheduler = new CallScheduler(calls.length);
+  const run = async (call: ToolCallRequest, index: number) => {
+    try {
+      if (signal.aborted) return { call, forModel: cancelledResult, isError: true };
       const outcome = await runToolCall(call, {
         session,
         tools: toolsByName,
@@ -136,13 +157,15 @@ async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signa
         context,
         ...(deps.commandContext ? { commandContext: deps.commandContext } : {}),
         ...(deps.beforeChange ? { beforeChange: deps.beforeChange } : {}),
+        admit: (kind, paths) => scheduler.admit(index, claimsFor(kind, paths)),
       });
       deps.observer?.toolIo({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, output: outcome.forModel, isError: outcome.isError });
-      results.push({ call, ...outcome });
+      return { call, ...outcome };
+    } finally {
+      scheduler.done(index);
     }
-    appendToolResults(session, results);
-    if (signal.aborted) return 'cancelled';
-  }
+  };
+  return Promise.all(calls.map(run));
 }
 
 function appendToolResults(session: Session, results: Array<{ call: ToolCallRequest; forModel: string; isError: boolean }>): void {

@@ -10,6 +10,7 @@ import type { ContentBlockJson, LogEvent, ModelMessageJson, SessionUpdateJson } 
 export interface RecordableSession {
   readonly updates: { subscribe(listener: (update: { sessionUpdate: string }) => void | Promise<void>): () => void };
   onHistoryAppend(listener: (messages: readonly object[]) => void): () => void;
+  onHistoryReset?(listener: (messages: readonly object[], reason: string) => void): () => void;
 }
 
 export class SessionRecorder {
@@ -35,6 +36,9 @@ export class SessionRecorder {
       session.onHistoryAppend((messages) => {
         for (const message of messages) void this.quietly({ type: 'model_message', message: message as ModelMessageJson });
       }),
+      ...(session.onHistoryReset
+        ? [session.onHistoryReset((messages, reason) => void this.quietly({ type: 'history_reset', messages: [...messages] as ModelMessageJson[], reason }))]
+        : []),
     ];
   }
 

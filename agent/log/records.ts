@@ -39,6 +39,7 @@ const payloads = {
     isError: z.boolean().optional(),
   }),
   model_message: z.object({ message: z.looseObject({ role: z.string(), content: z.unknown() }) }),
+  history_reset: z.object({ messages: z.array(z.looseObject({ role: z.string(), content: z.unknown() })), reason: z.string() }),
   usage: z.object({ usage: object }),
   turn_start: z.object({}),
   turn_end: z.object({ stopReason: z.string(), error: z.string().optional() }),
@@ -77,6 +78,8 @@ export type LogEvent =
   /** `input` as the model sent it; `output` as the model saw it. */
   | { type: 'tool_io'; toolCallId: string; toolName: string; input: unknown; output: unknown; isError?: boolean }
   | { type: 'model_message'; message: ModelMessageJson }
+  /** The whole model history from here on (a refusal dropped an exchange, a compaction summarised the older part). */
+  | { type: 'history_reset'; messages: ModelMessageJson[]; reason: string }
   | { type: 'usage'; usage: Record<string, unknown> }
   | { type: 'turn_start' }
   | { type: 'turn_end'; stopReason: string; error?: string }

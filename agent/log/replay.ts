@@ -107,6 +107,9 @@ export class ReplayBuilder {
       case 'model_message':
         this.history.push(record.message);
         break;
+      case 'history_reset':
+        this.history.splice(0, this.history.length, ...record.messages);
+        break;
       case 'config_change':
         this.config = record.config;
         break;
