@@ -2,7 +2,7 @@
 // only, so every log goes to stderr (set up by the first import).
 import './stderrConsole';
 import { Readable, Writable } from 'node:stream';
-import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { ndJsonStream } from '@agentclientprotocol/sdk/unstable';
 import { guardLines, MAX_LINE_BYTES } from './acp/lineGuard';
 import { createLoggedAgent } from './acp/sessionLog';
 import { SessionWorkspaces } from './acp/workspaces';

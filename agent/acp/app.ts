@@ -3,13 +3,17 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentCapabilities, type AgentContext, type PromptRequest, type SessionNotification } from '@agentclientprotocol/sdk';
+import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentCapabilities, type AgentContext, type PromptRequest } from '@agentclientprotocol/sdk/unstable';
 import { bangLine, runBangCommand } from '../core/bangCommand';
 import { askBeforeChanges, type PermissionGate } from '../core/gate';
 import type { Session } from '../core/session';
 import { MemorySessionStore, type SessionStore } from '../core/sessionStore';
 import { systemPrompt } from '../core/systemPrompt';
 import { runTurn, type TurnDeps } from '../core/turn';
+import { runCompactCommand } from '../core/compactCommand';
+import { DEFAULT_MAX_CHILDREN, taskTool } from '../core/children';
+import { DEFAULT_COMPACT_AT } from '../core/compaction';
+import { builtinCommands, slashCommand } from '../core/slashCommands';
 import { refuseClientWidening, refuseSessionMcpServers } from '../policy/clientMeta';
 import { snapshot } from '../workspace/isolated';
 import type { CommandRunner, Tool } from '../tools/tool';
@@ -19,6 +23,7 @@ import { defaultModelId, resolveModel } from '../models/resolve';
 import { applyConfigOption, ConfigValueError, configOptionsFor } from './configOptions';
 import { permissionAsker } from './permissions';
 import { toUserContent } from './prompt';
+import { ClientFeatureBook, featuresOf, forClient, type ClientFeatures } from './clientView';
 import { CHANGES_CAPABILITY, registerChangesMethods } from './changesMethods';
 import type { SessionPersistence } from './sessionLog';
 import type { SessionWorkspaces } from './workspaces';
@@ -52,6 +57,12 @@ export interface AccordAgentOptions {
    * `commands` and `gate`.
    */
   isolation?: SessionWorkspaces;
+  /** Child sessions one session runs at once; default ACCORD_MAX_CHILDREN or 3. */
+  maxChildren?: number;
+  /** Auto-compaction threshold as a share of the context window; default ACCORD_COMPACT_AT (percent) or 80%. */
+  compactAt?: number;
+  /** Filled at `initialize`: what this connection's client can read (shared with the session log's load). */
+  clientFeatures?: ClientFeatureBook;
 }
 
 /** `session/new` `_meta` key choosing where a session works: "isolated" (default) or "in-place". */
@@ -65,13 +76,14 @@ function wantsInPlace(meta: unknown): boolean {
 }
 
 /** Forwards a session's updates to `client` until sending fails (the connection is gone). Returns the unsubscribe. */
-export function forwardUpdates(session: Session, client: AgentContext): () => void {
-  const unsubscribe = session.updates.subscribe((update) => {
-    const notification: SessionNotification = { sessionId: session.id, update };
-    return client.notify(methods.client.session.update, notification).catch((error: unknown) => {
+export function forwardUpdates(session: Session, client: AgentContext, features: ClientFeatures): () => void {
+  const unsubscribe = session.updates.subscribe(async (update) => {
+    try {
+      for (const notification of forClient(session.id, update, features)) await client.notify(methods.client.session.update, notification);
+    } catch (error) {
       unsubscribe();
       console.error(`accord: stopped sending updates for session ${session.id}: ${error instanceof Error ? error.message : String(error)}`);
-    });
+    }
   });
   return unsubscribe;
 }
@@ -83,6 +95,12 @@ export const NO_MODEL_MESSAGE = [
   '- in VS Code, run the command "Accord: Set API Key";',
   '- or start a local OpenAI-compatible server (Ollama on 127.0.0.1:11434, LM Studio on :1234, llama.cpp on :8080), or set ACCORD_MODEL=openai-compatible:http://host:port/v1#model.',
 ].join('\n');
+
+/** ACCORD_COMPACT_AT: a percentage in (0, 100]. */
+function compactShare(text: string | undefined): number | undefined {
+  const n = Number(text);
+  return text && Number.isFinite(n) && n > 0 && n <= 100 ? n / 100 : undefined;
+}
 
 function positiveInt(text: string | undefined): number | undefined {
   const n = Number(text);
@@ -98,6 +116,9 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   const maxRetries = options.maxRetries ?? 2;
   const streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? positiveInt(env.ACCORD_STREAM_IDLE_TIMEOUT_MS) ?? 300_000;
   const isolation = options.isolation;
+  const features = options.clientFeatures ?? new ClientFeatureBook();
+  const maxChildren = options.maxChildren ?? positiveInt(env.ACCORD_MAX_CHILDREN) ?? DEFAULT_MAX_CHILDREN;
+  const compactAt = options.compactAt ?? compactShare(env.ACCORD_COMPACT_AT) ?? DEFAULT_COMPACT_AT;
 
   const sessionOrThrow = (sessionId: string): Session => {
     const session = store.get(sessionId);
@@ -122,7 +143,9 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   };
 
   const app = agent({ name: 'accord' })
-    .onRequest(methods.agent.initialize, () => ({
+    .onRequest(methods.agent.initialize, ({ params }) => {
+      features.current = featuresOf(params.clientCapabilities);
+      return {
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: false,
@@ -132,7 +155,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       },
       agentInfo: { name: 'accord', title: 'Accord', version },
       authMethods: [],
-    }))
+      };
+    })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       const cwd = params.cwd;
       const isDirectory = isAbsolute(cwd) && (await stat(cwd).then((s) => s.isDirectory(), () => false));
@@ -158,10 +182,10 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
         await isolation?.discard(session.id);
         throw RequestError.internalError({ cwd }, `Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
       }
-      forwardUpdates(session, client);
+      forwardUpdates(session, client, features.current);
       const configOptions = await configOptionsFor(session, env);
-      // After the response, so the client already knows the session id. Accord has no slash commands yet.
-      setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: [] }), 0);
+      // After the response, so the client already knows the session id.
+      setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: [...builtinCommands] }), 0);
       return { sessionId: session.id, configOptions, ...(isolated ? { _meta: isolated.meta } : {}) };
     })
     .onRequest(methods.agent.session.setConfigOption, async ({ params }) => {
@@ -198,18 +222,25 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       ...sessionDeps(session),
       ...(persistence ? { observer: persistence.observer(session) } : {}),
     };
+    const turnDeps: TurnDeps = {
+      ...deps,
+      model: async (s) => {
+        if (!s.settings.model) throw new Error(NO_MODEL_MESSAGE);
+        return resolveModel(s.settings.model, env);
+      },
+      systemPrompt,
+      compactAt,
+    };
+    // The model can hand work to child sessions; they use these same deps, minus the task tool itself.
+    turnDeps.tools = [...turnDeps.tools, taskTool(session, () => turnDeps, { maxChildren })];
     const line = bangLine(content);
+    const command = line === undefined ? slashCommand(content, builtinCommands) : undefined;
     const stopReason =
       line !== undefined
         ? await runBangCommand(session, line, deps)
-        : await runTurn(session, content, {
-            ...deps,
-            model: async (s) => {
-              if (!s.settings.model) throw new Error(NO_MODEL_MESSAGE);
-              return resolveModel(s.settings.model, env);
-            },
-            systemPrompt,
-          });
+        : command?.name === 'compact'
+          ? await runCompactCommand(session, command.args, turnDeps)
+          : await runTurn(session, content, turnDeps);
     await persistence?.turnEnded(session, stopReason);
     return { stopReason };
   }

@@ -2,7 +2,7 @@
 // (spec: agent/workspace/README.md): the client reviews what a session
 // changed in its workspace and applies or discards it. Paths are relative to
 // the top of the session's work tree (`applyTo` in the person's project).
-import { RequestError, type AgentApp } from '@agentclientprotocol/sdk';
+import { RequestError, type AgentApp } from '@agentclientprotocol/sdk/unstable';
 import { z } from 'zod';
 import { applyToProject } from '../workspace/isolatedApply';
 import { discard, listChanges, patch, readBase, readCurrent, type ChangedFile } from '../workspace/isolatedDiff';

@@ -1,6 +1,6 @@
 // `session/request_permission` for one session. Only allow-once and
 // reject-once are offered; a failed or withdrawn request counts as a refusal.
-import { methods, type AgentContext, type RequestPermissionRequest } from '@agentclientprotocol/sdk';
+import { methods, type AgentContext, type RequestPermissionRequest } from '@agentclientprotocol/sdk/unstable';
 import type { PermissionAnswer, PermissionAsker } from '../core/gate';
 
 const options = [

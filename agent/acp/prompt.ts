@@ -1,7 +1,7 @@
 // ACP prompt blocks → the model's user message. Text, images and embedded
 // text resources pass through; links become a mention the model can follow
 // with its tools.
-import type { ContentBlock } from '@agentclientprotocol/sdk';
+import type { ContentBlock } from '@agentclientprotocol/sdk/unstable';
 import type { UserContent } from 'ai';
 
 type UserPart = Exclude<UserContent, string>[number];

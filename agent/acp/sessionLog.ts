@@ -3,7 +3,7 @@
 // session/close are served from the logs. The recording itself goes through
 // the core's seams (update emitter, history append) plus the hooks below.
 import { resolve } from 'node:path';
-import { methods, RequestError, type AgentApp, type AgentContext, type ContentBlock, type SessionInfo } from '@agentclientprotocol/sdk';
+import { methods, RequestError, type AgentApp, type AgentContext, type ContentBlock, type SessionInfo } from '@agentclientprotocol/sdk/unstable';
 import type { PermissionAsker } from '../core/gate';
 import type { ReasoningEffort, Session, SessionSettings } from '../core/session';
 import { MemorySessionStore, type SessionStore as LiveSessions } from '../core/sessionStore';
@@ -16,6 +16,8 @@ import type { Env } from '../models/credentials';
 import { defaultModelId } from '../models/resolve';
 import { createAccordAgent, forwardUpdates, type AccordAgentOptions } from './app';
 import { configOptionsFor } from './configOptions';
+import { ClientFeatureBook, forClient } from './clientView';
+import { builtinCommands } from '../core/slashCommands';
 import type { SessionWorkspaces } from './workspaces';
 
 /** What the adapter tells a persistence layer; every hook is awaited where the adapter calls it. */
@@ -43,13 +45,15 @@ const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev
 export function createLoggedAgent(options: AccordAgentOptions, logs: SessionStore = new SessionStore()): { app: AgentApp; closeLogs(): Promise<void> } {
   const live = options.store ?? new MemorySessionStore();
   const persistence = new SessionLogPersistence(logs, version);
+  const clientFeatures = options.clientFeatures ?? new ClientFeatureBook();
   const app = createAccordAgent({
     ...options,
+    clientFeatures,
     store: live,
     persistence,
     extraCapabilities: { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {} } },
   });
-  return { app: persistence.register(app, live, options.env, options.isolation), closeLogs: () => persistence.closeAll() };
+  return { app: persistence.register(app, live, options.env, options.isolation, clientFeatures), closeLogs: () => persistence.closeAll() };
 }
 
 export class SessionLogPersistence implements SessionPersistence {
@@ -127,7 +131,7 @@ export class SessionLogPersistence implements SessionPersistence {
   }
 
   /** session/load, session/resume, session/list and session/close on `app`. */
-  register(app: AgentApp, live: LiveSessions, env: Env, isolation?: SessionWorkspaces): AgentApp {
+  register(app: AgentApp, live: LiveSessions, env: Env, isolation?: SessionWorkspaces, features: ClientFeatureBook = new ClientFeatureBook()): AgentApp {
     const reattach = async (params: { sessionId: string; cwd: string; mcpServers?: Array<{ name: string }>; _meta?: unknown }, client: AgentContext, replayUpdates: boolean) => {
       // The same refusals as session/new: an editor cannot widen approvals or start MCP servers.
       const refusal = refuseClientWidening(params._meta) ?? refuseSessionMcpServers(params.mcpServers);
@@ -136,12 +140,16 @@ export class SessionLogPersistence implements SessionPersistence {
         const replay = await this.logs.replay(log.id);
         if (replayUpdates) {
           for (const { update, offset } of replay.updates) {
-            await client.notify(methods.client.session.update, { sessionId: log.id, update: withLogOffset(update, offset) as never });
+            for (const shaped of forClient(log.id, update as never, features.current)) {
+              await client.notify(methods.client.session.update, { ...shaped, update: withLogOffset(shaped.update, offset) } as never);
+            }
           }
         }
         return replay;
       });
-      forwardUpdates(session, client);
+      forwardUpdates(session, client, features.current);
+      // The commands are the agent's, not the log's: a loaded session offers the current ones.
+      setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: [...builtinCommands] }), 0);
       const meta = isolation?.get(session.id)?.meta;
       return { configOptions: await configOptionsFor(session, env), ...(meta ? { _meta: meta } : {}) };
     };

@@ -24,6 +24,8 @@ export class Session {
   plan: PlanEntry[] = [];
   /** Cumulative USD cost; undefined once any request could not be priced. */
   cost: number | undefined = 0;
+  /** The context gauge as last reported (tokens in the window, window size); undefined before any request. */
+  context: { used: number; size: number } | undefined;
   private readonly messages: ModelMessage[] = [];
   private readonly historyListeners = new Set<HistoryListener>();
   private readonly resetListeners = new Set<HistoryResetListener>();

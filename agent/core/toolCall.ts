@@ -83,15 +83,25 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
   const { session } = deps;
   const emit = session.updates.emit.bind(session.updates);
   const clientPath = (p: string) => session.clientPath(p);
+  // `_meta` a tool gives its live output (a child's progress is marked so clients that show the child skip it).
+  let progressMeta: Record<string, unknown> | undefined;
   const progress = new ProgressStream((snapshot) =>
-    emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, content: [{ type: 'content', content: { type: 'text', text: snapshot } }] }),
+    emit({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: call.toolCallId,
+      content: [{ type: 'content', content: { type: 'text', text: snapshot } }],
+      ...(progressMeta ? { _meta: progressMeta } : {}),
+    }),
   );
   const tool = deps.tools.get(call.toolName);
   const hides = deps.gate.hides?.bind(deps.gate);
   const context: ToolContext = {
     ...deps.context,
     ...(hides && tool ? { hidden: (absolutePath: string) => hides(tool, absolutePath) } : {}),
-    progress: (text) => progress.push(text),
+    progress: (text, meta) => {
+      if (meta) progressMeta = meta;
+      progress.push(text);
+    },
   };
   const fail = async (message: string, status: 'failed' = 'failed'): Promise<ToolCallOutcome> => {
     await emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, status, content: [{ type: 'content', content: { type: 'text', text: message } }] });

@@ -10,6 +10,7 @@ import { measureRequest } from '../models/usage';
 import type { PermissionAsker, PermissionGate } from './gate';
 import type { Session } from './session';
 import { CallScheduler, claimsFor } from './callScheduler';
+import { compact, currentTurnStart, pastThreshold, worthCompacting } from './compaction';
 import { runToolCall, type ToolCallDeps, type ToolCallRequest } from './toolCall';
 import type { StopReason } from './updates';
 
@@ -33,6 +34,8 @@ export interface TurnDeps {
   commandContext?: { sandbox: string; network: string };
   /** Runs before a call that changes files or runs a command (in-place sessions snapshot the tree here). */
   beforeChange?(toolName: string): Promise<void>;
+  /** Compact automatically before a model request once the gauge reaches this share of the window; undefined: never. */
+  compactAt?: number;
 }
 
 export interface TurnObserver {
@@ -95,6 +98,17 @@ async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signa
     if (request > deps.maxTurnRequests) {
       await say(session, `\n\nStopped after ${deps.maxTurnRequests} model requests in one turn (the cap, ACCORD_MAX_TURN_REQUESTS). Send another message to continue.`);
       return 'max_turn_requests';
+    }
+    if (deps.compactAt !== undefined && pastThreshold(session, deps.compactAt)) {
+      const keepFrom = currentTurnStart(session.history);
+      if (worthCompacting(session.history, keepFrom)) {
+        const compacted = await compact(session, {
+          model, tools, signal, keepFrom, maxRetries: deps.maxRetries,
+          ...(deps.observer ? { onUsage: deps.observer.usage.bind(deps.observer) } : {}),
+        });
+        if (!compacted.ok && compacted.cancelled) return 'cancelled';
+        // A failed compaction keeps the history (the client was told why); the request goes ahead as it is.
+      }
     }
     const step = await streamOnce(session, model, tools, deps, signal);
     if (step.kind === 'cancelled') return 'cancelled';
@@ -159,13 +173,17 @@ async function runCalls(
         ...(deps.beforeChange ? { beforeChange: deps.beforeChange } : {}),
         admit: (kind, paths) => scheduler.admit(index, claimsFor(kind, paths)),
       });
-      deps.observer?.toolIo({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, output: outcome.forModel, isError: outcome.isError });
       return { call, ...outcome };
     } finally {
       scheduler.done(index);
     }
   };
-  return Promise.all(calls.map(run));
+  const results = await Promise.all(calls.map(run));
+  // The audit trail lists calls in the model's order, whatever order they finished in.
+  for (const { call, forModel, isError } of results) {
+    deps.observer?.toolIo({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, output: forModel, isError });
+  }
+  return results;
 }
 
 function appendToolResults(session: Session, results: Array<{ call: ToolCallRequest; forModel: string; isError: boolean }>): void {
@@ -238,6 +256,7 @@ async function streamOnce(
           deps.observer?.usage({ ...part.usage } as Record<string, unknown>);
           const measured = await measureRequest(model.parsed, part.usage);
           session.cost = session.cost === undefined || measured.cost === undefined ? undefined : session.cost + measured.cost;
+          session.context = { used: measured.used, size: measured.size };
           await emit({
             sessionUpdate: 'usage_update',
             used: measured.used,

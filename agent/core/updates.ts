@@ -25,6 +25,7 @@ export interface ToolCallFields {
   locations?: ToolLocation[];
   rawInput?: unknown;
   rawOutput?: unknown;
+  _meta?: Record<string, unknown>;
 }
 
 export interface SelectConfigOption {
@@ -43,6 +44,14 @@ export interface AvailableCommand {
   input?: { hint: string };
 }
 
+export type CompactionStatus = 'in_progress' | 'completed' | 'failed' | 'cancelled';
+
+/** A child session's state (ACP's v2 StateUpdate shapes, as the unstable `subagent_update` carries them). */
+export type ChildState = { state: 'running' } | { state: 'idle'; stopReason: StopReason | 'error' };
+
+/** `_meta` key marking a tool_call_update that shows a child's progress in its parent's `task` card. */
+export const CHILD_PROGRESS_META = 'accord/childProgress';
+
 export type SessionUpdate =
   | { sessionUpdate: 'user_message_chunk'; content: TextContent }
   | { sessionUpdate: 'agent_message_chunk'; content: TextContent }
@@ -52,7 +61,16 @@ export type SessionUpdate =
   | { sessionUpdate: 'plan'; entries: PlanEntry[] }
   | { sessionUpdate: 'usage_update'; used: number; size: number; cost?: { amount: number; currency: string } }
   | { sessionUpdate: 'available_commands_update'; availableCommands: AvailableCommand[] }
-  | { sessionUpdate: 'config_option_update'; configOptions: SelectConfigOption[] };
+  | { sessionUpdate: 'config_option_update'; configOptions: SelectConfigOption[] }
+  | { sessionUpdate: 'compaction_update'; compactionId: string; status: CompactionStatus; summary?: TextContent[] | null; error?: string | null }
+  | { sessionUpdate: 'compaction_summary_chunk'; compactionId: string; content: TextContent }
+  | { sessionUpdate: 'subagent_update'; sessionId: string; title?: string; description?: string; state?: ChildState }
+  /**
+   * Core-internal: an update of a child session, carried on its parent so the
+   * parent's log holds (and a load replays) the child's work. The adapter
+   * unwraps it for clients that read child sessions and drops it for others.
+   */
+  | { sessionUpdate: '_accord/child'; sessionId: string; update: SessionUpdate };
 
 /** Exactly one per prompt. */
 export type StopReason = 'end_turn' | 'cancelled' | 'max_tokens' | 'max_turn_requests' | 'refusal';

@@ -96,8 +96,8 @@ export interface ToolContext {
   root: string;
   signal: AbortSignal;
   commands: CommandRunner;
-  /** Streams partial output (e.g. a running command) to the tool card. */
-  progress(text: string): void;
+  /** Streams partial output (e.g. a running command) to the tool card; `meta` goes along as the update's `_meta`. */
+  progress(text: string, meta?: Record<string, unknown>): void;
   /** Replaces the session's plan. */
   setPlan(entries: PlanEntry[]): void;
   /**

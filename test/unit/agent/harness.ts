@@ -16,7 +16,7 @@ import {
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionNotification,
-} from '@agentclientprotocol/sdk';
+} from '@agentclientprotocol/sdk/unstable';
 import { createAccordAgent, type AccordAgentOptions } from '../../../agent/acp/app';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { builtinTools } from '../../../agent/tools/index';
@@ -37,7 +37,8 @@ export interface Harness {
   permissions: { policy: PermissionPolicy };
   /** Resolves once an update matching `predicate` has arrived. */
   waitForUpdate(predicate: (n: SessionNotification) => boolean): Promise<SessionNotification>;
-  newSession(cwd: string): Promise<string>;
+  /** Initializes (with `clientCapabilities`, default none) and opens a session in `cwd`. */
+  newSession(cwd: string, clientCapabilities?: Record<string, unknown>): Promise<string>;
   prompt(sessionId: string, text: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -79,8 +80,8 @@ function harnessFor(connect: (app: ReturnType<typeof clientApp>) => ClientConnec
         await new Promise<void>((resolve) => waiters.push(resolve));
       }
     },
-    async newSession(cwd) {
-      await connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    async newSession(cwd, clientCapabilities = {}) {
+      await connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: clientCapabilities as never });
       const { sessionId } = await connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
       return sessionId;
     },

@@ -70,7 +70,7 @@ describe('protocol', () => {
     assert.equal(effort.category, 'thought_level');
 
     await agent.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'available_commands_update');
-    assert.deepEqual(updatesOf(agent, sessionId, 'available_commands_update')[0].availableCommands, []);
+    assert.deepEqual(updatesOf(agent, sessionId, 'available_commands_update')[0].availableCommands.map((c: any) => c.name), ['compact'], 'every command the agent handles');
 
     const changed = await agent.connection.agent.request(methods.agent.session.setConfigOption, { sessionId, configId: 'reasoning_effort', value: 'high' });
     assert.equal(changed.configOptions.length, 2);
@@ -85,14 +85,16 @@ describe('protocol', () => {
     assert.equal(bad.code, -32602);
   });
 
-  test('a second prompt while a turn runs is refused, not interleaved', async () => {
+  test('a second prompt while a turn runs waits for it, not interleaved; a cancel ends both', async () => {
     const sessionId = await agent.newSession(root.path);
     server.script({ type: 'stream', parts: [{ text: 'slow' }, { text: ' rest' }], stallAfterParts: 1 });
+    const requests = server.requests.length;
     const first = agent.prompt(sessionId, 'one');
     await agent.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'agent_message_chunk');
-    const error = await rpcError(agent.prompt(sessionId, 'two'));
-    assert.equal(error.code, -32600);
+    const second = agent.prompt(sessionId, 'two');
     await agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });
+    assert.equal(await second, 'cancelled');
+    assert.equal(server.requests.length, requests + 1, 'the queued prompt never reached the model');
     assert.equal(await first, 'cancelled');
   });
 });

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { client, methods, ndJsonStream, type AgentApp, type ClientConnection, type SessionNotification } from '@agentclientprotocol/sdk';
+import { client, methods, ndJsonStream, type AgentApp, type ClientConnection, type SessionNotification } from '@agentclientprotocol/sdk/unstable';
 import { createLoggedAgent } from '../../../agent/acp/sessionLog';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { SessionStore } from '../../../agent/log';

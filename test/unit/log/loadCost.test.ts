@@ -3,7 +3,7 @@
 // the client last saw, instead of starting again from zero.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { client, methods, type AgentApp, type SessionNotification } from '@agentclientprotocol/sdk';
+import { client, methods, type AgentApp, type SessionNotification } from '@agentclientprotocol/sdk/unstable';
 import { createLoggedAgent } from '../../../agent/acp/sessionLog';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { SessionStore } from '../../../agent/log';
