@@ -6,6 +6,7 @@ import { ndJsonStream } from '@agentclientprotocol/sdk/unstable';
 import { guardLines, MAX_LINE_BYTES } from './acp/lineGuard';
 import { createLoggedAgent } from './acp/sessionLog';
 import { SessionWorkspaces } from './acp/workspaces';
+import { DurableRequests } from './acp/durablePermissions';
 import { ProcessRunner } from './exec/processRunner';
 import { SessionStore } from './log';
 import { sandboxHost } from './sandbox/sandboxHost';
@@ -16,7 +17,7 @@ import { builtinTools } from './tools/index';
 type Command = (args: string[]) => Promise<number>;
 
 async function serveAcp(args: string[]): Promise<number> {
-  const unknown = args.filter((a) => a !== '--always-approve');
+  const unknown = args.filter((a) => a !== '--always-approve' && a !== '--durable-requests');
   if (unknown.length > 0) {
     process.stderr.write(`accord acp: unknown option ${unknown.join(' ')}\n${usage}`);
     return 2;
@@ -26,7 +27,9 @@ async function serveAcp(args: string[]): Promise<number> {
   const logs = new SessionStore();
   // --always-approve is the person launching the agent deciding: every "ask" becomes allow; "deny" still applies.
   const isolation = new SessionWorkspaces({ dataDir: logs.dataDir, alwaysApprove: args.includes('--always-approve') });
-  const { app, closeLogs } = createLoggedAgent({ env: process.env, tools: builtinTools(), commands: new ProcessRunner(), isolation }, logs);
+  // --durable-requests: an approval question does not block the turn; it ends `waiting` and survives restarts.
+  const durable = args.includes('--durable-requests') ? new DurableRequests() : undefined;
+  const { app, closeLogs } = createLoggedAgent({ env: process.env, tools: builtinTools(), commands: new ProcessRunner(), isolation, ...(durable ? { durable } : {}) }, logs);
   // An oversized line is answered with an error instead of ending the connection (and every session on it).
   const stdio = guardLines(Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, Writable.toWeb(process.stdout) as WritableStream<Uint8Array>);
   const stream = ndJsonStream(stdio.output, stdio.input, { maxMessageBytes: MAX_LINE_BYTES + 1 });
@@ -53,7 +56,7 @@ const commands: Record<string, Command> = {
   sessions: (args) => runSessionsCli(args),
 };
 
-const usage = 'usage: accord acp [--always-approve] | accord login [anthropic|openai|openai-compatible] | accord sessions list|remove\n';
+const usage = 'usage: accord acp [--always-approve] [--durable-requests] | accord login [anthropic|openai|openai-compatible] | accord sessions list|remove\n';
 
 async function main(): Promise<void> {
   const [name, ...args] = process.argv.slice(2);

@@ -3,13 +3,15 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentCapabilities, type AgentContext, type PromptRequest } from '@agentclientprotocol/sdk/unstable';
+import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentCapabilities, type AgentContext, type PromptRequest, type PromptResponse } from '@agentclientprotocol/sdk/unstable';
 import { bangLine, runBangCommand } from '../core/bangCommand';
 import { askBeforeChanges, type PermissionGate } from '../core/gate';
 import type { Session } from '../core/session';
 import { MemorySessionStore, type SessionStore } from '../core/sessionStore';
 import { systemPrompt } from '../core/systemPrompt';
-import { runTurn, type TurnDeps } from '../core/turn';
+import { answerPending, runTurn, type TurnDeps } from '../core/turn';
+import type { DurableAnswer } from '../core/durable';
+import { askClient, durableAsker, promptAnswer, waitingMeta, type DurableRequests } from './durablePermissions';
 import { runCompactCommand } from '../core/compactCommand';
 import { DEFAULT_MAX_CHILDREN, taskTool } from '../core/children';
 import { DEFAULT_COMPACT_AT } from '../core/compaction';
@@ -57,6 +59,8 @@ export interface AccordAgentOptions {
    * `commands` and `gate`.
    */
   isolation?: SessionWorkspaces;
+  /** `--durable-requests`: approvals do not block the turn (see durablePermissions.ts); absent: they do. */
+  durable?: DurableRequests;
   /** Child sessions one session runs at once; default ACCORD_MAX_CHILDREN or 3. */
   maxChildren?: number;
   /** Auto-compaction threshold as a share of the context window; default ACCORD_COMPACT_AT (percent) or 80%. */
@@ -117,6 +121,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   const streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? positiveInt(env.ACCORD_STREAM_IDLE_TIMEOUT_MS) ?? 300_000;
   const isolation = options.isolation;
   const features = options.clientFeatures ?? new ClientFeatureBook();
+  const durable = options.durable;
   const maxChildren = options.maxChildren ?? positiveInt(env.ACCORD_MAX_CHILDREN) ?? DEFAULT_MAX_CHILDREN;
   const compactAt = options.compactAt ?? compactShare(env.ACCORD_COMPACT_AT) ?? DEFAULT_COMPACT_AT;
 
@@ -204,26 +209,24 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
       const session = sessionOrThrow(params.sessionId);
       // A prompt sent during a turn waits and runs next; a cancel meanwhile ends it unrun.
-      return session.enqueue(() => runPrompt(session, params, client), () => ({ stopReason: 'cancelled' as const }));
+      // `waiting` (durable approvals) is Accord's extension of v1's stop reasons.
+      return session.enqueue(() => runPrompt(session, params, client), () => ({ stopReason: 'cancelled' as const })) as Promise<PromptResponse>;
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       store.get(params.sessionId)?.cancel();
     });
 
-  async function runPrompt(session: Session, params: PromptRequest, client: AgentContext): Promise<{ stopReason: StopReason }> {
-    persistence?.turnStarted(session, params.prompt);
-    const permissions = permissionAsker(client, session.id);
-    const content = toUserContent(params.prompt);
-    const deps = {
-      permissions: persistence ? persistence.permissions(session, permissions) : permissions,
+  function depsFor(session: Session, client: AgentContext): TurnDeps {
+    const asker = durable
+      ? durableAsker(client, session, durable.outstanding, (requestId, optionId) => answeredByClient(session, client, requestId, optionId))
+      : permissionAsker(client, session.id);
+    const turnDeps: TurnDeps = {
+      permissions: persistence ? persistence.permissions(session, asker) : asker,
       maxTurnRequests,
       maxRetries,
       streamIdleTimeoutMs,
       ...sessionDeps(session),
       ...(persistence ? { observer: persistence.observer(session) } : {}),
-    };
-    const turnDeps: TurnDeps = {
-      ...deps,
       model: async (s) => {
         if (!s.settings.model) throw new Error(NO_MODEL_MESSAGE);
         return resolveModel(s.settings.model, env);
@@ -233,16 +236,46 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     };
     // The model can hand work to child sessions; they use these same deps, minus the task tool itself.
     turnDeps.tools = [...turnDeps.tools, taskTool(session, () => turnDeps, { maxChildren })];
+    return turnDeps;
+  }
+
+  /** The client answered a durable request itself: if no prompt answered it first, the turn goes on (outside any prompt). */
+  function answeredByClient(session: Session, client: AgentContext, requestId: string, optionId: DurableAnswer): void {
+    if (!session.pendingPermissions.has(requestId)) return;
+    void session.enqueue(async () => {
+      if (!session.pendingPermissions.has(requestId)) return;
+      persistence?.turnStarted(session, []);
+      const stopReason = await answerPending(session, requestId, optionId, depsFor(session, client));
+      await persistence?.turnEnded(session, stopReason);
+    }, () => undefined).catch((error: unknown) => console.error(`accord: answering approval ${requestId}: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  async function runPrompt(session: Session, params: PromptRequest, client: AgentContext): Promise<{ stopReason: StopReason; _meta?: Record<string, unknown> }> {
+    // Refused before anything is recorded or run: a bad answer never approves.
+    const answer = durable ? promptAnswer(session, params._meta) : undefined;
+    persistence?.turnStarted(session, params.prompt);
+    const content = toUserContent(params.prompt);
+    const turnDeps = depsFor(session, client);
     const line = bangLine(content);
     const command = line === undefined ? slashCommand(content, builtinCommands) : undefined;
-    const stopReason =
-      line !== undefined
-        ? await runBangCommand(session, line, deps)
-        : command?.name === 'compact'
-          ? await runCompactCommand(session, command.args, turnDeps)
-          : await runTurn(session, content, turnDeps);
+    let stopReason: StopReason;
+    if (answer) {
+      durable?.outstanding.settle(answer.requestId); // the first answer wins: withdraw the dialog
+      stopReason = await answerPending(session, answer.requestId, answer.optionId, turnDeps);
+    } else if (line !== undefined) stopReason = await runBangCommand(session, line, turnDeps);
+    else if (command?.name === 'compact') stopReason = await runCompactCommand(session, command.args, turnDeps);
+    else stopReason = await runTurn(session, content, turnDeps);
     await persistence?.turnEnded(session, stopReason);
-    return { stopReason };
+    const meta = stopReason === 'waiting' ? waitingMeta(session) : undefined;
+    return { stopReason, ...(meta ? { _meta: meta } : {}) };
+  }
+
+  if (durable) {
+    durable.reask = (session, client) => {
+      for (const pending of session.pendingPermissions.values()) {
+        askClient(client, session.id, pending.requestId, pending.toolCall, durable.outstanding, (requestId, optionId) => answeredByClient(session, client, requestId, optionId));
+      }
+    };
   }
   return isolation ? registerChangesMethods(app, isolation) : app;
 }

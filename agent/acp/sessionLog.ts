@@ -18,6 +18,8 @@ import { createAccordAgent, forwardUpdates, type AccordAgentOptions } from './ap
 import { configOptionsFor } from './configOptions';
 import { ClientFeatureBook, forClient } from './clientView';
 import { builtinCommands } from '../core/slashCommands';
+import type { PendingPermission } from '../core/durable';
+import { waitingMeta, type DurableRequests } from './durablePermissions';
 import type { SessionWorkspaces } from './workspaces';
 
 /** What the adapter tells a persistence layer; every hook is awaited where the adapter calls it. */
@@ -53,7 +55,7 @@ export function createLoggedAgent(options: AccordAgentOptions, logs: SessionStor
     persistence,
     extraCapabilities: { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {} } },
   });
-  return { app: persistence.register(app, live, options.env, options.isolation, clientFeatures), closeLogs: () => persistence.closeAll() };
+  return { app: persistence.register(app, live, options.env, options.isolation, clientFeatures, options.durable), closeLogs: () => persistence.closeAll() };
 }
 
 export class SessionLogPersistence implements SessionPersistence {
@@ -115,6 +117,8 @@ export class SessionLogPersistence implements SessionPersistence {
         if (recorder.log.failure) return 'cancelled';
         recorder.permissionAsked(toolCall.toolCallId, { toolCall });
         const answer = await asker.ask(toolCall, signal);
+        // A durable request is answered later; its answer is recorded then (observer.answered).
+        if (typeof answer === 'object') return answer;
         // An approval that could not be recorded is not acted on (the broken log has already stopped the turn).
         const recorded = await recorder.permissionAnswered(toolCall.toolCallId, { answer }).then(() => true, () => false);
         return recorded ? answer : 'cancelled';
@@ -127,11 +131,16 @@ export class SessionLogPersistence implements SessionPersistence {
     return {
       toolIo: (io) => record({ type: 'tool_io', ...io }),
       usage: (usage) => record({ type: 'usage', usage }),
+      // A durable approval is kept in the log until answered: a restart or a load in a new process keeps it pending.
+      deferred: (pending) => record({ type: 'permission_request', toolCallId: pending.toolCallId, request: { durable: { ...pending } } }),
+      answered: async (pending, optionId) => {
+        await this.bySession.get(session)?.permissionAnswered(pending.toolCallId, { outcome: 'selected', optionId, requestId: pending.requestId });
+      },
     };
   }
 
   /** session/load, session/resume, session/list and session/close on `app`. */
-  register(app: AgentApp, live: LiveSessions, env: Env, isolation?: SessionWorkspaces, features: ClientFeatureBook = new ClientFeatureBook()): AgentApp {
+  register(app: AgentApp, live: LiveSessions, env: Env, isolation?: SessionWorkspaces, features: ClientFeatureBook = new ClientFeatureBook(), durable?: DurableRequests): AgentApp {
     const reattach = async (params: { sessionId: string; cwd: string; mcpServers?: Array<{ name: string }>; _meta?: unknown }, client: AgentContext, replayUpdates: boolean) => {
       // The same refusals as session/new: an editor cannot widen approvals or start MCP servers.
       const refusal = refuseClientWidening(params._meta) ?? refuseSessionMcpServers(params.mcpServers);
@@ -148,10 +157,11 @@ export class SessionLogPersistence implements SessionPersistence {
         return replay;
       });
       forwardUpdates(session, client, features.current);
+      durable?.reask(session, client);
       // The commands are the agent's, not the log's: a loaded session offers the current ones.
       setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: [...builtinCommands] }), 0);
-      const meta = isolation?.get(session.id)?.meta;
-      return { configOptions: await configOptionsFor(session, env), ...(meta ? { _meta: meta } : {}) };
+      const meta = { ...isolation?.get(session.id)?.meta, ...(durable ? waitingMeta(session) : {}) };
+      return { configOptions: await configOptionsFor(session, env), ...(Object.keys(meta).length ? { _meta: meta } : {}) };
     };
     return app
       .onRequest(methods.agent.session.load, ({ params, client }) => reattach(params, client, true))
@@ -181,7 +191,7 @@ export class SessionLogPersistence implements SessionPersistence {
     live: LiveSessions,
     env: Env,
     isolation: SessionWorkspaces | undefined,
-    replayInto: (log: SessionLog) => Promise<{ history: object[]; config: Record<string, unknown>; title: string | undefined; cost: number | undefined }>,
+    replayInto: (log: SessionLog) => Promise<{ history: object[]; config: Record<string, unknown>; title: string | undefined; cost: number | undefined; pendingPermissions: Array<{ requestId: string }> }>,
   ): Promise<Session> {
     if (live.get(sessionId)) {
       live.remove(sessionId);
@@ -205,6 +215,7 @@ export class SessionLogPersistence implements SessionPersistence {
       const session = live.create(cwd, await settingsFrom(replay.config, env), sessionId, root);
       session.appendHistory(...(replay.history as Parameters<Session['appendHistory']>));
       session.cost = replay.cost; // keep adding to what the client last saw, not from zero
+      for (const pending of replay.pendingPermissions) session.pendingPermissions.set(pending.requestId, pending as unknown as PendingPermission);
       this.track(session, new SessionRecorder(log, session));
       return session;
     } catch (error) {

@@ -23,7 +23,8 @@ export const askBeforeChanges: PermissionGate = {
   },
 };
 
-export type PermissionAnswer = 'allow' | 'reject' | 'cancelled';
+/** `deferred`: a durable request (--durable-requests) went out and the turn does not wait for it; `requestId` names it. */
+export type PermissionAnswer = 'allow' | 'reject' | 'cancelled' | { deferred: string };
 
 /**
  * Asks the person about one call. The adapter implements it with

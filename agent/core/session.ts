@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { ModelMessage } from 'ai';
 import { UpdateEmitter } from './emitter';
+import type { PendingPermission } from './durable';
 import type { PlanEntry } from '../tools/tool';
 
 export type ReasoningEffort = 'off' | 'low' | 'medium' | 'high';
@@ -24,6 +25,8 @@ export class Session {
   plan: PlanEntry[] = [];
   /** Cumulative USD cost; undefined once any request could not be priced. */
   cost: number | undefined = 0;
+  /** Durable approvals asked and not yet answered, by request id (--durable-requests). */
+  readonly pendingPermissions = new Map<string, PendingPermission>();
   /** The context gauge as last reported (tokens in the window, window size); undefined before any request. */
   context: { used: number; size: number } | undefined;
   private readonly messages: ModelMessage[] = [];

@@ -6,7 +6,7 @@ import type { PermissionAsker, PermissionGate } from './gate';
 import { capText } from './outputCap';
 import { ProgressStream } from './progressStream';
 import type { Session } from './session';
-import type { ToolCallContent } from './updates';
+import type { ToolCallContent, ToolCallFields } from './updates';
 
 export interface ToolCallRequest {
   toolCallId: string;
@@ -30,12 +30,20 @@ export interface ToolCallDeps {
    * callScheduler.ts); called once the call is announced, before its effect is computed.
    */
   admit?(kind: Tool['kind'], paths: string[]): Promise<void>;
+  /**
+   * A durable approval already given for this call: it is not announced or
+   * asked again, and runs only if what it would do is still exactly what was
+   * shown (`content`); otherwise it fails and the model is told to ask again.
+   */
+  approved?: { content: ToolCallContent[] };
 }
 
 
 export interface ToolCallOutcome {
   forModel: string;
   isError: boolean;
+  /** The approval question went out as a durable request; the call waits for its answer (the card stays pending). */
+  deferred?: { requestId: string; toolCall: ToolCallFields };
 }
 
 function toAcpContent(content: ToolUserContent[]): ToolCallContent[] {
@@ -76,6 +84,8 @@ function effectRawInput(input: unknown, effect: ToolEffect, commandContext?: Too
 function forClient(content: ToolCallContent[], clientPath: (p: string) => string): ToolCallContent[] {
   return content.map((item) => (item.type === 'diff' ? { ...item, path: clientPath(item.path) } : item));
 }
+
+export const DECLINED = 'The person declined this call, so it was not run. Ask them how they want to proceed instead of retrying it unchanged.';
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -126,7 +136,7 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
     described = { title: tool.name, locations: [] };
   }
   const locations = described.locations.map((l) => ({ ...l, path: clientPath(l.path) }));
-  await emit({
+  if (!deps.approved) await emit({
     sessionUpdate: 'tool_call',
     toolCallId: call.toolCallId,
     title: described.title,
@@ -152,21 +162,25 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
     const why = deps.gate.why?.(tool, input, effect);
     return fail(`The project's policy does not allow this ${tool.kind} call, so it was not run${why ? `: ${why}` : ''}.`);
   }
-  if (decision === 'ask') {
-    const answer = await deps.permissions.ask(
-      {
-        toolCallId: call.toolCallId,
-        title: described.title,
-        kind: tool.kind,
-        status: 'pending',
-        locations,
-        rawInput: effectRawInput(input, effect, deps.commandContext),
-        content: effectContent(effect, clientPath, deps.commandContext),
-      },
-      context.signal,
-    );
+  if (decision === 'ask' && deps.approved) {
+    // Time passed since the person said yes: the files or the policy may have changed what the call would do.
+    if (JSON.stringify(effectContent(effect, clientPath, deps.commandContext)) !== JSON.stringify(deps.approved.content)) {
+      return fail('Not run: what this call would do changed after the person approved it. Call it again so they can approve what it does now.');
+    }
+  } else if (decision === 'ask') {
+    const toolCall: ToolCallFields = {
+      toolCallId: call.toolCallId,
+      title: described.title,
+      kind: tool.kind,
+      status: 'pending',
+      locations,
+      rawInput: effectRawInput(input, effect, deps.commandContext),
+      content: effectContent(effect, clientPath, deps.commandContext),
+    };
+    const answer = await deps.permissions.ask(toolCall, context.signal);
+    if (typeof answer === 'object') return { forModel: '', isError: false, deferred: { requestId: answer.deferred, toolCall } };
     if (answer === 'cancelled' || context.signal.aborted) return fail('Cancelled before it ran.');
-    if (answer === 'reject') return fail('The person declined this call, so it was not run. Ask them how they want to proceed instead of retrying it unchanged.');
+    if (answer === 'reject') return fail(DECLINED);
   }
 
   if (deps.beforeChange && (effect.type === 'files' || effect.type === 'command')) {

@@ -11,7 +11,8 @@ import type { PermissionAsker, PermissionGate } from './gate';
 import type { Session } from './session';
 import { CallScheduler, claimsFor } from './callScheduler';
 import { compact, currentTurnStart, pastThreshold, worthCompacting } from './compaction';
-import { runToolCall, type ToolCallDeps, type ToolCallRequest } from './toolCall';
+import { DECLINED, runToolCall, type ToolCallDeps, type ToolCallOutcome, type ToolCallRequest } from './toolCall';
+import type { DurableAnswer, PendingPermission } from './durable';
 import type { StopReason } from './updates';
 
 export interface TurnDeps {
@@ -43,6 +44,10 @@ export interface TurnObserver {
   toolIo(io: { toolCallId: string; toolName: string; input: unknown; output: string; isError: boolean }): void;
   /** The provider's usage for one model request, as the ai SDK reports it. */
   usage(usage: Record<string, unknown>): void;
+  /** A durable approval went out; the call waits for it (the log keeps it across restarts). */
+  deferred?(pending: PendingPermission): void;
+  /** A durable approval was answered (first answer wins); awaited before the call runs. */
+  answered?(pending: PendingPermission, optionId: DurableAnswer): Promise<void>;
 }
 
 /** Tool definitions for the model, deliberately without `execute`: every call goes through the gate. */
@@ -59,9 +64,48 @@ export async function modelTools(tools: readonly Tool<any>[]): Promise<ToolSet> 
 const cancelledResult = 'Cancelled by the person before this call ran.';
 
 export async function runTurn(session: Session, prompt: UserContent, deps: TurnDeps): Promise<StopReason> {
+  return guarded(session, (signal) => loop(session, prompt, deps, signal));
+}
+
+/**
+ * Answers a durable approval and goes on with the turn it ended: allow runs
+ * the waiting call (only if it would still do what was shown), reject tells
+ * the model. The caller has checked that `requestId` is pending.
+ */
+export async function answerPending(session: Session, requestId: string, optionId: DurableAnswer, deps: TurnDeps): Promise<StopReason> {
+  return guarded(session, async (signal) => {
+    const pending = session.pendingPermissions.get(requestId);
+    if (!pending) throw new Error(`No pending approval ${requestId}`);
+    session.pendingPermissions.delete(requestId);
+    await deps.observer?.answered?.(pending, optionId);
+    const call = { toolCallId: pending.toolCallId, toolName: pending.toolName, input: pending.input };
+    let outcome: { forModel: string; isError: boolean };
+    if (optionId === 'allow_once') {
+      outcome = await runToolCall(call, {
+        session,
+        tools: new Map(deps.tools.map((tool) => [tool.name, tool])),
+        gate: deps.gate,
+        permissions: deps.permissions,
+        context: turnContext(session, deps, signal),
+        ...(deps.commandContext ? { commandContext: deps.commandContext } : {}),
+        ...(deps.beforeChange ? { beforeChange: deps.beforeChange } : {}),
+        approved: { content: pending.toolCall.content ?? [] },
+      });
+    } else {
+      await session.updates.emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, status: 'failed', content: [{ type: 'content', content: { type: 'text', text: DECLINED } }] });
+      outcome = { forModel: DECLINED, isError: true };
+    }
+    deps.observer?.toolIo({ ...call, output: outcome.forModel, isError: outcome.isError });
+    appendToolResults(session, [{ call, ...outcome }]);
+    if (session.pendingPermissions.size > 0) return 'waiting';
+    return loop(session, undefined, deps, signal);
+  });
+}
+
+async function guarded(session: Session, work: (signal: AbortSignal) => Promise<StopReason>): Promise<StopReason> {
   const signal = session.beginTurn();
   try {
-    return await loop(session, prompt, deps, signal);
+    return await work(signal);
   } catch (error) {
     // A bug must not leave the client with a stack trace or a dangling turn.
     if (signal.aborted) return 'cancelled';
@@ -78,9 +122,22 @@ async function say(session: Session, text: string): Promise<void> {
   await session.updates.emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
 }
 
-async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signal: AbortSignal): Promise<StopReason> {
+function turnContext(session: Session, deps: TurnDeps, signal: AbortSignal): ToolCallDeps['context'] {
+  return {
+    root: session.root,
+    signal,
+    commands: deps.commands,
+    setPlan: (entries: PlanEntry[]) => {
+      session.plan = entries;
+      void session.updates.emit({ sessionUpdate: 'plan', entries });
+    },
+  };
+}
+
+/** `prompt` undefined: the turn goes on from the history as it is (after a durable approval). */
+async function loop(session: Session, prompt: UserContent | undefined, deps: TurnDeps, signal: AbortSignal): Promise<StopReason> {
   const before = session.history.length;
-  session.appendHistory({ role: 'user', content: prompt });
+  if (prompt !== undefined) session.appendHistory({ role: 'user', content: prompt });
   let model: ResolvedModel;
   try {
     model = await deps.model(session);
@@ -131,18 +188,17 @@ async function loop(session: Session, prompt: UserContent, deps: TurnDeps, signa
       return 'end_turn';
     }
 
-    const context = {
-      root: session.root,
-      signal,
-      commands: deps.commands,
-      setPlan: (entries: PlanEntry[]) => {
-        session.plan = entries;
-        void session.updates.emit({ sessionUpdate: 'plan', entries });
-      },
-    };
-    const results = await runCalls(session, step.calls, toolsByName, context, deps, signal);
-    appendToolResults(session, results);
+    const results = await runCalls(session, step.calls, toolsByName, turnContext(session, deps, signal), deps, signal);
+    const settled = results.filter((r) => !r.deferred);
+    if (settled.length) appendToolResults(session, settled);
+    const waiting = results.flatMap(({ call, deferred }) => (deferred ? [{ requestId: deferred.requestId, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, toolCall: deferred.toolCall }] : []));
+    for (const pending of waiting) {
+      session.pendingPermissions.set(pending.requestId, pending);
+      deps.observer?.deferred?.(pending);
+    }
     if (signal.aborted) return 'cancelled';
+    // The calls that need an approval wait for it beyond this turn; the rest have their results already.
+    if (waiting.length) return 'waiting';
   }
 }
 
@@ -158,11 +214,11 @@ async function runCalls(
   context: ToolCallDeps['context'],
   deps: TurnDeps,
   signal: AbortSignal,
-): Promise<Array<{ call: ToolCallRequest; forModel: string; isError: boolean }>> {
+): Promise<Array<{ call: ToolCallRequest } & ToolCallOutcome>> {
   const scheduler = new CallScheduler(calls.length);
   const run = async (call: ToolCallRequest, index: number) => {
     try {
-      if (signal.aborted) return { call, forModel: cancelledResult, isError: true };
+      if (signal.aborted) return { call, forModel: cancelledResult, isError: true } as { call: ToolCallRequest } & ToolCallOutcome;
       const outcome = await runToolCall(call, {
         session,
         tools: toolsByName,
@@ -180,8 +236,8 @@ async function runCalls(
   };
   const results = await Promise.all(calls.map(run));
   // The audit trail lists calls in the model's order, whatever order they finished in.
-  for (const { call, forModel, isError } of results) {
-    deps.observer?.toolIo({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, output: forModel, isError });
+  for (const { call, forModel, isError, deferred } of results) {
+    if (!deferred) deps.observer?.toolIo({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, output: forModel, isError });
   }
   return results;
 }

@@ -72,5 +72,5 @@ export type SessionUpdate =
    */
   | { sessionUpdate: '_accord/child'; sessionId: string; update: SessionUpdate };
 
-/** Exactly one per prompt. */
-export type StopReason = 'end_turn' | 'cancelled' | 'max_tokens' | 'max_turn_requests' | 'refusal';
+/** Exactly one per prompt. `waiting`: a durable approval is pending (Accord's --durable-requests, beyond v1). */
+export type StopReason = 'end_turn' | 'cancelled' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'waiting';

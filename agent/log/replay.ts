@@ -38,6 +38,8 @@ export interface SessionReplay {
   invalidLines: number;
   /** The session's cost in USD as its last usage_update gave it (0 before any; undefined when it could not be priced). */
   cost: number | undefined;
+  /** Durable approvals asked and never answered (--durable-requests), in the order asked. */
+  pendingPermissions: Array<Record<string, unknown> & { requestId: string; toolCallId: string }>;
 }
 
 export interface ReplayOptions {
@@ -82,6 +84,7 @@ export class ReplayBuilder {
   private inTurn = false;
   private interruptedLast = false;
   private cost: number | undefined = 0;
+  private readonly pending = new Map<string, Record<string, unknown> & { requestId: string; toolCallId: string }>();
 
   constructor(private readonly fromOffset = 0) {}
 
@@ -127,8 +130,18 @@ export class ReplayBuilder {
       case 'interrupted':
         this.interrupt(offset, record.turnOpen);
         break;
-      case 'permission_request':
-      case 'permission_answer':
+      case 'permission_request': {
+        const durable = record.request.durable as { requestId?: unknown; toolCallId?: unknown } | undefined;
+        if (durable && typeof durable.requestId === 'string' && typeof durable.toolCallId === 'string') {
+          this.pending.set(durable.requestId, durable as Record<string, unknown> & { requestId: string; toolCallId: string });
+        }
+        break;
+      }
+      case 'permission_answer': {
+        const requestId = record.outcome.requestId;
+        if (typeof requestId === 'string') this.pending.delete(requestId);
+        break;
+      }
       case 'tool_io':
       case 'usage':
         break; // audit only: what the client saw of these is in the update records
@@ -138,7 +151,8 @@ export class ReplayBuilder {
   result(path = 'the log'): SessionReplay {
     const created = this.created;
     if (!created) throw new LogError('not_a_session_log', `${path} has no session_created record; it is not an Accord session log.`);
-    const history = this.inTurn ? this.history : closeDanglingToolCalls(this.history);
+    const waiting = new Set([...this.pending.values()].map((p) => p.toolCallId));
+    const history = this.inTurn ? this.history : closeDanglingToolCalls(this.history, waiting);
     return {
       sessionId: created.sessionId,
       cwd: created.cwd,
@@ -155,6 +169,7 @@ export class ReplayBuilder {
       end: this.end,
       invalidLines: this.invalidLines,
       cost: this.cost,
+      pendingPermissions: [...this.pending.values()],
     };
   }
 
@@ -180,11 +195,13 @@ export class ReplayBuilder {
 
   /** A crash ends the turn: cards left spinning are closed as failed, the model history is repaired. */
   private interrupt(offset: number, turnOpen: boolean): void {
+    const waiting = new Set([...this.pending.values()].map((p) => p.toolCallId));
     for (const toolCallId of this.openToolCalls.keys()) {
+      if (waiting.has(toolCallId)) continue; // a durable approval outlives the crash
       this.emit(offset, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed' }, true);
     }
-    this.openToolCalls.clear();
-    const repaired = closeDanglingToolCalls(this.history);
+    for (const toolCallId of [...this.openToolCalls.keys()]) if (!waiting.has(toolCallId)) this.openToolCalls.delete(toolCallId);
+    const repaired = closeDanglingToolCalls(this.history, waiting);
     this.history.splice(0, this.history.length, ...repaired);
     this.interruptedLast = turnOpen || this.inTurn;
     this.inTurn = false;
@@ -203,14 +220,15 @@ interface ToolCallPartJson {
  * leave the last assistant message's calls unanswered; each gets an error
  * result saying so, appended to the trailing tool message or in a new one.
  */
-export function closeDanglingToolCalls(history: ModelMessageJson[]): ModelMessageJson[] {
+export function closeDanglingToolCalls(history: ModelMessageJson[], waiting: ReadonlySet<string> = new Set()): ModelMessageJson[] {
   const lastAssistant = history.findLastIndex((message) => message.role === 'assistant');
   const after = history.slice(lastAssistant + 1);
   if (lastAssistant === -1 || !after.every((message) => message.role === 'tool')) return history;
   const answered = new Set(
     after.flatMap((message) => parts(message).flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : []))),
   );
-  const missing = parts(history[lastAssistant]!).filter(isClientToolCall).filter((call) => !answered.has(call.toolCallId));
+  // Calls waiting for a durable approval get their result when it is answered.
+  const missing = parts(history[lastAssistant]!).filter(isClientToolCall).filter((call) => !answered.has(call.toolCallId) && !waiting.has(call.toolCallId));
   if (missing.length === 0) return history;
   const results = missing.map((call) => ({
     type: 'tool-result',
