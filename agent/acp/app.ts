@@ -11,6 +11,9 @@ import { MemorySessionStore, type SessionStore } from '../core/sessionStore';
 import { systemPrompt } from '../core/systemPrompt';
 import { answerPending, runTurn, type TurnDeps } from '../core/turn';
 import type { DurableAnswer } from '../core/durable';
+import { resumeDeclaredRun, RUN_GATE_TOOL, runLine, startDeclaredRun, type RunGateInput } from '../core/declaredRuns';
+import type { AvailableCommand } from '../core/updates';
+import type { DeclaredRun } from '../policy/schema';
 import { askClient, durableAsker, promptAnswer, waitingMeta, type DurableRequests } from './durablePermissions';
 import { runCompactCommand } from '../core/compactCommand';
 import { DEFAULT_MAX_CHILDREN, taskTool } from '../core/children';
@@ -59,6 +62,8 @@ export interface AccordAgentOptions {
    * `commands` and `gate`.
    */
   isolation?: SessionWorkspaces;
+  /** Receives the function listing a session's commands (built-ins and declared runs), for the session log's load. */
+  commandsFor?(list: (session: Session) => AvailableCommand[]): void;
   /** `--durable-requests`: approvals do not block the turn (see durablePermissions.ts); absent: they do. */
   durable?: DurableRequests;
   /** Child sessions one session runs at once; default ACCORD_MAX_CHILDREN or 3. */
@@ -122,6 +127,9 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   const isolation = options.isolation;
   const features = options.clientFeatures ?? new ClientFeatureBook();
   const durable = options.durable;
+  // Set below, once the helpers exist; the session log asks it for a loaded session's commands.
+  let commandsFor: (session: Session) => AvailableCommand[] = () => [...builtinCommands];
+  options.commandsFor?.((session) => commandsFor(session));
   const maxChildren = options.maxChildren ?? positiveInt(env.ACCORD_MAX_CHILDREN) ?? DEFAULT_MAX_CHILDREN;
   const compactAt = options.compactAt ?? compactShare(env.ACCORD_COMPACT_AT) ?? DEFAULT_COMPACT_AT;
 
@@ -190,7 +198,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       forwardUpdates(session, client, features.current);
       const configOptions = await configOptionsFor(session, env);
       // After the response, so the client already knows the session id.
-      setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: [...builtinCommands] }), 0);
+      setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsOf(session) }), 0);
       return { sessionId: session.id, configOptions, ...(isolated ? { _meta: isolated.meta } : {}) };
     })
     .onRequest(methods.agent.session.setConfigOption, async ({ params }) => {
@@ -215,6 +223,39 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       store.get(params.sessionId)?.cancel();
     });
+
+  /** The project's declared runs (from the policy the session's workspace loaded); none without isolation or with a broken policy. */
+  function runsOf(session: Session): Record<string, DeclaredRun> {
+    const policy = isolation?.get(session.id)?.policy;
+    return policy && policy.status !== 'invalid' ? policy.policy.runs : {};
+  }
+
+  /** Everything the "/" menu offers: the built-in commands, then the declared runs. */
+  function commandsOf(session: Session): AvailableCommand[] {
+    const runs = Object.entries(runsOf(session))
+      .filter(([name]) => !builtinCommands.some((c) => c.name === name))
+      .map(([name, run]): AvailableCommand => {
+        const takesArgs = [...run.steps, ...(run.onFailure ?? [])].some((step) => step.argv.includes('{args}'));
+        return {
+          name,
+          description: run.description ?? `Declared run: ${run.steps.map((step) => step.name).join(' → ')}`,
+          ...(takesArgs ? { input: { hint: 'arguments' } } : {}),
+        };
+      });
+    return [...builtinCommands, ...runs];
+  }
+  commandsFor = commandsOf;
+
+  /** Answers a pending durable approval: a model tool call's, or a declared run's gate. */
+  async function resolveApproval(session: Session, requestId: string, optionId: DurableAnswer, turnDeps: TurnDeps): Promise<StopReason> {
+    const pending = session.pendingPermissions.get(requestId);
+    if (pending?.toolName === RUN_GATE_TOOL) {
+      session.pendingPermissions.delete(requestId);
+      await turnDeps.observer?.answered?.(pending, optionId);
+      return resumeDeclaredRun(session, pending.input as RunGateInput, optionId === 'allow_once', { ...turnDeps, runs: runsOf(session) });
+    }
+    return answerPending(session, requestId, optionId, turnDeps);
+  }
 
   function depsFor(session: Session, client: AgentContext): TurnDeps {
     const asker = durable
@@ -245,7 +286,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     void session.enqueue(async () => {
       if (!session.pendingPermissions.has(requestId)) return;
       persistence?.turnStarted(session, []);
-      const stopReason = await answerPending(session, requestId, optionId, depsFor(session, client));
+      const stopReason = await resolveApproval(session, requestId, optionId, depsFor(session, client));
       await persistence?.turnEnded(session, stopReason);
     }, () => undefined).catch((error: unknown) => console.error(`accord: answering approval ${requestId}: ${error instanceof Error ? error.message : String(error)}`));
   }
@@ -257,13 +298,17 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     const content = toUserContent(params.prompt);
     const turnDeps = depsFor(session, client);
     const line = bangLine(content);
-    const command = line === undefined ? slashCommand(content, builtinCommands) : undefined;
+    const declared = line !== undefined ? runLine(line) : undefined;
+    const command = line === undefined ? slashCommand(content, commandsOf(session)) : undefined;
+    const runDeps = { ...turnDeps, runs: runsOf(session) };
     let stopReason: StopReason;
     if (answer) {
       durable?.outstanding.settle(answer.requestId); // the first answer wins: withdraw the dialog
-      stopReason = await answerPending(session, answer.requestId, answer.optionId, turnDeps);
-    } else if (line !== undefined) stopReason = await runBangCommand(session, line, turnDeps);
+      stopReason = await resolveApproval(session, answer.requestId, answer.optionId, turnDeps);
+    } else if (declared) stopReason = await startDeclaredRun(session, declared.name, declared.argsText, runDeps);
+    else if (line !== undefined) stopReason = await runBangCommand(session, line, turnDeps);
     else if (command?.name === 'compact') stopReason = await runCompactCommand(session, command.args, turnDeps);
+    else if (command) stopReason = await startDeclaredRun(session, command.name, command.args, runDeps);
     else stopReason = await runTurn(session, content, turnDeps);
     await persistence?.turnEnded(session, stopReason);
     const meta = stopReason === 'waiting' ? waitingMeta(session) : undefined;

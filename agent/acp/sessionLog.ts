@@ -19,6 +19,7 @@ import { configOptionsFor } from './configOptions';
 import { ClientFeatureBook, forClient } from './clientView';
 import { builtinCommands } from '../core/slashCommands';
 import type { PendingPermission } from '../core/durable';
+import type { AvailableCommand } from '../core/updates';
 import { waitingMeta, type DurableRequests } from './durablePermissions';
 import type { SessionWorkspaces } from './workspaces';
 
@@ -48,14 +49,16 @@ export function createLoggedAgent(options: AccordAgentOptions, logs: SessionStor
   const live = options.store ?? new MemorySessionStore();
   const persistence = new SessionLogPersistence(logs, version);
   const clientFeatures = options.clientFeatures ?? new ClientFeatureBook();
+  let commandsFor: (session: Session) => AvailableCommand[] = () => [...builtinCommands];
   const app = createAccordAgent({
     ...options,
+    commandsFor: (list) => (commandsFor = list),
     clientFeatures,
     store: live,
     persistence,
     extraCapabilities: { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {} } },
   });
-  return { app: persistence.register(app, live, options.env, options.isolation, clientFeatures, options.durable), closeLogs: () => persistence.closeAll() };
+  return { app: persistence.register(app, live, options.env, options.isolation, clientFeatures, options.durable, (session) => commandsFor(session)), closeLogs: () => persistence.closeAll() };
 }
 
 export class SessionLogPersistence implements SessionPersistence {
@@ -140,7 +143,7 @@ export class SessionLogPersistence implements SessionPersistence {
   }
 
   /** session/load, session/resume, session/list and session/close on `app`. */
-  register(app: AgentApp, live: LiveSessions, env: Env, isolation?: SessionWorkspaces, features: ClientFeatureBook = new ClientFeatureBook(), durable?: DurableRequests): AgentApp {
+  register(app: AgentApp, live: LiveSessions, env: Env, isolation?: SessionWorkspaces, features: ClientFeatureBook = new ClientFeatureBook(), durable?: DurableRequests, commandsFor: (session: Session) => AvailableCommand[] = () => [...builtinCommands]): AgentApp {
     const reattach = async (params: { sessionId: string; cwd: string; mcpServers?: Array<{ name: string }>; _meta?: unknown }, client: AgentContext, replayUpdates: boolean) => {
       // The same refusals as session/new: an editor cannot widen approvals or start MCP servers.
       const refusal = refuseClientWidening(params._meta) ?? refuseSessionMcpServers(params.mcpServers);
@@ -159,7 +162,7 @@ export class SessionLogPersistence implements SessionPersistence {
       forwardUpdates(session, client, features.current);
       durable?.reask(session, client);
       // The commands are the agent's, not the log's: a loaded session offers the current ones.
-      setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: [...builtinCommands] }), 0);
+      setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsFor(session) }), 0);
       const meta = { ...isolation?.get(session.id)?.meta, ...(durable ? waitingMeta(session) : {}) };
       return { configOptions: await configOptionsFor(session, env), ...(Object.keys(meta).length ? { _meta: meta } : {}) };
     };

@@ -48,6 +48,29 @@ export const McpServerSchema = z
   })
   .strict();
 
+/** One step of a declared run: an argv run in the sandbox, no shell. `"{args}"` as a whole element stands for the run's arguments. */
+export const RunStepSchema = z
+  .object({
+    name: z.string().min(1).max(80),
+    argv: z.array(z.string().min(1)).min(1),
+    /** Relative to the workspace root; must stay inside it. */
+    cwd: z.string().min(1).optional(),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string()).optional(),
+    /** A gate: the step needs the person's approval before it runs. */
+    gate: z.boolean().optional(),
+    timeoutSeconds: z.number().int().positive().max(3600).optional(),
+  })
+  .strict();
+
+/** A named run (`!run <name> [args]`): steps in order; `onFailure` steps run when one fails. */
+export const RunSchema = z
+  .object({
+    description: z.string().optional(),
+    steps: z.array(RunStepSchema).min(1),
+    onFailure: z.array(RunStepSchema).optional(),
+  })
+  .strict();
+
 export const PolicySchema = z
   .object({
     version: z.literal(1),
@@ -61,10 +84,14 @@ export const PolicySchema = z
       .object({ pass: z.array(z.string().regex(passPattern, 'a variable name such as "JAVA_HOME", or a prefix such as "GRADLE_*"')).default([]) })
       .strict()
       .default({ pass: [] }),
+    /** Declared runs by name, offered as `!run <name>` and in the "/" menu. */
+    runs: z.record(z.string().regex(/^[A-Za-z][\w-]*$/, 'a run name: a letter, then letters, digits, "_" or "-"'), RunSchema).default({}),
   })
   .strict();
 
 export type Rule = z.infer<typeof RuleSchema>;
+export type DeclaredRun = z.infer<typeof RunSchema>;
+export type RunStep = z.infer<typeof RunStepSchema>;
 export type Policy = z.infer<typeof PolicySchema>;
 export type McpServerDeclaration = z.infer<typeof McpServerSchema>;
 export type ToolKindName = (typeof toolKinds)[number];
