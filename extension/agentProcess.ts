@@ -14,7 +14,7 @@ import {
   type ClientConnection,
   type InitializeResponse,
   type Stream,
-} from '@agentclientprotocol/sdk';
+} from '@agentclientprotocol/sdk/unstable';
 import type { AgentStatus } from '../webview/protocol';
 
 export interface AgentCommand {

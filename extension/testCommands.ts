@@ -1,7 +1,7 @@
 // Commands that exist only while the extension runs under tests, so UI tests
 // can reach the real approval dialog before an agent turn can raise it.
 import * as vscode from 'vscode';
-import type { RequestPermissionResponse } from '@agentclientprotocol/sdk';
+import type { RequestPermissionResponse } from '@agentclientprotocol/sdk/unstable';
 import { ApprovalService } from './approvals/approvalService';
 import { DiffPreview } from './approvals/diffPreview';
 

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { Tool, ToolKind } from '../tools/tool';
 import { Session } from './session';
 import { runTurn, type TurnDeps } from './turn';
-import { CHILD_PROGRESS_META, type SessionUpdate, type StopReason } from './updates';
+import { CHILD_PROGRESS_META, CHILD_TOOL_CALL_META, type SessionUpdate, type StopReason } from './updates';
 
 export const DEFAULT_MAX_CHILDREN = 3;
 
@@ -107,7 +107,14 @@ export function taskTool(parent: Session, deps: () => TurnDeps, options: ChildOp
       ctx.signal.addEventListener('abort', cancelChild, { once: true });
       let stopReason: StopReason | 'error' = 'error';
       try {
-        await parent.updates.emit({ sessionUpdate: 'subagent_update', sessionId: child.id, title: call.description, description: call.prompt.slice(0, 500), state: { state: 'running' } });
+        await parent.updates.emit({
+          sessionUpdate: 'subagent_update',
+          sessionId: child.id,
+          title: call.description,
+          description: call.prompt.slice(0, 500),
+          state: { state: 'running' },
+          ...(ctx.toolCallId ? { _meta: { [CHILD_TOOL_CALL_META]: ctx.toolCallId } } : {}),
+        });
         await carry({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: call.prompt } });
         if (ctx.signal.aborted) {
           stopReason = 'cancelled';

@@ -108,6 +108,7 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
   const context: ToolContext = {
     ...deps.context,
     ...(hides && tool ? { hidden: (absolutePath: string) => hides(tool, absolutePath) } : {}),
+    toolCallId: call.toolCallId,
     progress: (text, meta) => {
       if (meta) progressMeta = meta;
       progress.push(text);

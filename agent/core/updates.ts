@@ -51,6 +51,8 @@ export type ChildState = { state: 'running' } | { state: 'idle'; stopReason: Sto
 
 /** `_meta` key marking a tool_call_update that shows a child's progress in its parent's `task` card. */
 export const CHILD_PROGRESS_META = 'accord/childProgress';
+/** `_meta` key of a subagent_update naming the parent's tool call that started the child (where the panel nests it). */
+export const CHILD_TOOL_CALL_META = 'accord.dev/toolCallId';
 
 export type SessionUpdate =
   | { sessionUpdate: 'user_message_chunk'; content: TextContent }
@@ -64,7 +66,7 @@ export type SessionUpdate =
   | { sessionUpdate: 'config_option_update'; configOptions: SelectConfigOption[] }
   | { sessionUpdate: 'compaction_update'; compactionId: string; status: CompactionStatus; summary?: TextContent[] | null; error?: string | null }
   | { sessionUpdate: 'compaction_summary_chunk'; compactionId: string; content: TextContent }
-  | { sessionUpdate: 'subagent_update'; sessionId: string; title?: string; description?: string; state?: ChildState }
+  | { sessionUpdate: 'subagent_update'; sessionId: string; title?: string; description?: string; state?: ChildState; _meta?: Record<string, unknown> }
   /**
    * Core-internal: an update of a child session, carried on its parent so the
    * parent's log holds (and a load replays) the child's work. The adapter

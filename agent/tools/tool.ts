@@ -106,6 +106,8 @@ export interface ToolContext {
    * Absent: nothing is hidden.
    */
   hidden?(absolutePath: string): string | undefined;
+  /** The id of the call being run (its card), when run by the turn loop. */
+  toolCallId?: string;
 }
 
 export interface Tool<Input = unknown> {

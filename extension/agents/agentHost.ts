@@ -3,7 +3,7 @@
 // own — at most 4 times in 3 minutes, then it stays stopped until a person
 // presses "Restart".
 import * as vscode from 'vscode';
-import type { ClientConnection, InitializeResponse } from '@agentclientprotocol/sdk';
+import type { ClientConnection, InitializeResponse } from '@agentclientprotocol/sdk/unstable';
 import { AgentProcess, bundledAgentCommand, type AgentCommand } from '../agentProcess';
 import { CLIENT_CAPABILITIES, registerClientHandlers, type ClientServices } from '../client/clientHandlers';
 import type { TrafficLog } from '../traffic/trafficLog';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RequestPermissionRequest, RequestPermissionResponse, ToolCallUpdate } from '@agentclientprotocol/sdk';
+import type { RequestPermissionRequest, RequestPermissionResponse, ToolCallUpdate } from '@agentclientprotocol/sdk/unstable';
 import { answerCancelled, answerDeclined, answerSelected, onceChoices, type OnceButton, type OnceChoices } from './onceOptions';
 import { summarizeEffect, type EffectSummary } from './effectSummary';
 import type { DiffPreview } from './diffPreview';

@@ -2,7 +2,7 @@
 // approves: the command (argv, cwd, env changes) or the files and their
 // proposed text. Agents describe effects differently, so this reads the
 // common shapes and falls back to the raw input. Pure: no vscode import.
-import type { ToolCallUpdate } from '@agentclientprotocol/sdk';
+import type { ToolCallUpdate } from '@agentclientprotocol/sdk/unstable';
 
 export interface ProposedFile {
   path: string;

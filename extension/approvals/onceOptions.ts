@@ -2,7 +2,7 @@
 // answer sends back. Accord answers every approval once: standing options
 // (`allow_always`, `reject_always`) are never shown and never chosen, whatever
 // the agent offers. Pure: no vscode import, so it is unit-tested directly.
-import type { PermissionOption, RequestPermissionResponse } from '@agentclientprotocol/sdk';
+import type { PermissionOption, RequestPermissionResponse } from '@agentclientprotocol/sdk/unstable';
 
 export interface OnceButton {
   /** The label the person sees on the button. */

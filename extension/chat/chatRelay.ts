@@ -77,7 +77,8 @@ export class ChatRelay {
   /** Relays an ACP update verbatim when it belongs to the panel's session. */
   relayUpdate(routed: RoutedUpdate): void {
     const session = this.deps.controller.current;
-    if (!session || session.sessionId !== routed.sessionId) return;
+    // A child session's updates go to its parent's panel, which nests them by their own session id.
+    if (!session || (session.sessionId !== routed.sessionId && session.sessionId !== routed.parentSessionId)) return;
     this.deps.post({ type: 'sessionUpdate', epoch: session.epoch, sessionId: routed.sessionId, update: routed.update });
   }
 

@@ -1,7 +1,7 @@
 // The ACP client side: what Accord answers when an agent calls it. Each
 // capability advertised in CLIENT_CAPABILITIES has its handler here, and
 // nothing else is advertised.
-import { methods, type ClientApp, type ClientCapabilities } from '@agentclientprotocol/sdk';
+import { methods, type ClientApp, type ClientCapabilities } from '@agentclientprotocol/sdk/unstable';
 import type { ApprovalService } from '../approvals/approvalService';
 import type { TerminalService } from '../terminal/terminalService';
 import type { FsService } from './fsService';
@@ -10,6 +10,9 @@ import type { UpdateRouter } from './updateRouter';
 export const CLIENT_CAPABILITIES: ClientCapabilities = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: true,
+  // The panel draws compactions and child sessions (nested under the tool call that started them); the router follows children.
+  session: { compaction: {} },
+  subagents: {},
 };
 
 export interface ClientServices {

@@ -4,7 +4,7 @@
 // (extension/review) and land only when accepted; the agent is answered as
 // soon as the write is staged, so it keeps working.
 import * as vscode from 'vscode';
-import { RequestError, type ReadTextFileRequest, type WriteTextFileRequest } from '@agentclientprotocol/sdk';
+import { RequestError, type ReadTextFileRequest, type WriteTextFileRequest } from '@agentclientprotocol/sdk/unstable';
 import { sliceLines } from './textSlice';
 
 /** Where agent writes go instead of the disk (the review's staged source). */

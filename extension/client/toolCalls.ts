@@ -2,7 +2,7 @@
 // (`content` and `locations` replace; other fields overwrite when present),
 // so a permission request that carries only a toolCallId still shows the
 // whole call. Pure: no vscode import.
-import type { SessionUpdate, ToolCallUpdate } from '@agentclientprotocol/sdk';
+import type { SessionUpdate, ToolCallUpdate } from '@agentclientprotocol/sdk/unstable';
 
 const MAX_PER_SESSION = 500;
 

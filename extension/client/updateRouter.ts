@@ -2,10 +2,12 @@
 // Updates for untracked session ids (other windows, listed-only sessions,
 // subagents) and unknown update kinds are logged and skipped, never thrown.
 // Pure: no vscode import.
-import type { SessionNotification, SessionUpdate } from '@agentclientprotocol/sdk';
+import type { SessionNotification, SessionUpdate } from '@agentclientprotocol/sdk/unstable';
 
 export interface RoutedUpdate {
   sessionId: string;
+  /** Set for a child session's update: the tracked session that started it (its subagent_update came there). */
+  parentSessionId?: string;
   update: SessionUpdate;
   /** True while `session/load` replays history: render as history, not as activity. */
   replay: boolean;
@@ -16,7 +18,7 @@ export type RouteOutcome = 'delivered' | 'untracked' | 'malformed' | 'echo';
 const KNOWN_KINDS = new Set([
   'user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan',
   'available_commands_update', 'current_mode_update', 'config_option_update', 'session_info_update', 'usage_update',
-  'notice', 'compaction_update', 'compaction_summary_chunk',
+  'notice', 'compaction_update', 'compaction_summary_chunk', 'subagent_update',
 ]);
 
 export function isKnownUpdateKind(kind: unknown): boolean {
@@ -25,6 +27,8 @@ export function isKnownUpdateKind(kind: unknown): boolean {
 
 export class UpdateRouter {
   private readonly tracked = new Map<string, { replaying: boolean }>();
+  /** Child session id → the tracked session whose subagent_update announced it (children are never prompted or loaded). */
+  private readonly parents = new Map<string, string>();
   private readonly listeners = new Set<(u: RoutedUpdate) => void>();
 
   constructor(private readonly log: (message: string) => void = () => {}) {}
@@ -35,6 +39,7 @@ export class UpdateRouter {
 
   untrack(sessionId: string): void {
     this.tracked.delete(sessionId);
+    for (const [child, parent] of this.parents) if (parent === sessionId) this.parents.delete(child);
   }
 
   isTracked(sessionId: string): boolean {
@@ -64,17 +69,24 @@ export class UpdateRouter {
       this.log('Ignored a session/update without a session id or update.');
       return 'malformed';
     }
-    const state = this.tracked.get(sessionId);
+    const parentSessionId = this.parents.get(sessionId);
+    const state = this.tracked.get(parentSessionId ?? sessionId);
     if (!state) {
       this.log(`Ignored a session/update (${String(update.sessionUpdate)}) for session ${sessionId}, which this window does not track.`);
       return 'untracked';
     }
     // The client renders the person's prompt itself; a live echo would show it twice.
-    if (update.sessionUpdate === 'user_message_chunk' && !state.replaying) return 'echo';
+    // (A child's prompt comes from its parent agent, so it is no echo.)
+    if (update.sessionUpdate === 'user_message_chunk' && !state.replaying && !parentSessionId) return 'echo';
+    if (update.sessionUpdate === 'subagent_update' && !parentSessionId) {
+      const child = (update as { sessionId?: unknown }).sessionId;
+      // A session cannot adopt one this window tracks itself: that would route its updates twice.
+      if (typeof child === 'string' && child !== sessionId && !this.tracked.has(child)) this.parents.set(child, sessionId);
+    }
     if (!isKnownUpdateKind(update.sessionUpdate)) {
       this.log(`Relaying an unknown session/update kind "${String(update.sessionUpdate)}"; the panel ignores what it cannot show.`);
     }
-    const routed: RoutedUpdate = { sessionId, update, replay: state.replaying };
+    const routed: RoutedUpdate = { sessionId, update, replay: state.replaying, ...(parentSessionId ? { parentSessionId } : {}) };
     for (const listener of this.listeners) {
       try {
         listener(routed);

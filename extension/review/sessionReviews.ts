@@ -5,7 +5,7 @@
 // snapshots and a watcher. Turns come from the session controller, tool calls
 // from the update router, and the panel hears what is under review.
 import * as vscode from 'vscode';
-import type { SessionUpdate } from '@agentclientprotocol/sdk';
+import type { SessionUpdate } from '@agentclientprotocol/sdk/unstable';
 import { diffBlocks, touchedPaths, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import type { DirectDiskSource } from './directSource';
 import type { FileReview } from './fileReview';

@@ -4,7 +4,7 @@
 // concurrent prompts undefined).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { methods, type ContentBlock, type SessionConfigOption, type SessionInfo, type SetSessionConfigOptionRequest } from '@agentclientprotocol/sdk';
+import { methods, type ContentBlock, type SessionConfigOption, type SessionInfo, type SetSessionConfigOptionRequest } from '@agentclientprotocol/sdk/unstable';
 import type { AgentHost } from '../agents/agentHost';
 import type { ApprovalService } from '../approvals/approvalService';
 import type { UpdateRouter } from '../client/updateRouter';

@@ -1,7 +1,7 @@
 // The sessions view: the agent's past sessions from `session/list` (only for
 // agents that advertise it). Open = `session/load`; copy id; close.
 import * as vscode from 'vscode';
-import type { SessionInfo } from '@agentclientprotocol/sdk';
+import type { SessionInfo } from '@agentclientprotocol/sdk/unstable';
 
 export class SessionItem extends vscode.TreeItem {
   constructor(readonly agentName: string, readonly info: SessionInfo, current: boolean) {

@@ -2,7 +2,7 @@
 // cost from `usage_update`; a marked estimate for agents that never send it)
 // and the number of approvals waiting.
 import * as vscode from 'vscode';
-import type { SessionUpdate } from '@agentclientprotocol/sdk';
+import type { SessionUpdate } from '@agentclientprotocol/sdk/unstable';
 import type { AgentStatus } from '../../webview/protocol';
 
 export interface Usage {

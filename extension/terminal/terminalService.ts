@@ -9,7 +9,7 @@ import {
   type CreateTerminalRequest,
   type TerminalExitStatus,
   type TerminalOutputResponse,
-} from '@agentclientprotocol/sdk';
+} from '@agentclientprotocol/sdk/unstable';
 import { OutputBuffer } from './outputBuffer';
 
 interface RunningTerminal {

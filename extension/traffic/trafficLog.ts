@@ -1,7 +1,7 @@
 // "Accord: Show ACP Traffic": every JSON-RPC message between Accord and an
 // agent, secrets redacted, in an output channel created on first use.
 import * as vscode from 'vscode';
-import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
+import type { AnyMessage, Stream } from '@agentclientprotocol/sdk/unstable';
 import { redact } from './redact';
 
 const MAX_LINE = 20_000;

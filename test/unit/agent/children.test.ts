@@ -60,8 +60,8 @@ describe('child sessions', () => {
         assert.equal(messageText(agent, childId), 'A child report.', 'the child\'s own stream arrives under its session id');
         assert.match(messageText(agent, childId, 'user_message_chunk'), /Tell me about (apples|pears)/);
       }
-      const titles = updatesOf(agent, sessionId, 'subagent_update').filter((u) => u.title).map((u) => u.title).sort();
-      assert.deepEqual(titles, ['Survey apples', 'Survey pears']);
+      const starts = updatesOf(agent, sessionId, 'subagent_update').filter((u) => u.title);
+      assert.deepEqual(starts.map((u) => [u.title, u._meta['accord.dev/toolCallId']]).sort(), [['Survey apples', 't1'], ['Survey pears', 't2']], 'each child names the task card it nests under');
       // The children's requests carry only their own prompt, not the parent's conversation.
       const childRequests = [first + 1, first + 2].map((i) => JSON.stringify(model.server.requests[i]!.body.messages));
       for (const sent of childRequests) assert.doesNotMatch(sent, /research fruit/);

@@ -31,6 +31,34 @@ describe('session/update routing', () => {
     assert.match(logs.join('\n'), /unknown session\/update kind "_vendor_thing"/);
   });
 
+  test('a child session announced by subagent_update on a tracked session is routed with its parent; its prompt is no echo', () => {
+    const r = new UpdateRouter();
+    const got: RoutedUpdate[] = [];
+    r.onUpdate((u) => got.push(u));
+    r.track('parent');
+    assert.equal(r.route({ sessionId: 'child', update: chunk('agent_message_chunk', 'too early') }), 'untracked');
+    assert.equal(r.route({ sessionId: 'parent', update: { sessionUpdate: 'subagent_update', sessionId: 'child', title: 'Research' } }), 'delivered');
+    assert.equal(r.route({ sessionId: 'child', update: chunk('user_message_chunk', 'the task') }), 'delivered');
+    assert.equal(r.route({ sessionId: 'child', update: chunk('agent_message_chunk', 'found it') }), 'delivered');
+    assert.deepEqual(got.slice(1).map((u) => [u.sessionId, u.parentSessionId]), [['child', 'parent'], ['child', 'parent']]);
+    // A child cannot announce grandchildren, and an untracked parent's children stay untracked.
+    assert.equal(r.route({ sessionId: 'child', update: { sessionUpdate: 'subagent_update', sessionId: 'grandchild' } }), 'delivered');
+    assert.equal(r.route({ sessionId: 'grandchild', update: chunk('agent_message_chunk') }), 'untracked');
+    r.untrack('parent');
+    assert.equal(r.route({ sessionId: 'child', update: chunk('agent_message_chunk') }), 'untracked');
+  });
+
+  test('attack: a subagent_update cannot adopt a session the window tracks itself', () => {
+    const r = new UpdateRouter();
+    const got: RoutedUpdate[] = [];
+    r.onUpdate((u) => got.push(u));
+    r.track('a');
+    r.track('b');
+    r.route({ sessionId: 'a', update: { sessionUpdate: 'subagent_update', sessionId: 'b' } });
+    r.route({ sessionId: 'b', update: chunk('agent_message_chunk') });
+    assert.equal(got.at(-1)!.parentSessionId, undefined, 'b stays its own session');
+  });
+
   test('replayed history is marked; the live echo of a prompt is dropped', () => {
     const r = new UpdateRouter();
     const got: RoutedUpdate[] = [];
