@@ -81,10 +81,21 @@ describe('child sessions', () => {
       const cards = updatesOf(agent, sessionId, 'tool_call').filter((u) => u.toolCallId === 't1' || u.toolCallId === 't2');
       assert.deepEqual(cards.map((c) => c.title), ['Task: Survey plums', 'Task: Survey figs']);
       for (const id of ['t1', 't2']) {
-        const updates = updatesOf(agent, sessionId, 'tool_call_update').filter((u) => u.toolCallId === id);
-        assert.ok(updates.some((u) => u.content?.[0]?.content?.text === 'Plums or figs.' && u.status === undefined), 'progress streams into the card');
-        assert.equal(updates.at(-1).status, 'completed');
+        const last = updatesOf(agent, sessionId, 'tool_call_update').filter((u) => u.toolCallId === id).at(-1);
+        assert.equal(last.status, 'completed');
+        assert.equal(last.content[0].content.text, 'Plums or figs.', 'the card ends with the child\'s report');
       }
+    });
+  });
+
+  test('without the capability the child\'s progress streams into its task card while it works', async () => {
+    await withAgent({}, async (agent, sessionId) => {
+      model.server.script(tasks(['t1', 'Survey limes', 'Tell me about limes.']), { type: 'stream', parts: [{ text: 'Limes are green' }, { text: ' never sent' }], stallAfterParts: 1 });
+      const turn = agent.prompt(sessionId, 'research');
+      const progress = await agent.waitForUpdate((n) => (n.update as any).toolCallId === 't1' && (n.update as any).content?.[0]?.content?.text === 'Limes are green');
+      assert.equal((progress.update as any).status, undefined, 'a live update of the running card');
+      await agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });
+      assert.equal(await turn, 'cancelled');
     });
   });
 

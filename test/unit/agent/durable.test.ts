@@ -133,11 +133,11 @@ describe('durable approvals', () => {
       return agent;
     };
     try {
-      writeFileSync(join(root.path, 'notes.txt'), 'draft\n');
       const a = spawnAgent();
       const sessionId = await a.newSession(root.path);
-      model.server.script(reply.tool('e1', 'edit_file', { path: 'notes.txt', old_string: 'draft', new_string: 'final' }));
-      const response = await prompt(a, sessionId, 'finish the notes');
+      // A command asks (an edit of the session's own copy would not: the review is its approval).
+      model.server.script(reply.tool('e1', 'run_command', { argv: ['echo', 'approved after a restart'] }));
+      const response = await prompt(a, sessionId, 'say it');
       assert.equal(response.stopReason, 'waiting');
       const { requestId } = response._meta[KEY];
       a.child.kill('SIGKILL');
@@ -159,7 +159,7 @@ describe('durable approvals', () => {
         assert.equal(updatesOf(b, sessionId, 'tool_call_update').filter((u) => u.toolCallId === 'e1').at(-1).status, 'completed');
         const sent = JSON.stringify(model.server.requests[before]!.body.messages);
         assert.doesNotMatch(sent, /before this tool call finished/);
-        assert.match(sent, /e1/);
+        assert.match(sent, /approved after a restart/, 'the command ran and its output reached the model');
       } finally {
         b.child.kill('SIGKILL');
         await b.close();
