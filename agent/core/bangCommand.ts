@@ -63,6 +63,13 @@ export async function runBangCommand(session: Session, line: string, deps: Omit<
       ...(deps.commandContext ? { commandContext: deps.commandContext } : {}),
       ...(deps.beforeChange ? { beforeChange: deps.beforeChange } : {}),
     });
+    if (outcome.deferred) {
+      // --durable-requests: the command waits for its approval; answering it runs the command and nothing more (no model).
+      const pending = { requestId: outcome.deferred.requestId, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, toolCall: outcome.deferred.toolCall, personRan: line.trim() };
+      session.pendingPermissions.set(pending.requestId, pending);
+      deps.observer?.deferred?.(pending);
+      return 'waiting';
+    }
     deps.observer?.toolIo({ ...call, output: outcome.forModel, isError: outcome.isError });
     if (decided === 'deny') {
       await say(session, outcome.forModel);

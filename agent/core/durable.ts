@@ -13,6 +13,8 @@ export interface PendingPermission {
   input: unknown;
   /** The question as it was asked (what the person approves). */
   toolCall: ToolCallFields;
+  /** Set for a `!cmd` line the person ran: once answered, the result goes into the history and no model request follows. */
+  personRan?: string;
 }
 
 export type DurableAnswer = 'allow_once' | 'reject_once';

@@ -96,6 +96,11 @@ export async function answerPending(session: Session, requestId: string, optionI
       outcome = { forModel: DECLINED, isError: true };
     }
     deps.observer?.toolIo({ ...call, output: outcome.forModel, isError: outcome.isError });
+    if (pending.personRan !== undefined) {
+      // A `!cmd` line: no model call to answer, so the model just learns what the person ran (as runBangCommand does).
+      session.appendHistory({ role: 'user', content: `I ran \`${pending.personRan}\` myself. Result:\n${outcome.forModel}` });
+      return session.pendingPermissions.size > 0 ? 'waiting' : 'end_turn';
+    }
     appendToolResults(session, [{ call, ...outcome }]);
     if (session.pendingPermissions.size > 0) return 'waiting';
     return loop(session, undefined, deps, signal);

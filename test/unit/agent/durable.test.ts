@@ -104,6 +104,23 @@ describe('durable approvals', () => {
     });
   });
 
+  test('a !command waiting for its approval runs when allowed, without a model request', async () => {
+    await withAgent(async (agent, sessionId) => {
+      const before = model.server.requests.length;
+      const response = await prompt(agent, sessionId, '!echo durable hello');
+      assert.equal(response.stopReason, 'waiting');
+      const answered = await prompt(agent, sessionId, '', { requestId: response._meta[KEY].requestId, optionId: 'allow_once' });
+      assert.equal(answered.stopReason, 'end_turn');
+      const card = updatesOf(agent, sessionId, 'tool_call_update').filter((u) => u.toolCallId === response._meta[KEY].toolCall.toolCallId).at(-1);
+      assert.equal(card.status, 'completed');
+      assert.match(JSON.stringify(card.content), /durable hello/);
+      assert.equal(model.server.requests.length, before, 'no model involved');
+      model.server.script(reply.text('ok'));
+      await prompt(agent, sessionId, 'what did I run?');
+      assert.match(JSON.stringify(model.server.requests.at(-1)!.body.messages), /I ran `echo durable hello` myself/);
+    });
+  });
+
   test('answering the JSON-RPC request itself runs the call and continues; a later prompt answer is refused', async () => {
     await withAgent(async (agent, sessionId, root) => {
       let answer: () => void = () => undefined;
