@@ -155,13 +155,14 @@ async function loop(session: Session, prompt: UserContent | undefined, deps: Tur
   const toolsByName = new Map(deps.tools.map((tool) => [tool.name, tool]));
   const tools = await modelTools(deps.tools);
 
+  let compactionFailed = false;
   for (let request = 1; ; request++) {
     if (signal.aborted) return 'cancelled';
     if (request > deps.maxTurnRequests) {
       await say(session, `\n\nStopped after ${deps.maxTurnRequests} model requests in one turn (the cap, ACCORD_MAX_TURN_REQUESTS). Send another message to continue.`);
       return 'max_turn_requests';
     }
-    if (deps.compactAt !== undefined && pastThreshold(session, deps.compactAt)) {
+    if (deps.compactAt !== undefined && !compactionFailed && pastThreshold(session, deps.compactAt)) {
       const keepFrom = currentTurnStart(session.history);
       if (worthCompacting(session.history, keepFrom)) {
         const compacted = await compact(session, {
@@ -169,6 +170,8 @@ async function loop(session: Session, prompt: UserContent | undefined, deps: Tur
           ...(deps.observer ? { onUsage: deps.observer.usage.bind(deps.observer) } : {}),
         });
         if (!compacted.ok && compacted.cancelled) return 'cancelled';
+        // Not retried before every request of this turn: one failed summary is enough cost (the next turn tries again).
+        if (!compacted.ok) compactionFailed = true;
         // A failed compaction keeps the history (the client was told why); the request goes ahead as it is.
       }
     }

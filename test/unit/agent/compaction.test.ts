@@ -125,6 +125,29 @@ describe('compaction', () => {
     });
   });
 
+  test('a failed automatic compaction keeps the history, says why, and is not retried before every request of the turn', async () => {
+    await withAgent(compactionCapable, async (agent, sessionId, root) => {
+      writeFileSync(join(root, 'a.txt'), 'alpha\n');
+      model.server.script(reply.text('A short first answer.', { usage: { input: 2_000, output: 10 } }));
+      await agent.prompt(sessionId, 'the first question');
+      const first = model.server.requests.length;
+      model.server.script(
+        reply.tool('r1', 'read_file', { path: 'a.txt' }, { usage: bigUsage }),
+        reply.error(400, { error: { message: 'summary refused by the provider', type: 'invalid_request_error' } }),
+        reply.tool('r2', 'read_file', { path: 'a.txt' }, { usage: bigUsage }),
+        reply.text('Done anyway.'),
+      );
+      assert.equal(await agent.prompt(sessionId, 'the second question'), 'end_turn');
+      assert.equal(model.server.requests.length - first, 4);
+      assert.ok(isSummaryRequest(first + 1));
+      assert.ok(!isSummaryRequest(first + 2) && !isSummaryRequest(first + 3), 'no second attempt in the same turn');
+      assert.match(requestText(first + 2), /the first question/, 'the history is kept');
+      const failed = updatesOf(agent, sessionId, 'compaction_update').at(-1);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /summary refused by the provider/);
+    });
+  });
+
   test('a loaded session replays the compaction and continues from the summary', async () => {
     const root = tempDir('accord-compaction-load-');
     const { dir, cleanup } = await tempDataDir();
