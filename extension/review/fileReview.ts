@@ -69,6 +69,8 @@ export interface FileReview {
   landedHunks: Set<string>;
   /** Why a hunk could not land or leave, by `hunkKey`. */
   hunkConflicts: Map<string, string>;
+  /** Conflicts written into the file between conflict markers, waiting for the person to pick a side (by `hunkKey`). */
+  resolving: Set<string>;
   /** The review of the same file in an earlier turn that this one's base is taken from. */
   builtOn: string | undefined;
   /** Set once the agent's copy of the file went back to its base (all rejected): a later turn starts afresh. */
@@ -103,6 +105,7 @@ export function createFileReview(change: ProposedChange): FileReview {
     conflict: undefined,
     landedHunks: new Set(),
     hunkConflicts: new Map(),
+    resolving: new Set(),
     builtOn: undefined,
     chainEnded: false,
     undone: false,

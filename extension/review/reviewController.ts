@@ -4,7 +4,7 @@
 // and tool-call events; everything else happens here.
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
-import { isPending, type Decision, type FileReview } from './fileReview';
+import { hunkConflict, hunkDecision, hunkState, isPending, type Decision, type FileReview } from './fileReview';
 import { ReviewStore, type LandResult } from './reviewStore';
 import { EditorTree } from './editorTree';
 import { ReviewDocuments, reviewOf, reviewUri } from './reviewDocuments';
@@ -44,6 +44,17 @@ export class ReviewController implements vscode.Disposable {
     command('accord.review.acceptAll', () => this.decideFiles(this.store.all(), 'accepted'));
     command('accord.review.rejectAll', () => this.decideFiles(this.store.all(), 'rejected'));
     command('accord.review.undoTurn', (node) => this.undoTurn(node));
+    command('accord.review.resolveHunk', (uri, index) => this.resolveHunk(uri, index));
+    command('accord.review.resolveFile', (arg) => this.resolveFile(this.fileFrom(arg)));
+    command('accord.review.explainConflict', (uri, index) => this.explainConflict(uri, index));
+    // A conflict finished between markers is decided once the person has picked a side everywhere.
+    const settle = (document: vscode.TextDocument) => {
+      if (document.uri.scheme === 'file' && this.store.resolvingPaths().has(document.uri.fsPath)) this.store.settleResolutions(document.uri.fsPath, document.getText());
+    };
+    this.disposables.push(
+      vscode.workspace.onDidChangeTextDocument((event) => settle(event.document)),
+      vscode.workspace.onDidSaveTextDocument(settle),
+    );
   }
 
   /** Opens a change in VS Code's diff editor (binary files: the summary alone, not diffed). */
@@ -105,33 +116,102 @@ export class ReviewController implements vscode.Disposable {
 
   private async decideHunk(uriArg: unknown, indexArg: unknown, decision: Decision): Promise<void> {
     const target = typeof indexArg === 'number' ? { file: this.fileFrom(uriArg), index: indexArg } : this.hunkAtCursor();
-    if (!target?.file) return;
-    await this.report(this.store.decideHunk(target.file, target.index, decision));
+    if (!target?.file) {
+      void vscode.window.showInformationMessage('Accord: no change to decide here. Put the cursor in a highlighted change of an Accord review.');
+      return;
+    }
+    const result = await this.report(this.store.decideHunk(target.file, target.index, decision));
+    for (const { why } of result.refused ?? []) void vscode.window.showInformationMessage(`Accord: nothing was changed in ${nodePath.basename(target.file.path)}: ${why}.`);
   }
 
+  /** Decides what is still open; says so when there was nothing (every change already decided). */
   private async decideFiles(files: FileReview[], decision: Exclude<Decision, 'pending'>): Promise<void> {
-    const open = files.filter(isPending);
-    if (open.length === 0) return;
-    await this.report(this.store.decideFiles(open, decision));
+    if (files.length === 0) {
+      void vscode.window.showInformationMessage('Accord: there are no agent changes under review here.');
+      return;
+    }
+    const result = await this.report(this.store.decideFiles(files, decision));
+    if (result.landed.length + result.conflicts.length === 0) {
+      const which = files.length === 1 ? nodePath.basename(files[0]!.path) : `these ${files.length} files`;
+      void vscode.window.showInformationMessage(`Accord: nothing to ${decision === 'accepted' ? 'accept' : 'reject'} in ${which}: every change is already decided. Use Undo Turn to take back what a turn landed.`);
+    }
   }
 
   private async undoTurn(node: unknown): Promise<void> {
     if (!isNode(node) || node.type !== 'turn') return;
     const result = await this.report(this.store.undoTurn(node.sessionId, node.turnId));
-    if (result.landed.length > 0) {
-      void vscode.window.showInformationMessage(
-        `Accord undid turn ${node.turnId} (${result.landed.length} file${result.landed.length === 1 ? '' : 's'}); the agent will be told with your next prompt.`,
-      );
+    const files = result.landed.length + result.conflicts.length;
+    const stuck = result.conflicts.length > 0 ? `; ${result.conflicts.length} could not be fully reverted because you edited the same lines (see the Changes view)` : '';
+    void vscode.window.showInformationMessage(
+      `Accord undid turn ${node.turnId} only (${files} file${files === 1 ? '' : 's'}; other turns' changes are kept)${stuck}. The agent will be told with your next prompt.`,
+    );
+  }
+
+  /** Writes a conflict into the real file between conflict markers and shows it there. */
+  private async resolveHunk(uriArg: unknown, indexArg: unknown): Promise<void> {
+    const file = this.fileFrom(uriArg);
+    if (!file || typeof indexArg !== 'number') return;
+    await this.resolve(file, [indexArg]);
+  }
+
+  private async resolveFile(file: FileReview | undefined): Promise<void> {
+    if (!file) return;
+    const conflicts = file.hunks.map((_, i) => i).filter((i) => hunkState(file, i) === 'conflict');
+    if (conflicts.length === 0) {
+      void vscode.window.showInformationMessage(`Accord: ${nodePath.basename(file.path)} has no conflict to resolve${file.conflict ? ` (${file.conflict})` : ''}.`);
+      return;
     }
+    await this.resolve(file, conflicts);
+  }
+
+  private async resolve(file: FileReview, indices: number[]): Promise<void> {
+    try {
+      for (const index of indices) {
+        const outcome = await this.store.resolveInFile(file, index);
+        if (!outcome.written) {
+          void vscode.window.showWarningMessage(`Accord cannot put conflict markers in ${nodePath.basename(file.path)}: ${outcome.why}.`);
+          return;
+        }
+      }
+      const editor = await vscode.window.showTextDocument(vscode.Uri.file(file.path), { preview: false });
+      const marker = editor.document.getText().split('\n').findIndex((line) => line.startsWith('<<<<<<< '));
+      if (marker >= 0) {
+        const position = new vscode.Position(marker, 0);
+        editor.selection = new vscode.Selection(position, position);
+        editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenter);
+      }
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Accord could not write the conflict into ${nodePath.basename(file.path)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private explainConflict(uriArg: unknown, indexArg: unknown): void {
+    const file = this.fileFrom(uriArg);
+    if (!file || typeof indexArg !== 'number') return;
+    const why = hunkConflict(file, indexArg);
+    if (!why) return;
+    const wanted = hunkDecision(file, indexArg) === 'accepted' ? 'accept' : 'take out';
+    void vscode.window.showWarningMessage(
+      `Accord could not ${wanted} this change in ${nodePath.basename(file.path)}: ${why}. Resolve in File puts both versions between conflict markers; or change your lines and Try Again; or ${wanted === 'accept' ? 'Leave Out the change' : 'Keep the change'}.`,
+    );
   }
 
   private async report(pending: Promise<LandResult>): Promise<LandResult> {
     try {
       const result = await pending;
       for (const file of result.conflicts) {
-        void vscode.window.showWarningMessage(
-          `Accord did not change ${nodePath.basename(file.path)}: ${file.conflict ?? 'it changed since the agent proposed this'}. Resolve it by hand, then decide again.`,
-        );
+        const open = file.hunks.filter((_, i) => hunkState(file, i) === 'conflict').length;
+        const label = nodePath.basename(file.path);
+        void vscode.window
+          .showWarningMessage(
+            `Accord could not apply ${open > 0 ? `${open} change${open === 1 ? '' : 's'} to` : 'the change to'} ${label}: ${file.conflict ?? 'it changed since the agent proposed this'}. Open the review to resolve it, try again after changing your lines, or reject it.`,
+            'Open Review',
+            ...(open > 0 ? ['Resolve in File'] : []),
+          )
+          .then((choice) => {
+            if (choice === 'Open Review') void this.open(file);
+            if (choice === 'Resolve in File') void this.resolveFile(file);
+          });
       }
       return result;
     } catch (error) {
@@ -146,7 +226,7 @@ export class ReviewController implements vscode.Disposable {
     const review = editor && reviewOf(this.store, editor.document.uri);
     if (!editor || !review) return undefined;
     const line = editor.selection.active.line;
-    const hunks = pendingHunks(review.file, review.side);
+    const hunks = pendingHunks(review.file, review.side).filter((h) => h.state === 'pending');
     // Under the cursor, else the next one below it; never one the person scrolled past.
     const hit = hunks.find((h) => line >= h.start && line < h.start + Math.max(1, h.lines)) ?? hunks.find((h) => h.start >= line);
     return hit && { file: review.file, index: hit.index };

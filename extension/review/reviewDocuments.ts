@@ -4,9 +4,10 @@
 // the review.
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
-import { isPending, type FileReview } from './fileReview';
+import { hunkDecision, isPending, type FileReview } from './fileReview';
 import type { ReviewStore } from './reviewStore';
 import { pendingHunks, sideText, type Side } from './reviewSides';
+import { hunkKey } from './hunks';
 
 export const BASE_SCHEME = 'accord-review-base';
 export const PROPOSED_SCHEME = 'accord-review-proposed';
@@ -58,6 +59,10 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
       const line = Math.min(hunk.start, lastLine);
       const range = new vscode.Range(line, 0, line, 0);
       const args = [document.uri.toString(), hunk.index];
+      if (hunk.state === 'conflict') {
+        lenses.push(...conflictLenses(file, hunk.index, range, args));
+        continue;
+      }
       lenses.push(
         new vscode.CodeLens(range, { title: '$(check) Accept hunk', command: 'accord.review.acceptHunk', arguments: args }),
         new vscode.CodeLens(range, { title: '$(discard) Reject hunk', command: 'accord.review.rejectHunk', arguments: args }),
@@ -84,4 +89,29 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/**
+ * Every conflict has a way out: see why, finish it between conflict markers in
+ * the file, try again after changing one's own lines, or give up on the
+ * change (which always succeeds: nothing needs to move).
+ */
+function conflictLenses(file: FileReview, index: number, range: vscode.Range, args: unknown[]): vscode.CodeLens[] {
+  const resolving = file.resolving.has(file.hunks[index] ? hunkKeyOf(file, index) : '');
+  const wanted = hunkDecision(file, index);
+  if (resolving) {
+    return [new vscode.CodeLens(range, { title: '$(warning) Conflict being finished in the file: pick a side on its markers', command: 'accord.review.explainConflict', arguments: args })];
+  }
+  return [
+    new vscode.CodeLens(range, { title: '$(warning) Conflict', command: 'accord.review.explainConflict', arguments: args }),
+    new vscode.CodeLens(range, { title: '$(git-merge) Resolve in File', command: 'accord.review.resolveHunk', arguments: args }),
+    new vscode.CodeLens(range, { title: '$(refresh) Try Again', command: wanted === 'rejected' ? 'accord.review.rejectHunk' : 'accord.review.acceptHunk', arguments: args }),
+    wanted === 'rejected'
+      ? new vscode.CodeLens(range, { title: '$(check) Keep Change', command: 'accord.review.acceptHunk', arguments: args })
+      : new vscode.CodeLens(range, { title: '$(discard) Leave Out', command: 'accord.review.rejectHunk', arguments: args }),
+  ];
+}
+
+function hunkKeyOf(file: FileReview, index: number): string {
+  return hunkKey(file.hunks[index]!);
 }

@@ -22,7 +22,7 @@ import {
   type FileReview,
   type ProposedChange,
 } from './fileReview';
-import { merge3 } from './merge3';
+import { hasConflictMarkers, merge3, mergeWithMarkers } from './merge3';
 import { composeText, decodeText, hunkKey } from './hunks';
 
 /** The person's files as the review reads and writes them. */
@@ -282,10 +282,13 @@ export class ReviewStore {
    * a conflict; the others land. Nothing outside the hunks is touched.
    */
   private async landHunks(file: FileReview): Promise<boolean> {
-    const moving = file.hunks.map((h, i) => ({ key: hunkKey(h), index: i })).filter(({ key, index }) => file.landedHunks.has(key) !== wantsLanded(file, index));
-    file.hunkConflicts.clear();
-    file.conflict = undefined;
-    if (moving.length === 0) return true;
+    // A conflict being finished between markers in the file waits for the person, whatever else is decided.
+    const moving = file.hunks
+      .map((h, i) => ({ key: hunkKey(h), index: i }))
+      .filter(({ key, index }) => file.landedHunks.has(key) !== wantsLanded(file, index) && !file.resolving.has(key));
+    for (const key of [...file.hunkConflicts.keys()]) if (!file.resolving.has(key)) file.hunkConflicts.delete(key);
+    file.conflict = file.resolving.size > 0 ? resolvingText(file) : undefined;
+    if (moving.length === 0) return file.resolving.size === 0;
     const current = await this.tree.read(file.path);
     const currentText = current === null ? undefined : decodeText(current);
     if (currentText === undefined) {
@@ -316,6 +319,7 @@ export class ReviewStore {
     }
     if (text !== currentText) await this.tree.write(file.path, new TextEncoder().encode(text));
     file.landed.set(file.path, new TextEncoder().encode(composeText(file.baseText, file.hunks, landedIndices(file))));
+    if (file.resolving.size > 0) return false;
     if (near.length > 0) {
       const done = moving.length - near.length;
       const first = [...file.hunkConflicts.values()][0]!;
@@ -346,6 +350,79 @@ export class ReviewStore {
     return true;
   }
 
+  /**
+   * Finishes a conflict in the file itself: the hunk's region is written with
+   * the person's lines and the change between conflict markers, for VS Code's
+   * Accept Current / Incoming / Both. The hunk stays a conflict until no
+   * markers are left (`settleResolutions`). A hunk that merges cleanly by now
+   * simply lands.
+   */
+  resolveInFile(file: FileReview, index: number): Promise<{ written: boolean; why?: string }> {
+    const run = this.queue.then(() => this.resolveNow(file, index));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async resolveNow(file: FileReview, index: number): Promise<{ written: boolean; why?: string }> {
+    const hunk = file.hunks[index];
+    if (!hunk || hunkState(file, index) !== 'conflict') return { written: false, why: 'that change is not a conflict (any more)' };
+    if (!landsPerHunk(file)) return { written: false, why: `a ${file.binary ? 'binary' : kindOf(file)} file is decided as a whole: make the file as you want it, then accept or reject it again` };
+    const key = hunkKey(hunk);
+    if (file.resolving.has(key)) return { written: false, why: 'its conflict markers are already in the file' };
+    const current = await this.tree.read(file.path);
+    const currentText = current === null ? undefined : decodeText(current);
+    if (currentText === undefined) return { written: false, why: current === null ? 'the file no longer exists in your folder' : 'the file is binary now' };
+    const landed = landedIndices(file);
+    const ancestor = composeText(file.baseText, file.hunks, landed);
+    if (landed.has(index)) landed.delete(index);
+    else landed.add(index);
+    const target = composeText(file.baseText, file.hunks, landed);
+    const merged = mergeWithMarkers(ancestor, currentText, target, { ours: 'Your version', theirs: `Agent's ${wantsLanded(file, index) ? 'change' : 'undo'} (turn ${file.turnId})` });
+    if (merged.conflicts === 0) {
+      await this.landNow([file]);
+      return { written: true };
+    }
+    await this.tree.write(file.path, new TextEncoder().encode(merged.text));
+    file.resolving.add(key);
+    file.hunkConflicts.set(key, 'being finished in the file: pick Accept Current Change, Accept Incoming Change or Accept Both on the conflict markers');
+    file.conflict = resolvingText(file);
+    this.changed();
+    return { written: true };
+  }
+
+  /**
+   * The person edited `path`: conflicts finished between markers there are
+   * decided once no markers are left — accepted (and in the file) when the
+   * agent's lines are there, rejected when the person kept theirs.
+   */
+  settleResolutions(path: string, text: string): void {
+    if (hasConflictMarkers(text)) return;
+    let settled = false;
+    for (const file of this.all()) {
+      if (file.path !== path || file.resolving.size === 0) continue;
+      file.hunks.forEach((hunk, index) => {
+        const key = hunkKey(hunk);
+        if (!file.resolving.has(key)) return;
+        const kept = hunk.proposedLines.length > 0 ? text.includes(hunk.proposedLines.join('')) : !text.includes(hunk.baseLines.join(''));
+        file.resolving.delete(key);
+        file.hunkConflicts.delete(key);
+        setHunkDecision(file, index, kept ? 'accepted' : 'rejected');
+        if (kept) file.landedHunks.add(key);
+        else file.landedHunks.delete(key);
+        this.note(file.sessionId, `finished a conflict in ${file.path} by hand: your change at ${describeHunk(file, index)} was ${kept ? 'kept' : 'not kept (the person kept their own lines)'}`);
+        settled = true;
+      });
+      file.conflict = file.resolving.size > 0 ? resolvingText(file) : file.hunkConflicts.size > 0 ? [...file.hunkConflicts.values()][0] : undefined;
+      file.landed.set(file.path, new TextEncoder().encode(composeText(file.baseText, file.hunks, landedIndices(file))));
+    }
+    if (settled) this.changed();
+  }
+
+  /** Paths with conflicts being finished between markers. */
+  resolvingPaths(): Set<string> {
+    return new Set(this.all().filter((f) => f.resolving.size > 0).map((f) => f.path));
+  }
+
   private note(sessionId: string, line: string): void {
     const lines = this.notes.get(sessionId) ?? [];
     lines.push(line);
@@ -355,6 +432,10 @@ export class ReviewStore {
   private changed(): void {
     for (const listener of this.listeners) listener();
   }
+}
+
+function resolvingText(file: FileReview): string {
+  return `${count(file.resolving.size, 'conflict')} being finished in the file: pick a side on the conflict markers`;
 }
 
 /** Indices of the hunks this review has in the tree. */

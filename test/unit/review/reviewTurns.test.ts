@@ -131,3 +131,60 @@ describe('review across turns, as the issue describes it', () => {
     assert.equal(reviewState(other), 'partial');
   });
 });
+
+describe('finishing a conflict between conflict markers in the file', () => {
+  async function conflicted() {
+    const tree = new MemoryTree();
+    tree.files.set('/p/a.js', v0);
+    const store = new ReviewStore(tree);
+    const file = store.propose(proposal('1', v2));
+    tree.files.set('/p/a.js', v0.replace('const a = 1;', 'const a = 10;'));
+    await store.decideFiles([file], 'accepted');
+    assert.deepEqual(file.hunks.map((_, i) => hunkState(file, i)), ['conflict', 'accepted']);
+    const outcome = await store.resolveInFile(file, 0);
+    assert.equal(outcome.written, true, outcome.why);
+    const text = tree.files.get('/p/a.js')!;
+    assert.equal(
+      text,
+      ['<<<<<<< Your version', 'const a = 10;', '=======', 'const a = 2;', ">>>>>>> Agent's change (turn 1)", '', 'function f() {', '  return a;', '}', '', 'export { f, a };', ''].join('\n'),
+      "the person's lines, then the agent's, between the usual markers; the clean hunk stays landed",
+    );
+    assert.equal(hunkState(file, 0), 'conflict', 'still a conflict until a side is picked');
+    assert.deepEqual(store.resolvingPaths(), new Set(['/p/a.js']));
+    const again = await store.resolveInFile(file, 0);
+    assert.match(again.why ?? '', /already in the file/, 'a refused action says why');
+    return { tree, store, file, text };
+  }
+
+  test('picking the incoming (agent) side decides the hunk accepted', async () => {
+    const { store, file, text } = await conflicted();
+    store.settleResolutions('/p/a.js', text.replace('<<<<<<< Your version\nconst a = 10;\n=======\n', '').replace(">>>>>>> Agent's change (turn 1)\n", ''));
+    assert.deepEqual(file.hunks.map((_, i) => hunkState(file, i)), ['accepted', 'accepted']);
+    assert.equal(reviewState(file), 'accepted');
+    assert.equal(file.conflict, undefined);
+    assert.match(store.takeContextNote('s') ?? '', /finished a conflict in \/p\/a\.js by hand: your change at line 1 \(at "const a = 2;"\) was kept/);
+  });
+
+  test('keeping the current (person) side decides the hunk rejected, and half-edited markers decide nothing', async () => {
+    const { store, file, text } = await conflicted();
+    store.settleResolutions('/p/a.js', text.replace('=======', 'x'));
+    assert.equal(hunkState(file, 0), 'conflict', 'markers still there');
+    store.settleResolutions('/p/a.js', text.replace(/=======\nconst a = 2;\n>>>>>>> .*\n/, '').replace('<<<<<<< Your version\n', ''));
+    assert.deepEqual(file.hunks.map((_, i) => hunkState(file, i)), ['rejected', 'accepted']);
+    assert.equal(reviewState(file), 'partial');
+    assert.match(store.takeContextNote('s') ?? '', /was not kept \(the person kept their own lines\)/);
+  });
+
+  test('a hunk that merges cleanly by now simply lands instead', async () => {
+    const tree = new MemoryTree();
+    tree.files.set('/p/a.js', v0);
+    const store = new ReviewStore(tree);
+    const file = store.propose(proposal('1', v1));
+    tree.files.set('/p/a.js', v0.replace('const a = 1;', 'const a = 10;'));
+    await store.decideHunk(file, 0, 'accepted');
+    tree.files.set('/p/a.js', v0);
+    assert.equal((await store.resolveInFile(file, 0)).written, true);
+    assert.equal(tree.files.get('/p/a.js'), v1);
+    assert.equal(hunkState(file, 0), 'accepted');
+  });
+});
