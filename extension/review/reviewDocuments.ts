@@ -39,11 +39,14 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
       this.changed,
       this.lensesChanged,
     ];
+    // Tabs restored from before a reload, or of a closed session, show nothing under review: they go, and their diagnostics with them.
+    setTimeout(() => this.closeStale(), 0);
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     const review = reviewOf(this.store, uri);
-    if (!review) return 'This change is no longer under review (its session was closed).\n';
+    // Empty rather than a sentence: a language server would report a sentence as errors in a .js or .ts tab.
+    if (!review) return '';
     return sideText(review.file, review.side);
   }
 
@@ -59,6 +62,10 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
       const line = Math.min(hunk.start, lastLine);
       const range = new vscode.Range(line, 0, line, 0);
       const args = [document.uri.toString(), hunk.index];
+      if (hunk.state === 'conflict' && this.store.isLanding(file)) {
+        lenses.push(new vscode.CodeLens(range, { title: '$(sync~spin) Applying…', command: '' }));
+        continue;
+      }
       if (hunk.state === 'conflict') {
         lenses.push(...conflictLenses(file, hunk.index, range, args));
         continue;
@@ -80,10 +87,25 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
   }
 
   private refresh(): void {
+    // Lenses first: they follow a decision at once, before the documents' text is asked for again.
+    this.lensesChanged.fire();
     for (const document of vscode.workspace.textDocuments) {
       if (document.uri.scheme === BASE_SCHEME || document.uri.scheme === PROPOSED_SCHEME) this.changed.fire(document.uri);
     }
-    this.lensesChanged.fire();
+    this.closeStale();
+  }
+
+  /** Closes review tabs whose review no longer exists. */
+  private closeStale(): void {
+    const stale: vscode.Tab[] = [];
+    for (const group of vscode.window.tabGroups.all) {
+      for (const tab of group.tabs) {
+        const uris = tab.input instanceof vscode.TabInputTextDiff ? [tab.input.original, tab.input.modified] : tab.input instanceof vscode.TabInputText ? [tab.input.uri] : [];
+        const ours = uris.filter((u) => u.scheme === BASE_SCHEME || u.scheme === PROPOSED_SCHEME);
+        if (ours.length > 0 && ours.every((u) => !reviewOf(this.store, u))) stale.push(tab);
+      }
+    }
+    if (stale.length > 0) void vscode.window.tabGroups.close(stale, true).then(undefined, () => undefined);
   }
 
   dispose(): void {

@@ -52,6 +52,8 @@ export class ReviewStore {
   private readonly files = new Map<string, FileReview>();
   private readonly notes = new Map<string, string[]>();
   private readonly listeners = new Set<Listener>();
+  /** Ids of files whose decisions are being written. */
+  private readonly landing = new Set<string>();
   /** Landing is serialised: two decisions on one file never interleave their reads and writes. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -254,7 +256,15 @@ export class ReviewStore {
     this.note(file.sessionId, `rejected ${count(rejected.length, 'change')} in ${file.path} (not applied): ${where}`);
   }
 
+  /** Whether a decision on this file is being written right now (the UI says "applying" rather than showing stale actions). */
+  isLanding(file: FileReview): boolean {
+    return this.landing.has(file.id);
+  }
+
   private land(files: FileReview[]): Promise<LandResult> {
+    // Listeners hear of the decision at once, and again once it is in the tree.
+    for (const file of files) this.landing.add(file.id);
+    if (files.length > 0) this.changed();
     const run = this.queue.then(() => this.landNow(files));
     this.queue = run.catch(() => undefined);
     return run;
@@ -269,6 +279,7 @@ export class ReviewStore {
         else result.conflicts.push(file);
       }
     } finally {
+      for (const file of files) this.landing.delete(file.id);
       this.changed();
     }
     return result;
