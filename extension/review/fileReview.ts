@@ -75,6 +75,12 @@ export interface FileReview {
   builtOn: string | undefined;
   /** Set once the agent's copy of the file went back to its base (all rejected): a later turn starts afresh. */
   chainEnded: boolean;
+  /**
+   * Reviewed in the file itself (Keep/Undo in the normal editor): its pending
+   * hunks are written into the file, as a direct-to-disk agent's are, and
+   * Undo takes one out again.
+   */
+  inFile: boolean;
   /** Set once the file's turn was undone. */
   undone: boolean;
   /** Set when a later turn changed the same file again; that review carries on from this one. */
@@ -108,6 +114,7 @@ export function createFileReview(change: ProposedChange): FileReview {
     resolving: new Set(),
     builtOn: undefined,
     chainEnded: false,
+    inFile: false,
     undone: false,
     supersededBy: undefined,
   };
@@ -205,7 +212,7 @@ export function landsPerHunk(file: FileReview): boolean {
 /** Whether a hunk's change should be in the tree. */
 export function wantsLanded(file: FileReview, index: number): boolean {
   const decision = hunkDecision(file, index);
-  return decision === 'accepted' || (decision === 'pending' && file.origin === 'direct');
+  return decision === 'accepted' || (decision === 'pending' && (file.origin === 'direct' || file.inFile));
 }
 
 /** What a hunk is now: its decision when the tree matches it, else a conflict. */

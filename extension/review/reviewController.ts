@@ -14,6 +14,7 @@ import { StagedWriteSource } from './stagedSource';
 import { DirectDiskSource } from './directSource';
 import { IsolatedWorkspaceSource, type AgentExtCall, type IsolatedSourceOptions } from './isolatedSource';
 import { ToolDiffDocuments } from './toolDiffDocuments';
+import { InFileReview } from './inFileReview';
 
 /** Folders whose churn is never an agent's edit to review. */
 const IGNORED_SEGMENTS = ['/.git/', '/node_modules/'];
@@ -23,9 +24,11 @@ export class ReviewController implements vscode.Disposable {
   readonly store = new ReviewStore(this.tree);
   readonly documents = new ReviewDocuments(this.store);
   readonly changes = new ChangesTree(this.store);
+  /** Keep/Undo per hunk inside the normal editor. */
+  readonly inFile = new InFileReview(this.store);
   /** ACP diff content of a tool call, for changes no review holds. */
   readonly toolDiffs = new ToolDiffDocuments();
-  private readonly disposables: vscode.Disposable[] = [this.documents, this.changes, this.toolDiffs];
+  private readonly disposables: vscode.Disposable[] = [this.documents, this.changes, this.toolDiffs, this.inFile];
 
   constructor() {
     const command = (id: string, run: (...args: unknown[]) => unknown) =>
@@ -47,6 +50,11 @@ export class ReviewController implements vscode.Disposable {
     command('accord.review.resolveHunk', (uri, index) => this.resolveHunk(uri, index));
     command('accord.review.resolveFile', (arg) => this.resolveFile(this.fileFrom(arg)));
     command('accord.review.explainConflict', (uri, index) => this.explainConflict(uri, index));
+    command('accord.review.reviewInFile', (arg) => this.reviewInFile(this.fileFrom(arg)));
+    command('accord.review.keepInFile', (id, index) => this.decideInFile(id, index, 'accepted'));
+    command('accord.review.undoInFile', (id, index) => this.decideInFile(id, index, 'rejected'));
+    command('accord.review.nextInFile', (uri, line) => this.inFile.move(1, uri instanceof vscode.Uri ? uri : undefined, typeof line === 'number' ? line : undefined));
+    command('accord.review.previousInFile', (uri, line) => this.inFile.move(-1, uri instanceof vscode.Uri ? uri : undefined, typeof line === 'number' ? line : undefined));
     // A conflict finished between markers is decided once the person has picked a side everywhere.
     const settle = (document: vscode.TextDocument) => {
       if (document.uri.scheme === 'file' && this.store.resolvingPaths().has(document.uri.fsPath)) this.store.settleResolutions(document.uri.fsPath, document.getText());
@@ -145,6 +153,42 @@ export class ReviewController implements vscode.Disposable {
     void vscode.window.showInformationMessage(
       `Accord undid turn ${node.turnId} only (${files} file${files === 1 ? '' : 's'}; other turns' changes are kept)${stuck}. The agent will be told with your next prompt.`,
     );
+  }
+
+  /** Writes the file's pending hunks into it and shows it, with Keep/Undo on each. */
+  private async reviewInFile(file: FileReview | undefined): Promise<void> {
+    if (!file) {
+      void vscode.window.showInformationMessage('Accord: no change under review here to review in its file.');
+      return;
+    }
+    const result = await this.report(this.store.reviewInFile(file));
+    for (const { why } of result.refused ?? []) {
+      void vscode.window.showInformationMessage(`Accord cannot review ${nodePath.basename(file.path)} in the file: ${why}.`);
+      return;
+    }
+    await vscode.window.showTextDocument(vscode.Uri.file(file.path), { preview: false });
+    await this.inFile.move(1, undefined, -1);
+  }
+
+  /** Keep (accept where it is) or Undo (take out) one hunk written into the file, by the review's id and hunk index; the keyboard acts on the hunk at the cursor. */
+  private async decideInFile(idArg: unknown, indexArg: unknown, decision: Exclude<Decision, 'pending'>): Promise<void> {
+    let target: { file: FileReview; index: number } | undefined;
+    if (typeof idArg === 'string' && typeof indexArg === 'number') {
+      const file = this.store.get(idArg);
+      if (file) target = { file, index: indexArg };
+    } else {
+      const editor = vscode.window.activeTextEditor;
+      const line = editor?.selection.active.line ?? 0;
+      const placed = editor ? this.inFile.placed(editor.document) : [];
+      const hit = placed.find((p) => line >= p.start && line < p.start + Math.max(1, p.lines)) ?? placed.find((p) => p.start >= line);
+      if (hit) target = { file: hit.file, index: hit.index };
+    }
+    if (!target) {
+      void vscode.window.showInformationMessage('Accord: no change under review at the cursor.');
+      return;
+    }
+    const result = await this.report(this.store.decideHunk(target.file, target.index, decision));
+    for (const { why } of result.refused ?? []) void vscode.window.showInformationMessage(`Accord: nothing was changed: ${why}.`);
   }
 
   /** Writes a conflict into the real file between conflict markers and shows it there. */

@@ -256,6 +256,21 @@ export class ReviewStore {
     this.note(file.sessionId, `rejected ${count(rejected.length, 'change')} in ${file.path} (not applied): ${where}`);
   }
 
+  /**
+   * Starts reviewing a file in place: its pending hunks are written into the
+   * file (each through the three-way merge; one that clashes with the
+   * person's edits stays pending in the diff), then Keep accepts a hunk where
+   * it is and Undo takes it out again.
+   */
+  async reviewInFile(file: FileReview): Promise<LandResult> {
+    if (!landsPerHunk(file)) {
+      return { landed: [], conflicts: [], refused: [{ file, why: `a ${file.binary ? 'binary' : kindOf(file)} file is reviewed as a whole in the diff editor` }] };
+    }
+    if (!isPending(file)) return { landed: [], conflicts: [], refused: [{ file, why: 'every change in it is already decided' }] };
+    file.inFile = true;
+    return this.land([file]);
+  }
+
   /** Whether a decision on this file is being written right now (the UI says "applying" rather than showing stale actions). */
   isLanding(file: FileReview): boolean {
     return this.landing.has(file.id);
