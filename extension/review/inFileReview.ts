@@ -71,12 +71,12 @@ export class InFileReview implements vscode.CodeLensProvider, vscode.Disposable 
       }
     }
     const placed = this.placed(document);
-    placed.forEach(({ file, index, start }, n) => {
+    placed.forEach(({ file, index, start, edited }, n) => {
       const line = Math.min(start, Math.max(0, document.lineCount - 1));
       const range = new vscode.Range(line, 0, line, 0);
       const args = [file.id, index];
       lenses.push(
-        new vscode.CodeLens(range, { title: '$(check) Keep', command: 'accord.review.keepInFile', arguments: args }),
+        new vscode.CodeLens(range, { title: edited === undefined ? '$(check) Keep' : '$(check) Keep Your Version', command: 'accord.review.keepInFile', arguments: args }),
         new vscode.CodeLens(range, { title: '$(discard) Undo', command: 'accord.review.undoInFile', arguments: args }),
         new vscode.CodeLens(range, { title: `${n + 1} of ${placed.length}`, command: '' }),
         new vscode.CodeLens(range, { title: '$(arrow-up)', tooltip: 'Previous change', command: 'accord.review.previousInFile', arguments: [document.uri, line] }),

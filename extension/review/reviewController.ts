@@ -15,6 +15,7 @@ import { DirectDiskSource } from './directSource';
 import { IsolatedWorkspaceSource, type AgentExtCall, type IsolatedSourceOptions } from './isolatedSource';
 import { ToolDiffDocuments } from './toolDiffDocuments';
 import { InFileReview } from './inFileReview';
+import type { PlacedHunk } from './inFilePlaces';
 
 /** Folders whose churn is never an agent's edit to review. */
 const IGNORED_SEGMENTS = ['/.git/', '/node_modules/'];
@@ -172,22 +173,26 @@ export class ReviewController implements vscode.Disposable {
 
   /** Keep (accept where it is) or Undo (take out) one hunk written into the file, by the review's id and hunk index; the keyboard acts on the hunk at the cursor. */
   private async decideInFile(idArg: unknown, indexArg: unknown, decision: Exclude<Decision, 'pending'>): Promise<void> {
-    let target: { file: FileReview; index: number } | undefined;
+    let target: PlacedHunk | { file: FileReview; index: number; edited?: undefined } | undefined;
+    const editor = vscode.window.activeTextEditor;
     if (typeof idArg === 'string' && typeof indexArg === 'number') {
       const file = this.store.get(idArg);
-      if (file) target = { file, index: indexArg };
-    } else {
-      const editor = vscode.window.activeTextEditor;
-      const line = editor?.selection.active.line ?? 0;
-      const placed = editor ? this.inFile.placed(editor.document) : [];
-      const hit = placed.find((p) => line >= p.start && line < p.start + Math.max(1, p.lines)) ?? placed.find((p) => p.start >= line);
-      if (hit) target = { file: hit.file, index: hit.index };
+      const document = file && vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === file.path);
+      target = (document && this.inFile.placed(document).find((p) => p.file === file && p.index === indexArg)) ?? (file && { file, index: indexArg });
+    } else if (editor) {
+      const line = editor.selection.active.line;
+      const placed = this.inFile.placed(editor.document);
+      target = placed.find((p) => line >= p.start && line < p.start + Math.max(1, p.lines)) ?? placed.find((p) => p.start >= line);
     }
     if (!target) {
       void vscode.window.showInformationMessage('Accord: no change under review at the cursor.');
       return;
     }
-    const result = await this.report(this.store.decideHunk(target.file, target.index, decision));
+    // Keep on lines the person edited keeps their version, and the agent is told what it became.
+    const result =
+      decision === 'accepted' && target.edited !== undefined
+        ? this.store.keepEdited(target.file, target.index, target.edited)
+        : await this.report(this.store.decideHunk(target.file, target.index, decision));
     for (const { why } of result.refused ?? []) void vscode.window.showInformationMessage(`Accord: nothing was changed: ${why}.`);
   }
 

@@ -271,6 +271,23 @@ export class ReviewStore {
     return this.land([file]);
   }
 
+  /**
+   * Keep on a hunk the person edited in the file: their version is what is
+   * there, so nothing is written; the hunk is accepted and the agent's next
+   * prompt says what the person made of its change.
+   */
+  keepEdited(file: FileReview, index: number, text: string): LandResult {
+    const hunk = file.hunks[index];
+    if (!hunk || hunkState(file, index) !== 'pending' || !file.landedHunks.has(hunkKey(hunk))) {
+      return { landed: [], conflicts: [], refused: [{ file, why: 'that change is not pending in the file' }] };
+    }
+    setHunkDecision(file, index, 'accepted');
+    const shown = text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+    this.note(file.sessionId, `accepted your change at ${describeHunk(file, index)} in ${file.path} after editing it; the person's version there reads:\n\`\`\`\n${shown}${shown.endsWith('\n') ? '' : '\n'}\`\`\``);
+    this.changed();
+    return { landed: [file], conflicts: [] };
+  }
+
   /** Whether a decision on this file is being written right now (the UI says "applying" rather than showing stale actions). */
   isLanding(file: FileReview): boolean {
     return this.landing.has(file.id);

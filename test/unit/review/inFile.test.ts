@@ -48,14 +48,22 @@ describe('in-file review', () => {
     assert.deepEqual(placeHunks([file], '/p/x.txt', tree.files.get('/p/x.txt')!), [], 'nothing left to keep or undo');
   });
 
-  test('a hunk the person rewrote is not placed (no Keep/Undo on lines that are not the change)', async () => {
+  test("an edited proposal: Keep keeps the person's version and the agent's next prompt says what it became", async () => {
     const tree = new MemoryTree();
     tree.files.set('/p/x.txt', base);
     const store = new ReviewStore(tree);
     const file = store.propose(change);
     await store.reviewInFile(file);
     const rewritten = proposed.replace('F2', 'mine');
-    assert.deepEqual(placeHunks([file], '/p/x.txt', rewritten).map((p) => p.index), [0]);
+    tree.files.set('/p/x.txt', rewritten);
+    const placed = placeHunks([file], '/p/x.txt', rewritten);
+    assert.deepEqual(placed.map((p) => [p.index, p.start, p.lines, p.edited]), [[0, 1, 1, undefined], [1, 5, 2, 'F1\nmine\n']]);
+    const result = store.keepEdited(file, 1, placed[1]!.edited!);
+    assert.equal(result.landed.length, 1);
+    assert.equal(tree.files.get('/p/x.txt'), rewritten, 'nothing written: their version stays');
+    assert.equal(hunkState(file, 1), 'accepted');
+    assert.match(store.takeContextNote('s') ?? '', /accepted your change at line 6 \(at "F1"\) in \/p\/x\.txt after editing it; the person's version there reads:\n```\nF1\nmine\n```/);
+    assert.match(store.keepEdited(file, 1, 'x').refused?.[0]?.why ?? '', /not pending/, 'a second Keep says why it does nothing');
   });
 
   test('a hunk that clashes with the person edit stays pending in the diff; the rest is written in', async () => {

@@ -434,6 +434,63 @@ describe('Review wired to live sessions', function () {
       }
     });
 
+    it('in-file review: Review in File writes the pending hunks in, Keep and Undo per hunk, and the agent hears what was undone', async () => {
+      const file = path.join(scratch, 'infile.txt');
+      const numbered = (n: number, change: Record<number, string> = {}) => lines(...Array.from({ length: n }, (_, i) => change[i + 1] ?? `line ${i + 1}`));
+      writeFileSync(file, numbered(12));
+      const rel = (f: string) => path.relative(workspace, f).split(path.sep).join('/');
+      const session = await api.client.controller.newSession(api.agent);
+      assert.ok(session, `no session: ${api.agent.status.message}`);
+      const approving = api.client.approvals.onDidChange(({ approval, settled }) => {
+        const allow = approval.choices.buttons.find((b) => b.kind === 'allow_once');
+        if (!settled && allow) api.client.approvals.answer(approval.requestId, allow.optionId);
+      });
+      try {
+        server.script(
+          reply.tool('i1', 'edit_file', { path: rel(file), old_string: 'line 3\n', new_string: 'LINE THREE\n' }),
+          reply.tool('i2', 'edit_file', { path: rel(file), old_string: 'line 9\n', new_string: 'LINE NINE\nLINE NINE AND A HALF\n' }),
+          reply.text('Done.'),
+        );
+        const outcome = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'shout lines 3 and 9', mentions: [], images: [] });
+        assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
+        const review = api.review.store.inSession(session.sessionId).find((f) => f.path === file);
+        assert.ok(review, 'the change is under review');
+        const uri = vscode.Uri.file(file);
+        const titles = async () => ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? []).map((l) => l.command?.title ?? '');
+        await vscode.window.showTextDocument(uri, { preview: false });
+        assert.ok((await titles()).includes('$(edit) Review in File'), "the file's own tab offers review in the file");
+
+        await vscode.commands.executeCommand('accord.review.reviewInFile', review.id);
+        const written = numbered(12, { 3: 'LINE THREE', 9: 'LINE NINE\nLINE NINE AND A HALF' });
+        assert.equal(readFileSync(file, 'utf8'), written, 'both pending hunks are in the file');
+        const inFileLenses = await titles();
+        assert.equal(inFileLenses.filter((t) => t === '$(check) Keep').length, 2, `Keep on each hunk: ${inFileLenses.join(' | ')}`);
+        assert.ok(inFileLenses.includes('1 of 2') && inFileLenses.includes('$(discard) Undo All'));
+        const editor = vscode.window.activeTextEditor!;
+        await vscode.commands.executeCommand('accord.review.nextInFile');
+        assert.equal(editor.selection.active.line, 8, 'next goes to the second change');
+        await vscode.commands.executeCommand('accord.review.previousInFile');
+        assert.equal(editor.selection.active.line, 2, 'previous goes back to the first');
+        await new Promise((resolve) => setTimeout(resolve, 1500)); // let the editor draw decorations and lenses for the picture
+        await screenshot('review-in-file');
+
+        await vscode.commands.executeCommand('accord.review.keepInFile', review.id, 0);
+        await vscode.commands.executeCommand('accord.review.undoInFile', review.id, 1);
+        assert.equal(readFileSync(file, 'utf8'), numbered(12, { 3: 'LINE THREE' }), 'kept stays, undone is gone');
+        assert.deepEqual(review.hunks.map((_, i) => hunkState(review, i)), ['accepted', 'rejected']);
+        assert.ok(!(await titles()).includes('$(check) Keep'), 'no Keep/Undo left');
+
+        server.script(reply.text('Understood.'));
+        const asked = server.requests.length;
+        await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'next', mentions: [], images: [] });
+        const sent = JSON.stringify(server.requests.slice(asked).map((r) => r.body));
+        assert.ok(sent.includes('rejected 1 change in') && sent.includes('LINE NINE'), 'the agent hears which change was undone');
+      } finally {
+        approving.dispose();
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      }
+    });
+
     it("a deletion and a move in the agent's copy: the move accepted lands, the deletion rejected keeps the file (and is undone in the copy)", async () => {
       const fileC = path.join(scratch, 'c.txt');
       const fileD = path.join(scratch, 'd.txt');
