@@ -434,7 +434,7 @@ describe('Review wired to live sessions', function () {
       }
     });
 
-    it('in-file review: Review in File writes the pending hunks in, Keep and Undo per hunk, and the agent hears what was undone', async () => {
+    it('in-file review: Review in File writes the pending hunks in, Keep and Undo per hunk, an edited proposal kept as edited, and the agent hears both', async () => {
       const file = path.join(scratch, 'infile.txt');
       const numbered = (n: number, change: Record<number, string> = {}) => lines(...Array.from({ length: n }, (_, i) => change[i + 1] ?? `line ${i + 1}`));
       writeFileSync(file, numbered(12));
@@ -449,6 +449,7 @@ describe('Review wired to live sessions', function () {
         server.script(
           reply.tool('i1', 'edit_file', { path: rel(file), old_string: 'line 3\n', new_string: 'LINE THREE\n' }),
           reply.tool('i2', 'edit_file', { path: rel(file), old_string: 'line 9\n', new_string: 'LINE NINE\nLINE NINE AND A HALF\n' }),
+          reply.tool('i3', 'edit_file', { path: rel(file), old_string: 'line 12\n', new_string: 'LINE TWELVE\n' }),
           reply.text('Done.'),
         );
         const outcome = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'shout lines 3 and 9', mentions: [], images: [] });
@@ -461,11 +462,11 @@ describe('Review wired to live sessions', function () {
         assert.ok((await titles()).includes('$(edit) Review in File'), "the file's own tab offers review in the file");
 
         await vscode.commands.executeCommand('accord.review.reviewInFile', review.id);
-        const written = numbered(12, { 3: 'LINE THREE', 9: 'LINE NINE\nLINE NINE AND A HALF' });
-        assert.equal(readFileSync(file, 'utf8'), written, 'both pending hunks are in the file');
+        const written = numbered(12, { 3: 'LINE THREE', 9: 'LINE NINE\nLINE NINE AND A HALF', 12: 'LINE TWELVE' });
+        assert.equal(readFileSync(file, 'utf8'), written, 'the pending hunks are in the file');
         const inFileLenses = await titles();
-        assert.equal(inFileLenses.filter((t) => t === '$(check) Keep').length, 2, `Keep on each hunk: ${inFileLenses.join(' | ')}`);
-        assert.ok(inFileLenses.includes('1 of 2') && inFileLenses.includes('$(discard) Undo All'));
+        assert.equal(inFileLenses.filter((t) => t === '$(check) Keep').length, 3, `Keep on each hunk: ${inFileLenses.join(' | ')}`);
+        assert.ok(inFileLenses.includes('1 of 3') && inFileLenses.includes('$(discard) Undo All'));
         const editor = vscode.window.activeTextEditor!;
         await vscode.commands.executeCommand('accord.review.nextInFile');
         assert.equal(editor.selection.active.line, 8, 'next goes to the second change');
@@ -476,15 +477,24 @@ describe('Review wired to live sessions', function () {
 
         await vscode.commands.executeCommand('accord.review.keepInFile', review.id, 0);
         await vscode.commands.executeCommand('accord.review.undoInFile', review.id, 1);
-        assert.equal(readFileSync(file, 'utf8'), numbered(12, { 3: 'LINE THREE' }), 'kept stays, undone is gone');
-        assert.deepEqual(review.hunks.map((_, i) => hunkState(review, i)), ['accepted', 'rejected']);
-        assert.ok(!(await titles()).includes('$(check) Keep'), 'no Keep/Undo left');
+        assert.equal(readFileSync(file, 'utf8'), numbered(12, { 3: 'LINE THREE', 12: 'LINE TWELVE' }), 'kept stays, undone is gone');
+        // The person edits the proposed line in place, then keeps it: their version stays.
+        await eventually('the editor to show the file as written', () => editor.document.getText() === readFileSync(file, 'utf8'));
+        const twelve = editor.document.getText().split('\n').indexOf('LINE TWELVE');
+        await editor.edit((e) => e.insert(new vscode.Position(twelve, 'LINE TWELVE'.length), ' (mine)'));
+        assert.ok((await titles()).includes('$(check) Keep Your Version'), 'the edited change offers to keep the edit');
+        await vscode.commands.executeCommand('accord.review.keepInFile', review.id, 2);
+        assert.equal(editor.document.getText(), numbered(12, { 3: 'LINE THREE', 12: 'LINE TWELVE (mine)' }));
+        await editor.document.save();
+        assert.deepEqual(review.hunks.map((_, i) => hunkState(review, i)), ['accepted', 'rejected', 'accepted']);
+        assert.ok(!(await titles()).some((t) => t.startsWith('$(check) Keep')), 'no Keep/Undo left');
 
         server.script(reply.text('Understood.'));
         const asked = server.requests.length;
         await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'next', mentions: [], images: [] });
         const sent = JSON.stringify(server.requests.slice(asked).map((r) => r.body));
         assert.ok(sent.includes('rejected 1 change in') && sent.includes('LINE NINE'), 'the agent hears which change was undone');
+        assert.ok(sent.includes('after editing it') && sent.includes('LINE TWELVE (mine)'), 'the agent hears what the person made of its change');
       } finally {
         approving.dispose();
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
