@@ -74,7 +74,9 @@ export class ReviewController implements vscode.Disposable {
       await vscode.window.showTextDocument(reviewUri(file, 'proposed'), { preview: false });
       return;
     }
-    const title = `${name} (Accord review, turn ${file.turnId})`;
+    // A later turn is diffed against the agent's text after the turn before; the title says so.
+    const builtOn = file.builtOn !== undefined ? this.store.get(file.builtOn) : undefined;
+    const title = builtOn ? `${name} (Accord review, turn ${file.turnId}: changes since turn ${builtOn.turnId})` : `${name} (Accord review, turn ${file.turnId})`;
     await vscode.commands.executeCommand('vscode.diff', reviewUri(file, 'base'), reviewUri(file, 'proposed'), title, { preview: false });
   }
 

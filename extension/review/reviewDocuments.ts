@@ -75,6 +75,16 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
         new vscode.CodeLens(range, { title: '$(discard) Reject hunk', command: 'accord.review.rejectHunk', arguments: args }),
       );
     }
+    const missing = this.store.contextNotInFile(file);
+    if (missing.length > 0) {
+      const what = missing.map((m) => `${m.count} from turn ${m.turnId}`).join(', ');
+      lenses.unshift(
+        new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), {
+          title: `$(info) Unchanged lines are the agent's text after turn ${this.store.get(file.builtOn!)?.turnId ?? '?'}; ${what} of its earlier changes ${missing.reduce((n, m) => n + m.count, 0) === 1 ? 'is' : 'are'} not in your file`,
+          command: '',
+        }),
+      );
+    }
     if (file.hunks.length === 0 || file.binary || file.movedFrom !== undefined) {
       const top = new vscode.Range(0, 0, 0, 0);
       const what = file.movedFrom !== undefined ? `move from ${nodePath.basename(file.movedFrom)}` : 'file';

@@ -288,6 +288,23 @@ export class ReviewStore {
     return { landed: [file], conflicts: [] };
   }
 
+  /**
+   * Changes of earlier turns that a later turn's review shows as unchanged
+   * context (its base is the agent's text after them) but that are not in the
+   * person's file: pending, rejected or in conflict. The diff says so.
+   */
+  contextNotInFile(file: FileReview): { turnId: string; count: number }[] {
+    const out: { turnId: string; count: number }[] = [];
+    for (let id = file.builtOn; id !== undefined; ) {
+      const earlier = this.files.get(id);
+      if (!earlier) break;
+      const count = earlier.hunks.filter((_, i) => hunkState(earlier, i) !== 'accepted').length;
+      if (count > 0) out.push({ turnId: earlier.turnId, count });
+      id = earlier.builtOn;
+    }
+    return out.reverse();
+  }
+
   /** Whether a decision on this file is being written right now (the UI says "applying" rather than showing stale actions). */
   isLanding(file: FileReview): boolean {
     return this.landing.has(file.id);

@@ -188,3 +188,19 @@ describe('finishing a conflict between conflict markers in the file', () => {
     assert.equal(hunkState(file, 0), 'accepted');
   });
 });
+
+describe("a later turn's diff context", () => {
+  test('names the earlier changes it shows as context that are not in the person file', async () => {
+    const tree = new MemoryTree();
+    tree.files.set('/p/a.js', v0);
+    const store = new ReviewStore(tree);
+    const first = store.propose(proposal('1', v1));
+    await store.decideHunk(first, 0, 'rejected');
+    const second = store.propose(proposal('2', v2));
+    assert.equal(second.builtOn, first.id);
+    assert.deepEqual(store.contextNotInFile(second), [{ turnId: '1', count: 1 }]);
+    const third = store.propose(proposal('3', v2.replace('return a;', 'return a + 1;')));
+    await store.decideFiles([second], 'accepted');
+    assert.deepEqual(store.contextNotInFile(third), [{ turnId: '1', count: 1 }], 'turn 2 is in the file, turn 1 is not');
+  });
+});
