@@ -208,8 +208,8 @@ export const WebviewMessage = z.discriminatedUnion('type', [
   /** A link the person clicked; the extension validates the scheme and confirms before opening. */
   z.object({ type: z.literal('openLink'), href: shortText }),
   z.object({ type: z.literal('reviewDiff'), epoch, toolCallId: id, path: shortText }),
-  /** Open one file of the "Changes" list in the review diff editor. */
-  z.object({ type: z.literal('reviewFile'), epoch, fileId: shortText }),
+  /** Open one file of the "Changes" list in the review diff editor, or (`inFile`) review it inside the file with Keep/Undo. */
+  z.object({ type: z.literal('reviewFile'), epoch, fileId: shortText, inFile: z.optional(z.boolean()) }),
   z.object({
     type: z.literal('setConfigOption'),
     epoch,

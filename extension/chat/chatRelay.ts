@@ -65,7 +65,7 @@ export class ChatRelay {
         }
         case 'reviewFile':
           if (controller.current?.epoch !== message.epoch) return;
-          return await this.deps.reviews.openFile(message.fileId);
+          return await this.deps.reviews.openFile(message.fileId, message.inFile === true);
       }
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);

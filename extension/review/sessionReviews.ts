@@ -158,8 +158,12 @@ export class SessionReviews implements vscode.Disposable {
     void vscode.window.showInformationMessage(`Accord has no change to review for ${path} yet.`);
   }
 
-  /** The panel's "Changes" list: open one file's review. */
-  async openFile(fileId: string): Promise<void> {
+  /** The panel's "Changes" list: open one file's review in the diff editor, or review it inside the file. */
+  async openFile(fileId: string, inFile = false): Promise<void> {
+    if (inFile) {
+      await vscode.commands.executeCommand('accord.review.reviewInFile', fileId);
+      return;
+    }
     await this.deps.review.open(this.deps.review.store.get(fileId));
   }
 
