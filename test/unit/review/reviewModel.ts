@@ -31,7 +31,8 @@ export type Step =
   | { kind: 'undoTurn'; pick: number }
   | { kind: 'personEdit'; file: number; slot: number }
   | { kind: 'personUndo'; pick: number }
-  | { kind: 'restart' };
+  | { kind: 'restart' }
+  | { kind: 'inFile'; pick: number };
 
 interface ModelHunk {
   turn: number;
@@ -43,6 +44,8 @@ interface ModelHunk {
   landed: boolean;
   /** The discard epoch of its file when proposed. */
   epoch: number;
+  /** Its turn's file is reviewed in the file: pending means written in, whenever it can be. */
+  inFile: boolean;
 }
 
 const text = (slots: readonly string[]) => slots.map((v, i) => `${v}\n= ${i}\n`).join('');
@@ -116,6 +119,10 @@ export async function runSequence(steps: readonly Step[]): Promise<void> {
     h.landed = land;
   };
   const open = () => hunks.filter((h) => shown(h) === 'pending' || shown(h) === 'conflict');
+  /** Landing a review in the file also (re)writes its pending hunks that are not in yet. */
+  const landsAgain = (turn: number, file: FileName) => {
+    for (const h of hunks) if (h.turn === turn && h.file === file && h.inFile && h.intent === 'pending') move(h, true);
+  };
   const reject = (h: ModelHunk) => {
     h.intent = 'rejected';
     told.add(h.file);
@@ -194,7 +201,7 @@ export async function runSequence(steps: readonly Step[]): Promise<void> {
           slots[slot] = to;
           const same = hunks.find((h) => h.turn === turn && h.file === file && h.slot === slot);
           if (same) same.to = to;
-          else hunks.push({ turn, file, slot, from, to, intent: 'pending', landed: false, epoch: epochs.get(file)! });
+          else hunks.push({ turn, file, slot, from, to, intent: 'pending', landed: false, epoch: epochs.get(file)!, inFile: false });
         }
         await source.endTurn(SESSION, String(turn));
         break;
@@ -209,6 +216,7 @@ export async function runSequence(steps: readonly Step[]): Promise<void> {
           h.intent = 'accepted';
           move(h, true);
         } else reject(h);
+        landsAgain(h.turn, h.file);
         break;
       }
       case 'acceptTurn':
@@ -219,12 +227,14 @@ export async function runSequence(steps: readonly Step[]): Promise<void> {
         const accept = step.kind === 'acceptTurn';
         // As the commands do: the files that still wait for a decision.
         await store.decideFiles(store.inTurn(SESSION, String(turn)).filter(isPending), accept ? 'accepted' : 'rejected');
-        for (const h of open().filter((x) => x.turn === turn)) {
+        const decided = open().filter((x) => x.turn === turn);
+        for (const h of decided) {
           if (accept) {
             h.intent = 'accepted';
             move(h, true);
           } else reject(h);
         }
+        for (const f of new Set(decided.map((h) => h.file))) landsAgain(turn, f);
         break;
       }
       case 'undoTurn': {
@@ -252,6 +262,15 @@ export async function runSequence(steps: readonly Step[]): Promise<void> {
         tree.files.set(abs(edit.file), text(slots));
         break;
       }
+      case 'inFile': {
+        const groups = [...new Set(hunks.filter((h) => shown(h) === 'pending').map((h) => `${h.turn}\u0000${h.file}`))];
+        if (groups.length === 0) continue;
+        const [turn, file] = groups[step.pick % groups.length]!.split('\u0000') as [string, FileName];
+        await store.reviewInFile(reviewOf(Number(turn), file)!);
+        for (const h of hunks) if (String(h.turn) === turn && h.file === file) h.inFile = true;
+        landsAgain(Number(turn), file);
+        break;
+      }
       case 'restart': {
         source.dispose();
         source = newSource();
@@ -274,5 +293,6 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('personEdit' as const), file: fc.nat(FILES.length - 1), slot: fc.nat(SLOTS - 1) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('personUndo' as const), pick: fc.nat(20) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('inFile' as const), pick: fc.nat(20) }) },
 );
 
