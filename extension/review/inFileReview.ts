@@ -3,10 +3,28 @@
 // they replaced are in the hover), and each has Keep / Undo and its place
 // among the others with previous/next. A file with changes under review that
 // are not in it yet offers "Review in File" and "Open Diff" on its first line.
+import { readFileSync, statSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { hunkDecision, landsPerHunk, type FileReview } from './fileReview';
 import { placeHunks, type PlacedHunk } from './inFilePlaces';
 import type { ReviewStore } from './reviewStore';
+
+/**
+ * The text the person has: an unsaved buffer's, else the file's. A clean
+ * buffer can lag a write the review just made; reading it then would show the
+ * review's own lines as the person's edits.
+ */
+function textOf(document: vscode.TextDocument): string {
+  if (document.isDirty) return document.getText();
+  try {
+    if (statSync(document.uri.fsPath).size > MAX_READ) return document.getText();
+    return readFileSync(document.uri.fsPath, 'utf8');
+  } catch {
+    return document.getText();
+  }
+}
+
+const MAX_READ = 8 * 1024 * 1024;
 
 export class InFileReview implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly lensesChanged = new vscode.EventEmitter<void>();
@@ -43,7 +61,9 @@ export class InFileReview implements vscode.CodeLensProvider, vscode.Disposable 
 
   /** The in-file hunks of the document, in order. */
   placed(document: vscode.TextDocument): PlacedHunk[] {
-    return placeHunks(this.reviewsOf(document.uri.fsPath), document.uri.fsPath, document.getText());
+    const reviews = this.reviewsOf(document.uri.fsPath);
+    if (reviews.length === 0) return [];
+    return placeHunks(reviews, document.uri.fsPath, textOf(document));
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {

@@ -464,6 +464,7 @@ describe('Review wired to live sessions', function () {
         await vscode.commands.executeCommand('accord.review.reviewInFile', review.id);
         const written = numbered(12, { 3: 'LINE THREE', 9: 'LINE NINE\nLINE NINE AND A HALF', 12: 'LINE TWELVE' });
         assert.equal(readFileSync(file, 'utf8'), written, 'the pending hunks are in the file');
+        await eventually('the editor to show the hunks written in', () => vscode.window.activeTextEditor?.document.getText() === written);
         const inFileLenses = await titles();
         assert.equal(inFileLenses.filter((t) => t === '$(check) Keep').length, 3, `Keep on each hunk: ${inFileLenses.join(' | ')}`);
         assert.ok(inFileLenses.includes('1 of 3') && inFileLenses.includes('$(discard) Undo All'));
