@@ -217,7 +217,7 @@ export class ReviewStore {
   discarded(sessionId: string, paths: string[]): void {
     const set = new Set(paths);
     for (const file of this.inSession(sessionId)) if (set.has(file.path) && file.origin === 'isolated') file.chainEnded = true;
-    if (paths.length > 0) this.note(sessionId, `your copy of ${paths.join(', ')} was reset to the person's version, since they rejected everything you changed in ${paths.length === 1 ? 'it' : 'them'}`);
+    if (paths.length > 0) this.note(sessionId, `your copy of ${paths.join(', ')} was put back as it was when the session began, since the person rejected every change you made to ${paths.length === 1 ? 'it' : 'them'}`);
     this.changed();
   }
 
