@@ -44,6 +44,7 @@ export class InFileReview implements vscode.CodeLensProvider, vscode.Disposable 
     overviewRulerLane: vscode.OverviewRulerLane.Left,
   });
   private readonly disposables: vscode.Disposable[];
+  private contextActive = false;
 
   constructor(private readonly store: ReviewStore) {
     this.disposables = [
@@ -53,6 +54,7 @@ export class InFileReview implements vscode.CodeLensProvider, vscode.Disposable 
       vscode.languages.registerCodeLensProvider({ scheme: 'file' }, this),
       store.onDidChange(() => this.refresh()),
       vscode.window.onDidChangeVisibleTextEditors(() => this.decorate()),
+      vscode.window.onDidChangeActiveTextEditor(() => this.updateContext()),
       vscode.workspace.onDidChangeTextDocument((event) => {
         if (event.document.uri.scheme === 'file' && this.reviewsOf(event.document.uri.fsPath).length > 0) this.decorate();
       }),
@@ -128,7 +130,17 @@ export class InFileReview implements vscode.CodeLensProvider, vscode.Disposable 
     this.decorate();
   }
 
+  /** `accord.inFileReview`: the active editor has changes to keep or undo (the keys act on them). */
+  private updateContext(): void {
+    const editor = vscode.window.activeTextEditor;
+    const active = editor !== undefined && editor.document.uri.scheme === 'file' && this.placed(editor.document).length > 0;
+    if (active === this.contextActive) return;
+    this.contextActive = active;
+    void vscode.commands.executeCommand('setContext', 'accord.inFileReview', active);
+  }
+
   private decorate(): void {
+    this.updateContext();
     for (const editor of vscode.window.visibleTextEditors) {
       if (editor.document.uri.scheme !== 'file') continue;
       const inserted: vscode.DecorationOptions[] = [];
