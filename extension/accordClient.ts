@@ -20,6 +20,7 @@ import { StatusBar } from './status/statusBar';
 import { TerminalService } from './terminal/terminalService';
 import { TrafficLog } from './traffic/trafficLog';
 import type { StopReason } from '../webview/protocol';
+import { forIconLabel, forLog, quotedForNotification } from './text/agentText';
 
 export interface AccordClient {
   readonly bundled: AgentHost;
@@ -136,7 +137,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     statusBar.setPendingApprovals(pending.length, pending[0] && approvalHeadline(pending[0]));
     if (!settled && !vscode.window.state.focused && notificationMode() !== 'never') {
       // The approval's own notification is already showing; this only makes sure a person away from the window hears about it.
-      log.info(`approval waiting while the window is unfocused: ${approvalHeadline(approval)}`);
+      log.info(`approval waiting while the window is unfocused: ${forLog(approvalHeadline(approval))}`);
     }
   });
 
@@ -152,22 +153,25 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
         ...(controller.current ? { currentSessionId: controller.current.sessionId } : {}),
       });
     } catch (error) {
-      log.warn(`session/list failed: ${error instanceof Error ? error.message : String(error)}`);
+      log.warn(`session/list failed: ${forLog(error instanceof Error ? error.message : String(error))}`);
     }
   }
 
   function notifyTurnEnded(agentName: string, stopReason: StopReason, error?: string): void {
     const mode = notificationMode();
     if (mode === 'never' || (mode === 'whenUnfocused' && vscode.window.state.focused)) return;
-    const text = error ?? `${agentName} finished (${stopReason.replace(/_/g, ' ')}).`;
+    // The error is the agent's text (often its JSON-RPC message): quoted, one line, no live link.
+    const text = error
+      ? `Accord: the turn with ${quotedForNotification(agentName, 80)} failed: ${quotedForNotification(error, 400)}`
+      : `Accord: ${quotedForNotification(agentName, 80)} finished (${stopReason.replace(/_/g, ' ')}).`;
     void vscode.window.showInformationMessage(text, 'Show Chat').then((c) => c && vscode.commands.executeCommand('accord.chat.focus'));
   }
 
   const pickAgent = async (): Promise<AgentHost | undefined> => {
     const names = [BUNDLED_AGENT_NAME, ...configuredAgents((p) => void vscode.window.showWarningMessage(p)).map((a) => a.name)];
     if (names.length === 1) return bundled;
-    const pick = await vscode.window.showQuickPick(names.map((n) => ({ label: n, description: n === defaultAgentName() ? 'default' : '' })), { title: 'Accord: which agent for this session?' });
-    return pick ? host(pick.label) : undefined;
+    const pick = await vscode.window.showQuickPick(names.map((n) => ({ label: forIconLabel(n, 120), name: n, description: n === defaultAgentName() ? 'default' : '' })), { title: 'Accord: which agent for this session?' });
+    return pick ? host(pick.name) : undefined;
   };
 
   const sessionFromItem = (item?: SessionItem) => item ?? undefined;
@@ -205,7 +209,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
       const h = item ? host(item.agentName) : controller.current?.host;
       if (!id || !h) return;
       if (!h.info?.agentCapabilities?.sessionCapabilities?.close) {
-        void vscode.window.showInformationMessage(`${h.name} does not support closing sessions.`);
+        void vscode.window.showInformationMessage(`Accord: ${quotedForNotification(h.name, 80)} does not support closing sessions.`);
         return;
       }
       await controller.closeSession(h, id);

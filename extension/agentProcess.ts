@@ -16,6 +16,7 @@ import {
   type Stream,
 } from '@agentclientprotocol/sdk';
 import type { AgentStatus } from '../webview/protocol';
+import { forLog } from './text/agentText';
 
 export interface AgentCommand {
   command: string;
@@ -89,7 +90,7 @@ export class AgentProcess implements vscode.Disposable {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child = child;
-    pipeLines(child.stderr!, (line) => log.info(`[agent] ${line}`));
+    pipeLines(child.stderr!, (line) => log.info(`[agent] ${forLog(line)}`));
     const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
     child.once('exit', (code, signal) => {
       this.child = undefined;
@@ -124,11 +125,11 @@ export class AgentProcess implements vscode.Disposable {
       }
       this.initializeResult = result;
       const info = result.agentInfo;
-      log.info(`connected to ${info?.name ?? 'agent'} ${info?.version ?? ''}`.trim());
+      log.info(forLog(`connected to ${info?.name ?? 'agent'} ${info?.version ?? ''}`.trim()));
       this.setStatus({ state: 'connected', agentName: info?.title ?? info?.name ?? 'agent', agentVersion: info?.version });
     } catch (error) {
       const message = `Could not start the agent: ${error instanceof Error ? error.message : String(error)}. See "Accord: Show Agent Log".`;
-      log.error(message);
+      log.error(forLog(message));
       this.setStatus({ state: 'error', message });
       this.stop();
     }

@@ -10,6 +10,7 @@ import type { TrafficLog } from '../traffic/trafficLog';
 import type { AgentStatus } from '../../webview/protocol';
 import { BUNDLED_AGENT_NAME, modelSetting, reasoningEffort, type AgentDefinition } from '../settings/settings';
 import { RestartPolicy } from './restartPolicy';
+import { quotedForNotification } from '../text/agentText';
 
 export interface AgentHostDeps {
   extensionUri: vscode.Uri;
@@ -135,7 +136,7 @@ export class AgentHost implements vscode.Disposable {
     }
     const message = `${this.name} ${how} and was restarted 4 times in 3 minutes, so Accord stopped restarting it. See its log for why.`;
     this.setStatus({ state: 'error', agentName: this.name, message });
-    void vscode.window.showErrorMessage(message, 'Restart', 'Show Log').then((choice) => {
+    void vscode.window.showErrorMessage(`Accord: the agent ${quotedForNotification(this.name, 80)} ${how} and was restarted 4 times in 3 minutes, so Accord stopped restarting it. See its log for why.`, 'Restart', 'Show Log').then((choice) => {
       if (choice === 'Restart') void this.restart();
       if (choice === 'Show Log') this.showLog();
     });

@@ -9,6 +9,7 @@ import type { AgentHost } from '../agents/agentHost';
 import { hideThoughts } from '../settings/settings';
 import { fileCompletions, openLink } from './panelServices';
 import type { SessionReviews } from '../review/sessionReviews';
+import { forLog, quotedForNotification } from '../text/agentText';
 
 export interface ChatRelayDeps {
   controller: SessionController;
@@ -69,8 +70,8 @@ export class ChatRelay {
       }
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
-      this.deps.log(`panel request ${message.type} failed: ${text}`);
-      void vscode.window.showErrorMessage(`Accord: ${text}`);
+      this.deps.log(`panel request ${message.type} failed: ${forLog(text)}`);
+      void vscode.window.showErrorMessage(`Accord: ${quotedForNotification(text, 400)}`);
     }
   }
 

@@ -14,6 +14,7 @@ import { StagedWriteSource } from './stagedSource';
 import { DirectDiskSource } from './directSource';
 import { IsolatedWorkspaceSource, type AgentExtCall, type IsolatedSourceOptions } from './isolatedSource';
 import { ToolDiffDocuments } from './toolDiffDocuments';
+import { quotedForNotification } from '../text/agentText';
 
 /** Folders whose churn is never an agent's edit to review. */
 const IGNORED_SEGMENTS = ['/.git/', '/node_modules/'];
@@ -130,12 +131,12 @@ export class ReviewController implements vscode.Disposable {
       const result = await pending;
       for (const file of result.conflicts) {
         void vscode.window.showWarningMessage(
-          `Accord did not change ${nodePath.basename(file.path)}: ${file.conflict ?? 'it changed since the agent proposed this'}. Resolve it by hand, then decide again.`,
+          `Accord did not change ${quotedForNotification(nodePath.basename(file.path), 200)}: ${file.conflict ? quotedForNotification(file.conflict, 300) : 'it changed since the agent proposed this'}. Resolve it by hand, then decide again.`,
         );
       }
       return result;
     } catch (error) {
-      void vscode.window.showErrorMessage(`Accord could not apply the reviewed change: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(`Accord could not apply the reviewed change: ${quotedForNotification(error instanceof Error ? error.message : String(error), 400)}`);
       return { landed: [], conflicts: [] };
     }
   }

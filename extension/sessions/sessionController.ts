@@ -11,6 +11,7 @@ import type { UpdateRouter } from '../client/updateRouter';
 import type { HostMessage, PromptCapabilities, StopReason, WebviewMessageOf } from '../../webview/protocol';
 import { modelSetting, reasoningEffort } from '../settings/settings';
 import { parseSelectionPath } from '../chat/panelServices';
+import { quotedForNotification } from '../text/agentText';
 
 export interface CurrentSession {
   host: AgentHost;
@@ -81,7 +82,7 @@ export class SessionController {
     const cwd = this.cwd();
     if (!connection || !cwd) return;
     if (!host.info?.agentCapabilities?.loadSession) {
-      void vscode.window.showWarningMessage(`${host.name} cannot reopen past sessions (it does not support session/load).`);
+      void vscode.window.showWarningMessage(`Accord: ${quotedForNotification(host.name, 80)} cannot reopen past sessions (it does not support session/load).`);
       return;
     }
     if (this.loading === sessionId) return; // a second click while replaying would render the history twice
@@ -183,13 +184,13 @@ export class SessionController {
     this.lostTurn = undefined;
     if (host.info?.agentCapabilities?.loadSession) {
       await this.loadSession(host, session.sessionId).catch((error) =>
-        void vscode.window.showWarningMessage(`${host.name} restarted but could not reload the session: ${String(error?.message ?? error)}`));
+        void vscode.window.showWarningMessage(`Accord: ${quotedForNotification(host.name, 80)} restarted but could not reload the session: ${quotedForNotification(String(error?.message ?? error), 400)}`));
       const shown = this.currentValue;
       // The reload cleared the panel, and the log's replay does not say the last turn died: say it again.
       if (lost && shown?.sessionId === lost.sessionId) this.deps.post({ type: 'turnEnded', epoch: shown.epoch, stopReason: 'error', error: lost.error.slice(0, 4000) });
     } else {
       this.currentValue = undefined;
-      void vscode.window.showInformationMessage(`${host.name} restarted. It cannot reload sessions, so your next prompt starts a new one.`);
+      void vscode.window.showInformationMessage(`Accord: ${quotedForNotification(host.name, 80)} restarted. It cannot reload sessions, so your next prompt starts a new one.`);
     }
   }
 
@@ -268,8 +269,8 @@ export class SessionController {
     await host.ensureStarted();
     const connection = host.connection;
     if (!connection) {
-      const why = host.status.message ?? `${host.name} is not running.`;
-      void vscode.window.showErrorMessage(why, 'Show Log').then((c) => c && host.showLog());
+      const why = host.status.message ? quotedForNotification(host.status.message, 400) : 'it is not running.';
+      void vscode.window.showErrorMessage(`Accord: ${quotedForNotification(host.name, 80)}: ${why}`, 'Show Log').then((c) => c && host.showLog());
     }
     return connection;
   }

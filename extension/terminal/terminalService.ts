@@ -11,6 +11,7 @@ import {
   type TerminalOutputResponse,
 } from '@agentclientprotocol/sdk';
 import { OutputBuffer } from './outputBuffer';
+import { agentLine, forIconLabel } from '../text/agentText';
 
 interface RunningTerminal {
   sessionId: string;
@@ -42,10 +43,11 @@ export class TerminalService implements vscode.Disposable {
     const pty: vscode.Pseudoterminal = {
       onDidWrite: writeEmitter.event,
       onDidClose: closeEmitter.event,
-      open: () => writeEmitter.fire(`\x1b[2m$ ${[params.command, ...(params.args ?? [])].join(' ')}${cwd ? `   (in ${cwd})` : ''}\x1b[0m\r\n`),
+      // The agent's command line is text, never escape sequences (an OSC 8 link or a cursor move would be live here).
+      open: () => writeEmitter.fire(`\x1b[2m$ ${agentLine([params.command, ...(params.args ?? [])].join(' '), 2000)}${cwd ? `   (in ${agentLine(cwd, 500)})` : ''}\x1b[0m\r\n`),
       close: () => killTree(child), // the person closed the terminal
     };
-    const terminal = vscode.window.createTerminal({ name: `${agentName}: ${params.command}`, pty, isTransient: true });
+    const terminal = vscode.window.createTerminal({ name: `${forIconLabel(agentName, 40)}: ${forIconLabel(params.command, 60)}`, pty, isTransient: true });
     const onData = (chunk: Buffer) => {
       output.append(chunk);
       writeEmitter.fire(chunk.toString('utf8').replace(/\r?\n/g, '\r\n'));
