@@ -138,6 +138,8 @@ export const HostMessage = z.discriminatedUnion('type', [
     requestId: id,
     toolCall: AcpToolCallPatch,
     options: z.array(ApprovalOption),
+    /** Who asks: the panel shows it in Accord's voice, apart from the agent's words. */
+    agentName: z.optional(shortText),
   }),
   z.object({
     type: z.literal('approvalResolved'),

@@ -91,6 +91,7 @@ export class ChatRelay {
         epoch: session.epoch,
         requestId: approval.requestId,
         toolCall: approval.params.toolCall,
+        agentName: approval.agentName.slice(0, 200),
         options: approval.choices.buttons.map((b) => ({ optionId: b.optionId, name: b.label, kind: b.kind })),
       });
       return;

@@ -84,7 +84,9 @@ export function agentLine(value: unknown, max = DEFAULT_MAX): string {
  * Accord's. Quotation marks inside are left alone: the outer pair is Accord's.
  */
 export function quoted(value: unknown, max = DEFAULT_MAX): string {
-  return `“${agentLine(value, max)}”`;
+  // Curly double quotes inside become straight ones: the curly pair stays Accord's delimiter,
+  // so `x” Accord: verified “y` cannot close the quote and speak outside it.
+  return `“${agentLine(value, max).replace(/[\u201C\u201D\u201E\u201F\u2033\u2036\u275D\u275E\uFF02]/g, '"')}”`;
 }
 
 // VS Code turns `[label](https://…|command:…|file:…)` into a link in

@@ -10,6 +10,7 @@ export interface PendingApproval {
   requestId: string;
   toolCallId: string;
   options: ApprovalOption[];
+  agentName?: string;
 }
 
 export interface Turn {
@@ -93,7 +94,7 @@ export class ChatStore {
         this.endTurn(message.stopReason, message.error);
         return true;
       case 'approvalPending':
-        this.addApproval(message.requestId, message.toolCall, message.options);
+        this.addApproval(message.requestId, message.toolCall, message.options, message.agentName);
         return true;
       case 'approvalResolved':
         this.resolveApproval(message.requestId);
@@ -266,7 +267,7 @@ export class ChatStore {
     if (stopReason !== 'end_turn') pushTurnEnd(this.main, stopReason, error);
   }
 
-  private addApproval(requestId: string, toolCall: Record<string, unknown> & { toolCallId: string }, options: ApprovalOption[]): void {
+  private addApproval(requestId: string, toolCall: Record<string, unknown> & { toolCallId: string }, options: ApprovalOption[], agentName?: string): void {
     const t = this.main;
     const tool = t.tools.get(toolCall.toolCallId);
     if (tool) {
@@ -275,7 +276,7 @@ export class ChatStore {
     } else {
       upsertTool(t, toolCall, true);
     }
-    this.approvals.set(requestId, { requestId, toolCallId: toolCall.toolCallId, options });
+    this.approvals.set(requestId, { requestId, toolCallId: toolCall.toolCallId, options, ...(agentName ? { agentName } : {}) });
   }
 
   private resolveApproval(requestId: string): void {
