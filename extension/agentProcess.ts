@@ -21,7 +21,8 @@ import { forLog } from './text/agentText';
 export interface AgentCommand {
   command: string;
   args: string[];
-  env?: NodeJS.ProcessEnv;
+  /** The agent's whole environment (agents/agentEnv.ts builds it); nothing of the extension host's is added. */
+  env: Record<string, string>;
   cwd?: string;
 }
 
@@ -86,7 +87,7 @@ export class AgentProcess implements vscode.Disposable {
 
     const child = spawn(agent.command, agent.args, {
       cwd: agent.cwd,
-      env: { ...process.env, ...agent.env },
+      env: agent.env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child = child;

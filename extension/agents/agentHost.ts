@@ -10,6 +10,7 @@ import type { TrafficLog } from '../traffic/trafficLog';
 import type { AgentStatus } from '../../webview/protocol';
 import { BUNDLED_AGENT_NAME, modelSetting, reasoningEffort, type AgentDefinition } from '../settings/settings';
 import { RestartPolicy } from './restartPolicy';
+import { agentEnvironment } from './agentEnv';
 import { quotedForNotification } from '../text/agentText';
 
 export interface AgentHostDeps {
@@ -153,15 +154,17 @@ export class AgentHost implements vscode.Disposable {
     const cwd = this.deps.workspaceRoot();
     if (this.definition === 'bundled') {
       const base = bundledAgentCommand(this.deps.extensionUri);
-      const env: Record<string, string> = { ...(base.env as Record<string, string>), ...(await this.deps.apiKeyEnv()) };
+      const own: Record<string, string> = { ...base.env };
       const model = modelSetting();
-      if (model) env.ACCORD_MODEL = model;
+      if (model) own.ACCORD_MODEL = model;
       const effort = reasoningEffort();
-      if (effort !== 'default') env.ACCORD_REASONING_EFFORT = effort;
+      if (effort !== 'default') own.ACCORD_REASONING_EFFORT = effort;
+      const env = agentEnvironment({ host: process.env, kind: 'bundled', own, secrets: await this.deps.apiKeyEnv() });
       return { ...base, env, cwd };
     }
-    // Third-party agents get their own configured environment, never Accord's stored keys.
-    return { command: this.definition.command, args: this.definition.args, env: this.definition.env, cwd };
+    // Third-party agents get the minimal environment (or the host's, opted in) and their own env, never Accord's stored keys.
+    const env = agentEnvironment({ host: process.env, kind: 'configured', inheritEnv: this.definition.inheritEnv, own: this.definition.env });
+    return { command: this.definition.command, args: this.definition.args, env, cwd };
   }
 
   private setStatus(status: AgentStatus): void {
