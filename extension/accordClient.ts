@@ -36,6 +36,8 @@ export interface AccordClient {
   readonly reviews: SessionReviews;
   /** The host for an agent by name (created on first use); undefined if no such agent is configured. */
   host(name: string): AgentHost | undefined;
+  /** The agent the panel is about (its session's, or the one last tried), else the default one. */
+  viewHost(): AgentHost;
 }
 
 export function activateClient(context: vscode.ExtensionContext, chat: ChatViewProvider, log: vscode.LogOutputChannel, review: ReviewController): AccordClient {
@@ -73,7 +75,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     const created = new AgentHost(definition, { extensionUri: context.extensionUri, services, traffic, apiKeyEnv: () => apiKeys.environment(), workspaceRoot });
     hosts.set(name, created);
     created.onDidChangeStatus((status) => {
-      if (controller.current?.host === created || (!controller.current && created.name === defaultHost().name)) {
+      if (viewHost() === created) {
         chat.postStatus(status);
         statusBar.setStatus(status);
       }
@@ -84,6 +86,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
       controller.agentExited(created, message);
     });
     created.onDidConnect(({ restarted }) => {
+      if (controller.viewHost === created) controller.clearFailure();
       if (restarted) void controller.agentReconnected(created);
       void refreshSessions(created);
     });
@@ -96,11 +99,13 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     if (!found) log.warn(`"accord.defaultAgent" names "${name}", which is not configured; using ${BUNDLED_AGENT_NAME}.`);
     return found ?? bundled;
   };
+  const viewHost = () => controller.viewHost ?? defaultHost();
 
   const controller = new SessionController({
     router,
     approvals,
     post: (m) => chat.post(m),
+    remember: (m) => chat.journal.record(m),
     nextEpoch: () => ++chat.epoch,
     workspaceRoot,
     turns: {
@@ -114,6 +119,10 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
       statusBar.setStatus(session.host.status);
       chat.postStatus(session.host.status);
     },
+    onViewHostChanged: (h) => {
+      chat.postStatus(h.status);
+      statusBar.setStatus(h.status);
+    },
     onTurnEnded: (session, stopReason, error) => {
       notifyTurnEnded(session.host.name, stopReason, error);
       void refreshSessions(session.host);
@@ -123,6 +132,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     controller, approvals, post: (m) => chat.post(m), defaultHost, log: (m) => log.info(m),
     hostFor: (sessionId) => sessionHosts.get(sessionId),
     reviews,
+    viewHost,
   });
 
   router.onUpdate((routed) => {
@@ -187,7 +197,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     vscode.commands.registerCommand('accord.cancelTurn', () => controller.cancelTurn()),
     vscode.commands.registerCommand('accord.showAcpTraffic', () => traffic.show()),
     vscode.commands.registerCommand('accord.showPendingApproval', () => approvals.showPending()),
-    vscode.commands.registerCommand('accord.restartAgent', () => (controller.current?.host ?? defaultHost()).restart()),
+    vscode.commands.registerCommand('accord.restartAgent', () => viewHost().restart()),
     vscode.commands.registerCommand('accord.setApiKey', async () => {
       if (!(await apiKeys.prompt())) return;
       const choice = await vscode.window.showInformationMessage('Key saved. Restart the bundled agent to use it?', 'Restart');
@@ -235,5 +245,5 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
   );
   statusBar.setStatus(bundled.status);
 
-  return { bundled, approvals, controller, router, statusBar, sessionsView, traffic, fs, terminals, reviews, host };
+  return { bundled, approvals, controller, router, statusBar, sessionsView, traffic, fs, terminals, reviews, host, viewHost };
 }

@@ -4,7 +4,7 @@
 // presses "Restart".
 import * as vscode from 'vscode';
 import type { ClientConnection, InitializeResponse } from '@agentclientprotocol/sdk';
-import { AgentProcess, bundledAgentCommand, type AgentCommand } from '../agentProcess';
+import { AgentProcess, bundledAgentCommand, type AgentCommand, type StartFailure } from '../agentProcess';
 import { CLIENT_CAPABILITIES, registerClientHandlers, type ClientServices } from '../client/clientHandlers';
 import type { TrafficLog } from '../traffic/trafficLog';
 import type { AgentStatus } from '../../webview/protocol';
@@ -37,6 +37,9 @@ export class AgentHost implements vscode.Disposable {
   /** Connected (first start or after a restart). */
   readonly onDidConnect = this.connectEmitter.event;
   private statusValue: AgentStatus = { state: 'stopped' };
+  private startFailureValue: StartFailure | undefined;
+  /** Tests shorten the initialize limit (the real one is long enough for npx). */
+  initializeTimeoutMs: number | undefined;
   private connectedOnce = false;
   private startPromise: Promise<void> | undefined;
 
@@ -54,6 +57,11 @@ export class AgentHost implements vscode.Disposable {
 
   get connection(): ClientConnection | undefined {
     return this.process?.status.state === 'connected' ? this.process.connection : undefined;
+  }
+
+  /** Why the last start failed (cleared when it connects). */
+  get startFailure(): StartFailure | undefined {
+    return this.startFailureValue;
   }
 
   get info(): InitializeResponse | undefined {
@@ -109,12 +117,14 @@ export class AgentHost implements vscode.Disposable {
       configureClient: (app) => registerClientHandlers(app, this.name, this.deps.services),
       clientCapabilities: CLIENT_CAPABILITIES,
       tapStream: (stream) => this.deps.traffic.tap(stream, this.name),
+      initializeTimeoutMs: this.initializeTimeoutMs,
     });
     this.process = agentProcess;
     this.stoppingOnPurpose = false;
     agentProcess.onDidChangeStatus((status) => this.setStatus(status));
     agentProcess.onDidExit(({ code, signal }) => this.exited(agentProcess, code, signal));
     await agentProcess.start();
+    this.startFailureValue = agentProcess.failure;
     if (agentProcess.status.state === 'connected') {
       const restarted = this.connectedOnce;
       this.connectedOnce = true;
@@ -127,6 +137,8 @@ export class AgentHost implements vscode.Disposable {
     setTimeout(() => agentProcess.dispose(), 0); // not from inside its own exit event
     this.process = undefined;
     if (this.stoppingOnPurpose) return;
+    // It never answered initialize: start() said why, and starting it again would fail the same way.
+    if (!agentProcess.everConnected) return;
     const how = signal ? `was killed (${signal})` : `exited with code ${code}`;
     this.exitEmitter.fire({ message: `${this.name} ${how}.` });
     if (this.policy.tryRestart(Date.now())) {
@@ -168,7 +180,8 @@ export class AgentHost implements vscode.Disposable {
   }
 
   private setStatus(status: AgentStatus): void {
-    this.statusValue = { agentName: this.name, ...status };
+    // The configured name wins over what the agent calls itself: an agent cannot take another's (or Accord's) name in the header.
+    this.statusValue = { ...status, agentName: this.name };
     this.statusEmitter.fire(this.statusValue);
   }
 }

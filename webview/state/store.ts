@@ -1,7 +1,7 @@
 // The panel's state: a reducer over validated host messages. ACP updates go
 // to the transcript of their session (the panel's session or a child);
 // session-wide updates (plan, usage, commands, config) land here.
-import type { AcpConfigOptions, AcpAvailableCommands, AgentStatus, ApprovalOption, DiffReviewState, FileCompletion, HostMessage, HostMessageOf, PromptCapabilities, PromptImage, PromptMention, SessionSummary } from '../protocol';
+import type { AcpConfigOptions, AcpAvailableCommands, AgentFailure, AgentStatus, ApprovalOption, DiffReviewState, FileCompletion, HostMessage, HostMessageOf, PromptCapabilities, PromptImage, PromptMention, SessionSummary } from '../protocol';
 import { isRecord, str } from './content';
 import { appendChunk, attachChild, cancelUnfinishedTools, newTranscript, patchTool, pushTurnEnd, runningToolId, touchTool, upsertCompaction, upsertTool } from './transcript';
 import type { Notice, PlanEntry, SubagentInfo, Transcript, Usage } from './types';
@@ -30,6 +30,8 @@ export class ChatStore {
   title: string | undefined;
   replaying = false;
   agent: AgentStatus = { state: 'starting' };
+  /** The agent in view failed: shown until it is over, a session starts or the person dismisses it. */
+  failure: AgentFailure | undefined;
   hideThoughts = false;
   sessions: SessionSummary[] = [];
   main: Transcript = newTranscript('');
@@ -69,6 +71,9 @@ export class ChatStore {
       case 'agentStatus':
         this.agent = message.status;
         return true;
+      case 'agentFailure':
+        this.failure = message.failure ?? undefined;
+        return true;
       case 'settings':
         this.hideThoughts = message.hideThoughts;
         return true;
@@ -76,6 +81,7 @@ export class ChatStore {
         this.sessions = message.sessions;
         return true;
       case 'sessionStarted':
+        this.failure = undefined;
         this.startSession(message.epoch, message.sessionId, message.title, message.origin);
         return true;
       case 'replayBegin':
