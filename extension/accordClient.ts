@@ -17,6 +17,7 @@ import { SessionController } from './sessions/sessionController';
 import { SessionsView, type SessionItem } from './sessions/sessionsView';
 import { configuredAgents, defaultAgentName, approvalTimeoutMinutes, hideThoughts, notificationMode, BUNDLED_AGENT_NAME } from './settings/settings';
 import { StatusBar } from './status/statusBar';
+import { agentEnvironment } from './agents/agentEnv';
 import { TerminalService } from './terminal/terminalService';
 import { TrafficLog } from './traffic/trafficLog';
 import type { StopReason } from '../webview/protocol';
@@ -60,7 +61,11 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     log: (m) => log.warn(m),
   });
   const fs = new FsService(reviews);
-  const terminals = new TerminalService(workspaceRoot);
+  // A terminal an agent opens runs with that agent's own environment (minimal + its env, or inherited if it opted in), without stored keys.
+  const terminals = new TerminalService(workspaceRoot, (name) => {
+    const definition = configuredAgents().find((a) => a.name === name);
+    return agentEnvironment({ host: process.env, kind: 'configured', inheritEnv: definition?.inheritEnv, own: definition?.env });
+  });
   const statusBar = new StatusBar();
   const sessionsView = new SessionsView();
   const services = { router, approvals, fs, terminals };

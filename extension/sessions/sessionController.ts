@@ -95,6 +95,8 @@ export class SessionController {
     this.lastFailure = failure;
     this.view(host);
     this.deps.post({ type: 'agentFailure', failure });
+    // A failed turn already says so in the transcript and (per accord.notifications) in the turn-ended notification.
+    if (stage === 'session/prompt') return;
     void vscode.window.showErrorMessage(`Accord: ${quotedForNotification(host.name, 80)} failed (${stage}): ${quotedForNotification(message, 400)}`, 'Show Log', 'Show ACP Traffic')
       .then((choice) => {
         if (choice === 'Show Log') host.showLog();

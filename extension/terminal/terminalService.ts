@@ -26,12 +26,19 @@ interface RunningTerminal {
 export class TerminalService implements vscode.Disposable {
   private readonly terminals = new Map<string, RunningTerminal>();
 
-  constructor(private readonly defaultCwd: () => string | undefined) {}
+  /**
+   * environmentFor: the environment an agent's commands start from (agents/agentEnv.ts): the
+   * agent's own, never the extension host's whole environment and never Accord's stored keys.
+   */
+  constructor(
+    private readonly defaultCwd: () => string | undefined,
+    private readonly environmentFor: (agentName: string) => Record<string, string> = () => ({}),
+  ) {}
 
   create(params: CreateTerminalRequest, agentName: string): { terminalId: string } {
     const terminalId = randomUUID();
     const cwd = params.cwd ?? this.defaultCwd();
-    const env = { ...process.env, ...Object.fromEntries((params.env ?? []).map((e) => [e.name, e.value])) };
+    const env = { ...this.environmentFor(agentName), ...Object.fromEntries((params.env ?? []).map((e) => [e.name, e.value])) };
     // A lone command string with spaces is a shell line (several agents send them so); argv otherwise.
     const shellLine = (params.args ?? []).length === 0 && /\s/.test(params.command.trim());
     const child = spawn(params.command, params.args ?? [], {
