@@ -1,8 +1,9 @@
-// The panel journal rebuilds what a new panel must show: checked against a
-// small reference model (a reducer over the same messages) with random
-// message sequences, plus the cases that matter by name.
+// The panel journal rebuilds what a new panel must show: a fast-check property
+// against the reference (the panel's own store fed every message), plus the
+// cases that matter by name.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { PanelJournal } from '../../../extension/chat/panelJournal';
 import { ChatStore } from '../../../webview/state/store';
 import type { HostMessage } from '../../../webview/protocol';
@@ -25,34 +26,54 @@ function view(messages: HostMessage[]) {
   };
 }
 
-function randomMessages(seed: number, n: number): HostMessage[] {
-  let x = seed;
-  const rnd = (k: number) => ((x = (x * 1103515245 + 12345) % 2 ** 31), x % k);
-  const out: HostMessage[] = [];
+/** One step of what the extension tells a panel; sessions start with rising epochs, like SessionController does. */
+type Step =
+  | { kind: 'start' } | { kind: 'status'; connected: boolean; name: number } | { kind: 'turnStarted' } | { kind: 'turnEnded' }
+  | { kind: 'failure'; set: boolean; text: string } | { kind: 'approval'; id: number } | { kind: 'resolved'; id: number }
+  | { kind: 'completions' } | { kind: 'chunk'; text: string } | { kind: 'tool'; id: number; status: 'pending' | 'completed' };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.constant<Step>({ kind: 'start' }),
+  fc.record({ kind: fc.constant('status' as const), connected: fc.boolean(), name: fc.nat(3) }),
+  fc.constant<Step>({ kind: 'turnStarted' }),
+  fc.constant<Step>({ kind: 'turnEnded' }),
+  fc.record({ kind: fc.constant('failure' as const), set: fc.boolean(), text: fc.string({ maxLength: 8 }) }),
+  fc.record({ kind: fc.constant('approval' as const), id: fc.nat(5) }),
+  fc.record({ kind: fc.constant('resolved' as const), id: fc.nat(5) }),
+  fc.constant<Step>({ kind: 'completions' }),
+  fc.record({ kind: fc.constant('chunk' as const), text: fc.string({ maxLength: 6 }) }),
+  fc.record({ kind: fc.constant('tool' as const), id: fc.nat(5), status: fc.constantFrom('pending' as const, 'completed' as const) }),
+);
+
+function messagesOf(steps: Step[]): HostMessage[] {
   let epoch = 0;
-  for (let i = 0; i < n; i++) {
-    switch (rnd(9)) {
-      case 0: epoch++; out.push({ type: 'sessionStarted', epoch, sessionId: `s${epoch}`, origin: 'new' }); break;
-      case 1: out.push({ type: 'agentStatus', status: { state: rnd(2) ? 'connected' : 'error', agentName: `A${rnd(3)}` } }); break;
-      case 2: out.push({ type: 'turnStarted', epoch }); break;
-      case 3: out.push({ type: 'turnEnded', epoch, stopReason: 'end_turn' }); break;
-      case 4: out.push({ type: 'agentFailure', failure: rnd(2) ? { agentName: 'F', stage: 'session/new', message: `m${i}` } : null }); break;
-      case 5: out.push({ type: 'approvalPending', epoch, requestId: `r${i}`, toolCall: { toolCallId: `t${i}` }, options: [] }); break;
-      case 6: out.push({ type: 'fileCompletions', query: 'q', items: [] }); break;
-      default: out.push(chunk(epoch, `c${i} `));
+  return steps.map((s): HostMessage => {
+    switch (s.kind) {
+      case 'start': epoch++; return { type: 'sessionStarted', epoch, sessionId: `s${epoch}`, origin: 'new' };
+      case 'status': return { type: 'agentStatus', status: { state: s.connected ? 'connected' : 'error', agentName: `A${s.name}` } };
+      case 'turnStarted': return { type: 'turnStarted', epoch };
+      case 'turnEnded': return { type: 'turnEnded', epoch, stopReason: 'end_turn' };
+      case 'failure': return { type: 'agentFailure', failure: s.set ? { agentName: 'F', stage: 'session/new', message: s.text || 'x' } : null };
+      case 'approval': return { type: 'approvalPending', epoch, requestId: `r${s.id}`, toolCall: { toolCallId: `t${s.id}` }, options: [] };
+      case 'resolved': return { type: 'approvalResolved', epoch, requestId: `r${s.id}`, outcome: 'cancelled' };
+      case 'completions': return { type: 'fileCompletions', query: 'q', items: [] };
+      case 'chunk': return chunk(epoch, s.text);
+      case 'tool': return { type: 'sessionUpdate', epoch, sessionId: `s${epoch}`, update: { sessionUpdate: 'tool_call', toolCallId: `t${s.id}`, title: `T${s.id}`, status: s.status } };
     }
-  }
-  return out;
+  });
 }
 
 describe('panel journal', () => {
-  test('a new panel fed the replay shows what the old one showed (random sequences against the store itself)', () => {
-    for (let seed = 1; seed <= 200; seed++) {
-      const messages = randomMessages(seed, 60);
-      const journal = new PanelJournal();
-      for (const m of messages) journal.record(m);
-      assert.deepEqual(view(journal.replay()), view(messages), `seed ${seed}`);
-    }
+  test('a new panel fed the replay shows what the old one showed (property: against the store fed everything)', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 80 }), (steps) => {
+        const messages = messagesOf(steps);
+        const journal = new PanelJournal();
+        for (const m of messages) journal.record(m);
+        assert.deepEqual(view(journal.replay()), view(messages));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test('a session start forgets the previous transcript', () => {
