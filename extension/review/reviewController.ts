@@ -16,6 +16,7 @@ import { IsolatedWorkspaceSource, type AgentExtCall, type IsolatedSourceOptions 
 import { ToolDiffDocuments } from './toolDiffDocuments';
 import { InFileReview } from './inFileReview';
 import type { PlacedHunk } from './inFilePlaces';
+import { quotedForNotification } from '../text/agentText';
 
 /** Folders whose churn is never an agent's edit to review. */
 const IGNORED_SEGMENTS = ['/.git/', '/node_modules/'];
@@ -252,10 +253,10 @@ export class ReviewController implements vscode.Disposable {
       const result = await pending;
       for (const file of result.conflicts) {
         const open = file.hunks.filter((_, i) => hunkState(file, i) === 'conflict').length;
-        const label = nodePath.basename(file.path);
+        const label = quotedForNotification(nodePath.basename(file.path), 200);
         void vscode.window
           .showWarningMessage(
-            `Accord could not apply ${open > 0 ? `${open} change${open === 1 ? '' : 's'} to` : 'the change to'} ${label}: ${file.conflict ?? 'it changed since the agent proposed this'}. Open the review to resolve it, try again after changing your lines, or reject it.`,
+            `Accord could not apply ${open > 0 ? `${open} change${open === 1 ? '' : 's'} to` : 'the change to'} ${label}: ${file.conflict ? quotedForNotification(file.conflict, 300) : 'it changed since the agent proposed this'}. Open the review to resolve it, try again after changing your lines, or reject it.`,
             'Open Review',
             ...(open > 0 ? ['Resolve in File'] : []),
           )
@@ -266,7 +267,7 @@ export class ReviewController implements vscode.Disposable {
       }
       return result;
     } catch (error) {
-      void vscode.window.showErrorMessage(`Accord could not apply the reviewed change: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(`Accord could not apply the reviewed change: ${quotedForNotification(error instanceof Error ? error.message : String(error), 400)}`);
       return { landed: [], conflicts: [] };
     }
   }

@@ -16,6 +16,7 @@ import { pathsToDiscard } from './reviewStore';
 import type { StagedWriteSource } from './stagedSource';
 import { projectTop } from './projectTop';
 import type { HostMessage } from '../../webview/protocol';
+import { quotedForNotification } from '../text/agentText';
 
 /** What the wiring needs of an agent: its name, what it advertised, a way to call it. */
 export interface ReviewAgent {
@@ -155,7 +156,7 @@ export class SessionReviews implements vscode.Disposable {
     if (file) return this.deps.review.open(file);
     const diff = state?.toolPaths.get(toolCallId)?.get(agentPath);
     if (diff) return this.deps.review.toolDiffs.open(`${sessionId}\u0000${toolCallId}\u0000${agentPath}`, { ...diff, path });
-    void vscode.window.showInformationMessage(`Accord has no change to review for ${path} yet.`);
+    void vscode.window.showInformationMessage(`Accord has no change to review for ${quotedForNotification(path, 300)} yet.`);
   }
 
   /** The panel's "Changes" list: open one file's review in the diff editor, or review it inside the file. */
@@ -310,7 +311,7 @@ export class SessionReviews implements vscode.Disposable {
       this.deps.log(`review of session ${sessionId}: ${text}`);
       // A stopped agent is already reported by its host, and reloading the session after the restart
       // collects its changes again: a second warning here would only mislead.
-      if (state.agent.connection) this.warnOnce(`${sessionId}:${text}`, `Accord could not collect the agent's changes for review: ${text}`);
+      if (state.agent.connection) this.warnOnce(`${sessionId}:${text}`, `Accord could not collect the agent's changes for review: ${quotedForNotification(text, 400)}`);
       return false;
     }
   }
