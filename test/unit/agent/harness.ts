@@ -115,8 +115,13 @@ export interface ChildHarness extends Harness {
 /** Tests run from the repository root (npm test, node --test). */
 export const agentBundle = join(process.cwd(), 'dist/agent.js');
 
-export function childAgent(env: Record<string, string | undefined>, args: string[] = []): ChildHarness {
-  const child = spawn(process.execPath, [agentBundle, 'acp', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * `dist/agent.js acp` as a child. By default it serves in its own process
+ * (`--no-daemon`); `bridge: true` runs it as the bridge to the per-user daemon
+ * (test/unit/daemon/fixtures.ts stops the daemon it starts).
+ */
+export function childAgent(env: Record<string, string | undefined>, args: string[] = [], options: { bridge?: boolean } = {}): ChildHarness {
+  const child = spawn(process.execPath, [agentBundle, 'acp', ...args, ...(options.bridge ? [] : ['--no-daemon'])], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: string[] = [];
   child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));

@@ -108,7 +108,7 @@ describe('session/load, list, resume, close from the log', () => {
   });
 
   const spawnAgent = (dataDir: string, answerPermissions = true) => {
-    const child = spawn(process.execPath, [agentBundle, 'acp'], { env: { ...env(), ACCORD_HOME: dataDir }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [agentBundle, 'acp', '--no-daemon'], { env: { ...env(), ACCORD_HOME: dataDir }, stdio: ['pipe', 'pipe', 'ignore'] });
     const c = connectClient((app) => app.connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>)), answerPermissions);
     return { child, c, exited: new Promise((resolve) => child.on('close', resolve)) };
   };

@@ -1,0 +1,221 @@
+// `accord daemon`: the one process per user (per data directory) that owns
+// the sessions. Clients reach it over a private Unix socket (0600 in a 0700
+// directory: only this user can connect); each connection says hello, then
+// speaks ACP. An exclusive lock makes concurrent starts leave one daemon.
+import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { Readable, Writable } from 'node:stream';
+import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { loggedAgentApp, SessionLogPersistence } from '../acp/sessionLog';
+import { SessionWorkspaces } from '../acp/workspaces';
+import { MemorySessionStore } from '../core/sessionStore';
+import { ProcessRunner } from '../exec/processRunner';
+import { LogLockedError, SessionStore } from '../log';
+import { acquireLock } from '../log/lock';
+import { sandboxHost } from '../sandbox/sandboxHost';
+import { builtinTools } from '../tools/index';
+import { addressAt, checkSocketPath, defaultDaemonAddress, ensurePrivateDir, type DaemonAddress } from './address';
+import { parseJsonLine, readFirstLine, type DaemonStatus, type Hello, type Welcome } from './handshake';
+import { SessionHub } from './hub';
+import { parseDuration, takeValue, UsageError } from '../cli/options';
+
+declare const ACCORD_VERSION: string;
+const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
+
+const DEFAULT_IDLE_EXIT_MS = 10 * 60_000;
+
+export async function runDaemon(args: string[]): Promise<number> {
+  const rest = [...args];
+  const listen = takeValue(rest, '--listen');
+  const idleText = takeValue(rest, '--idle-exit') ?? process.env.ACCORD_DAEMON_IDLE_EXIT;
+  if (rest.length > 0) throw new UsageError(`unknown option ${rest.join(' ')}`);
+  const idleExitMs = idleText === undefined ? DEFAULT_IDLE_EXIT_MS : parseDuration(idleText);
+  const address = listen ? addressAt(listen) : defaultDaemonAddress();
+  ensurePrivateDir(address);
+
+  let lock;
+  try {
+    lock = acquireLock(address.lockPath);
+  } catch (error) {
+    if (error instanceof LogLockedError) {
+      // Lost a start race (or one is already running): the winner serves everyone.
+      console.error(`accord daemon: another daemon already serves ${address.path}.`);
+      return 0;
+    }
+    throw error;
+  }
+  const daemon = new Daemon(address, idleExitMs);
+  try {
+    await daemon.listen();
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  const code = await daemon.finished;
+  lock.release();
+  return code;
+}
+
+class Daemon {
+  private readonly server: Server;
+  private readonly logs = new SessionStore();
+  private readonly isolation = new SessionWorkspaces({ dataDir: this.logs.dataDir, alwaysApprove: false });
+  private readonly live = new MemorySessionStore();
+  private readonly persistence = new SessionLogPersistence(this.logs, version);
+  private readonly hub: SessionHub;
+  private readonly startedAt = new Date().toISOString();
+  private idleTimer: NodeJS.Timeout | undefined;
+  /** A bridge of another version asked: exit as soon as idle, so the next bridge starts its own. */
+  private retiring = false;
+  private stopping = false;
+  private done!: (code: number) => void;
+  readonly finished = new Promise<number>((resolve) => (this.done = resolve));
+
+  constructor(
+    private readonly address: DaemonAddress,
+    private readonly idleExitMs: number | null,
+  ) {
+    this.hub = new SessionHub({
+      live: this.live,
+      persistence: this.persistence,
+      isolation: this.isolation,
+      logs: this.logs,
+      approvalTimeoutMs: parseDuration(process.env.ACCORD_APPROVAL_TIMEOUT ?? '10m') ?? 10 * 60_000,
+      onMaybeIdle: () => this.checkIdle(),
+    });
+    this.server = createServer((socket) => void this.accept(socket));
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void this.stop(signal === 'SIGTERM' ? 143 : 130));
+    process.on('unhandledRejection', (reason) => console.error(`accord daemon: unhandled rejection: ${reason instanceof Error ? reason.stack : String(reason)}`));
+  }
+
+  async listen(): Promise<void> {
+    const { path } = this.address;
+    if (!path.startsWith('\\\\') && lstatSync(path, { throwIfNoEntry: false })) {
+      // We hold the lock, so whatever socket is there was left by a dead daemon (checked to be ours first).
+      checkSocketPath(this.address);
+      unlinkSync(path);
+    }
+    // The socket is created 0600 from the start (umask), not chmod-ed after a window where others could connect.
+    const umask = process.umask(0o177);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        this.server.once('error', reject);
+        this.server.listen(path, () => {
+          this.server.off('error', reject);
+          resolve();
+        });
+      });
+    } finally {
+      process.umask(umask);
+    }
+    if (!path.startsWith('\\\\')) chmodSync(path, 0o600);
+    console.error(`accord daemon ${version} (pid ${process.pid}) listening on ${path}`);
+    this.checkIdle();
+  }
+
+  private async accept(socket: Socket): Promise<void> {
+    socket.on('error', () => undefined);
+    let hello: Hello | undefined;
+    const timer = setTimeout(() => socket.destroy(), 30_000);
+    try {
+      hello = parseJsonLine<Hello>(await readFirstLine(socket));
+    } catch {
+      socket.destroy();
+      return;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!hello || typeof hello.accord !== 'string') {
+      socket.end(`${JSON.stringify({ accord: 'error', error: 'expected a hello line first' })}\n`);
+      return;
+    }
+    if (this.stopping) {
+      socket.end(`${JSON.stringify({ accord: 'error', error: 'the daemon is stopping; try again' })}\n`);
+      return;
+    }
+    if (hello.accord === 'status') {
+      socket.end(`${JSON.stringify(this.status())}\n`);
+      return;
+    }
+    if (hello.accord === 'stop') {
+      socket.write(`${JSON.stringify({ accord: 'stopping', pid: process.pid })}\n`);
+      await this.stop(0);
+      socket.end();
+      return;
+    }
+    if (hello.accord !== 'hello') {
+      socket.end(`${JSON.stringify({ accord: 'error', error: `unknown first line "${String((hello as { accord: unknown }).accord).slice(0, 40)}"` })}\n`);
+      return;
+    }
+    if (hello.version !== version && !this.retiring) {
+      this.retiring = true;
+      console.error(`accord daemon: a bridge of version ${String(hello.version).slice(0, 40)} connected; this daemon (${version}) exits once idle.`);
+    }
+    this.serve(socket, hello);
+  }
+
+  private serve(socket: Socket, hello: Extract<Hello, { accord: 'hello' }>): void {
+    const flags = hello.flags ?? {};
+    const connection = this.hub.connect({
+      flags: { ...(flags.alwaysApprove === true ? { alwaysApprove: true } : {}), ...(flags.durableRequests === true ? { durableRequests: true } : {}) },
+      ...(typeof flags.model === 'string' ? { model: flags.model } : {}),
+      ...(typeof flags.project === 'string' ? { project: flags.project } : {}),
+    });
+    clearTimeout(this.idleTimer);
+    const welcome: Welcome = { accord: 'welcome', version, pid: process.pid, ...(this.retiring ? { retiring: true } : {}) };
+    socket.write(`${JSON.stringify(welcome)}\n`);
+    const app = loggedAgentApp({ env: process.env, tools: builtinTools(), commands: new ProcessRunner(), isolation: this.isolation, sharing: connection }, this.persistence, this.live);
+    const stream = ndJsonStream(Writable.toWeb(socket) as WritableStream<Uint8Array>, Readable.toWeb(socket) as ReadableStream<Uint8Array>);
+    const acp = app.connect(stream);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      void connection.disconnect();
+    };
+    socket.once('close', end);
+    void acp.closed.then(end, end);
+  }
+
+  status(): DaemonStatus {
+    return {
+      accord: 'status',
+      version,
+      pid: process.pid,
+      startedAt: this.startedAt,
+      clients: this.hub.connections.size,
+      sessions: this.hub.status(),
+      idleExitMs: this.idleExitMs,
+      retiring: this.retiring,
+    };
+  }
+
+  private checkIdle(): void {
+    clearTimeout(this.idleTimer);
+    if (this.stopping || this.hub.busy) return;
+    if (this.retiring) {
+      void this.stop(0);
+      return;
+    }
+    if (this.idleExitMs === null) return;
+    this.idleTimer = setTimeout(() => {
+      if (!this.hub.busy) {
+        console.error(`accord daemon: idle for ${Math.round(this.idleExitMs! / 1000)} s; exiting.`);
+        void this.stop(0);
+      }
+    }, this.idleExitMs);
+  }
+
+  /** Stops accepting, ends running turns (recorded as cancelled), closes every log, then exits. */
+  async stop(code: number): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    clearTimeout(this.idleTimer);
+    this.server.close();
+    await this.hub.cancelAll(15_000);
+    await this.persistence.closeAll();
+    await this.isolation.releaseAll();
+    await sandboxHost.settled();
+    this.done(code);
+  }
+}
