@@ -35,6 +35,8 @@ export interface Harness {
   updates: SessionNotification[];
   permissionRequests: RequestPermissionRequest[];
   permissions: { policy: PermissionPolicy };
+  /** Extension notifications (`_accord/...`) the agent sent. */
+  extNotifications: Array<{ method: string; params: unknown }>;
   /** Resolves once an update matching `predicate` has arrived. */
   waitForUpdate(predicate: (n: SessionNotification) => boolean): Promise<SessionNotification>;
   newSession(cwd: string): Promise<string>;
@@ -47,8 +49,12 @@ export function isolatedEnv(extra: Record<string, string>, configDir: string): R
   return { PATH: process.env.PATH, HOME: configDir, ACCORD_CONFIG_DIR: configDir, ACCORD_LOCAL_SERVERS: '', ...extra };
 }
 
-function clientApp(state: Pick<Harness, 'updates' | 'permissionRequests' | 'permissions'>, notify: () => void) {
+function clientApp(state: Pick<Harness, 'updates' | 'permissionRequests' | 'permissions' | 'extNotifications'>, notify: () => void) {
   return client({ name: 'accord-test' })
+    .onNotification('*', ({ method, params }) => {
+      state.extNotifications.push({ method, params });
+      notify();
+    })
     .onNotification(methods.client.session.update, ({ params }) => {
       state.updates.push(params);
       notify();
@@ -64,14 +70,16 @@ function harnessFor(connect: (app: ReturnType<typeof clientApp>) => ClientConnec
   const updates: SessionNotification[] = [];
   const permissionRequests: RequestPermissionRequest[] = [];
   const permissions = { policy: allowOnce };
+  const extNotifications: Harness['extNotifications'] = [];
   const waiters: Array<() => void> = [];
   const notify = () => waiters.splice(0).forEach((w) => w());
-  const connection = connect(clientApp({ updates, permissionRequests, permissions }, notify));
+  const connection = connect(clientApp({ updates, permissionRequests, permissions, extNotifications }, notify));
   const harness: Harness = {
     connection,
     updates,
     permissionRequests,
     permissions,
+    extNotifications,
     async waitForUpdate(predicate) {
       for (;;) {
         const found = updates.find(predicate);
