@@ -4,7 +4,7 @@
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { addressAt, dataDirOf, defaultDaemonAddress, UnsafeSocketError } from '../daemon/address';
-import { connectOrStart, DaemonUnavailableError, handshake } from '../daemon/connect';
+import { connectOrStart, handshake } from '../daemon/connect';
 import type { AgentOptions } from './options';
 
 declare const ACCORD_VERSION: string;
@@ -27,25 +27,32 @@ export async function runBridge(options: AgentOptions, cliPath: string, fallback
     return fallback(error instanceof Error ? error.message : String(error));
   }
   const version = process.env.ACCORD_BRIDGE_VERSION_FOR_TESTS ?? cliVersion;
+  // The client's first message (initialize) goes out right behind the hello,
+  // without waiting for the welcome: one round trip less on every start.
+  const welcomed = handshake(socket, {
+    accord: 'hello',
+    version,
+    flags: {
+      ...(options.alwaysApprove ? { alwaysApprove: true } : {}),
+      ...(options.durableRequests ? { durableRequests: true } : {}),
+      project: options.project ?? process.cwd(),
+      ...(options.model ? { model: options.model } : {}),
+    },
+  });
+  let inputEnded = false;
+  process.stdin.on('end', () => {
+    inputEnded = true;
+    socket.end();
+  });
+  process.stdin.pipe(socket, { end: false });
   let welcome;
   try {
-    welcome = await handshake(socket, {
-      accord: 'hello',
-      version,
-      flags: {
-        ...(options.alwaysApprove ? { alwaysApprove: true } : {}),
-        ...(options.durableRequests ? { durableRequests: true } : {}),
-        project: options.project ?? process.cwd(),
-        ...(options.model ? { model: options.model } : {}),
-      },
-    });
+    welcome = await welcomed;
   } catch (error) {
+    // stdin is already flowing to the daemon, so there is no falling back here: the editor restarts the bridge.
     socket.destroy();
-    if (error instanceof DaemonUnavailableError) {
-      process.stderr.write(`accord acp: ${error.message}\n`);
-      return 1;
-    }
-    return fallback(error instanceof Error ? error.message : String(error));
+    process.stderr.write(`accord acp: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
   }
   if (welcome.version !== version) {
     process.stderr.write(
@@ -53,24 +60,18 @@ export async function runBridge(options: AgentOptions, cliPath: string, fallback
         'This connection uses it as it is; the daemon restarts with this version once it is idle (no clients, no running turn).\n',
     );
   }
-  return pipe(socket);
+  return pipe(socket, () => inputEnded);
 }
 
 /** Relays until stdin ends (0) or the daemon goes away (1: the editor's restart policy starts a new bridge, which starts a new daemon). */
-function pipe(socket: Socket): Promise<number> {
+function pipe(socket: Socket, inputEnded: () => boolean): Promise<number> {
   return new Promise((resolve) => {
-    let inputEnded = false;
-    process.stdin.on('end', () => {
-      inputEnded = true;
-      socket.end();
-    });
-    process.stdin.pipe(socket, { end: false });
     socket.pipe(process.stdout, { end: false });
     socket.resume();
     socket.on('error', () => undefined); // reported on close below
     socket.on('close', () => {
-      if (!inputEnded) process.stderr.write('accord acp: the daemon closed the connection.\n');
-      resolve(inputEnded ? 0 : 1);
+      if (!inputEnded()) process.stderr.write('accord acp: the daemon closed the connection.\n');
+      resolve(inputEnded() ? 0 : 1);
     });
   });
 }

@@ -59,6 +59,51 @@ describe('accord daemon lifecycle', () => {
     for (const bridge of bridges) await bridge.close();
   });
 
+  test('a bridge of another version says so, is served, and the daemon restarts once idle', { timeout: 120_000 }, async () => {
+    await world.stopDaemon();
+    const current = await world.bridge();
+    const old = world.daemonPid()!;
+    const other = await world.bridge([], { ACCORD_BRIDGE_VERSION_FOR_TESTS: '9.9.9' });
+    await waitFor('the mismatch message', () => /the running daemon is version [\d.]+(-dev)?, this bridge is 9\.9\.9/.test(other.stderr.join('')));
+    const status = JSON.parse((await world.cli(['daemon', 'status', '--json'])).stdout);
+    assert.equal(status.retiring, true, 'the daemon steps down once idle');
+    assert.equal(pidAlive(old), true, 'not while clients are attached');
+    await other.close();
+    await current.close();
+    await waitFor('the old daemon to exit once idle', () => !pidAlive(old));
+    const next = await world.bridge();
+    assert.notEqual(world.daemonPid(), old, 'the next bridge started a fresh daemon');
+    await next.close();
+  });
+
+  test('accord --help documents every spelling', async () => {
+    const help = await world.cli(['--help']);
+    assert.equal(help.code, 0);
+    for (const spelling of [
+      'accord acp [agent options] [--daemon <address>]',
+      'accord acp serve',
+      'accord agent [agent options] stdio',
+      '--always-approve',
+      '--durable-requests',
+      '--model <id>',
+      '--project <dir>',
+      'accord daemon [--listen <address>] [--idle-exit <duration>]',
+      'accord daemon status',
+      'accord daemon stop',
+      'accord agent [agent options] serve --bind 127.0.0.1:2419 [--secret <token>]',
+      'accord serve',
+      'ACCORD_AGENT_SECRET',
+      'accord.bearer.<secret>',
+      '--allow-origin',
+      'accord agent [agent options] headless --relay-url wss://',
+      'accord -p "<prompt>" [--cwd <dir>] [--model <id>] [--format text|json] [--always-approve]',
+      'accord sessions',
+      'accord login',
+    ]) {
+      assert.ok(help.stdout.includes(spelling), `--help mentions ${spelling}`);
+    }
+  });
+
   test('exits by itself once idle for --idle-exit', { timeout: 120_000 }, async () => {
     await world.stopDaemon();
     const bridge = await world.bridge([], { ACCORD_DAEMON_IDLE_EXIT: '1s' });
