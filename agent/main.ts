@@ -16,6 +16,7 @@ import { runSessionsCli } from './log/cli';
 import { login } from './login';
 import { builtinTools } from './tools/index';
 import { runDaemon } from './daemon/server';
+import { runPrint } from './cli/print';
 import { takeAgentOptions, UsageError } from './cli/options';
 
 type Command = (args: string[]) => Promise<number>;
@@ -53,6 +54,7 @@ async function serveAcp(args: string[]): Promise<number> {
 const commands: Record<string, Command> = {
   acp: (args) => serveAcp(args),
   daemon: (args) => runDaemon(args),
+  print: (args) => runPrint(args),
   login: (args) => login(args, process.env),
   sessions: (args) => runSessionsCli(args),
 };

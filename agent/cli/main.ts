@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { runBridge, cliVersion } from './bridge';
 import { daemonControl } from './control';
-import { takeAgentOptions, takeFlag, takeValue, usage, UsageError } from './options';
+import { isUsageError, takeAgentOptions, takeFlag, takeValue, usage, UsageError } from './options';
 
 interface Core {
   runCommand(name: string, args: string[]): Promise<number>;
@@ -81,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
 const exit = (code: number) => process.stdout.write('', () => process.exit(code));
 
 main(process.argv.slice(2)).then(exit, (error: unknown) => {
-  if (error instanceof UsageError) {
+  if (isUsageError(error)) {
     process.stderr.write(`accord: ${error.message}\n\n${usage}`);
     exit(2);
     return;

@@ -11,7 +11,14 @@ export interface AgentOptions {
   noDaemon: boolean;
 }
 
-export class UsageError extends Error {}
+/** Also thrown by the core bundle (its own copy of this class), so recognised by name. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export function isUsageError(error: unknown): error is Error {
+  return error instanceof Error && error.name === 'UsageError';
+}
 
 const flags: Record<string, keyof AgentOptions> = {
   '--always-approve': 'alwaysApprove',
