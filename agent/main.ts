@@ -17,6 +17,8 @@ import { login } from './login';
 import { builtinTools } from './tools/index';
 import { runDaemon } from './daemon/server';
 import { runPrint } from './cli/print';
+import { runServe } from './transports/serve';
+import { runRelay } from './transports/relay';
 import { takeAgentOptions, UsageError } from './cli/options';
 
 type Command = (args: string[]) => Promise<number>;
@@ -55,6 +57,8 @@ const commands: Record<string, Command> = {
   acp: (args) => serveAcp(args),
   daemon: (args) => runDaemon(args),
   print: (args) => runPrint(args),
+  serve: (args) => runServe(args),
+  headless: (args) => runRelay(args),
   login: (args) => login(args, process.env),
   sessions: (args) => runSessionsCli(args),
 };

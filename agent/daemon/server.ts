@@ -6,21 +6,12 @@ import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
-import { loggedAgentApp, SessionLogPersistence } from '../acp/sessionLog';
-import { SessionWorkspaces } from '../acp/workspaces';
-import { MemorySessionStore } from '../core/sessionStore';
-import { ProcessRunner } from '../exec/processRunner';
-import { LogLockedError, SessionStore } from '../log';
+import { LogLockedError } from '../log';
 import { acquireLock } from '../log/lock';
-import { sandboxHost } from '../sandbox/sandboxHost';
-import { builtinTools } from '../tools/index';
 import { addressAt, checkSocketPath, defaultDaemonAddress, ensurePrivateDir, type DaemonAddress } from './address';
 import { parseJsonLine, readFirstLine, type DaemonStatus, type Hello, type Welcome } from './handshake';
-import { SessionHub } from './hub';
+import { agentVersion as version, SessionHost } from './host';
 import { parseDuration, takeValue, UsageError } from '../cli/options';
-
-declare const ACCORD_VERSION: string;
-const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
 
 const DEFAULT_IDLE_EXIT_MS = 10 * 60_000;
 
@@ -58,11 +49,7 @@ export async function runDaemon(args: string[]): Promise<number> {
 
 class Daemon {
   private readonly server: Server;
-  private readonly logs = new SessionStore();
-  private readonly isolation = new SessionWorkspaces({ dataDir: this.logs.dataDir, alwaysApprove: false });
-  private readonly live = new MemorySessionStore();
-  private readonly persistence = new SessionLogPersistence(this.logs, version);
-  private readonly hub: SessionHub;
+  private readonly host = new SessionHost(() => this.checkIdle());
   private readonly startedAt = new Date().toISOString();
   private idleTimer: NodeJS.Timeout | undefined;
   /** A bridge of another version asked: exit as soon as idle, so the next bridge starts its own. */
@@ -75,14 +62,6 @@ class Daemon {
     private readonly address: DaemonAddress,
     private readonly idleExitMs: number | null,
   ) {
-    this.hub = new SessionHub({
-      live: this.live,
-      persistence: this.persistence,
-      isolation: this.isolation,
-      logs: this.logs,
-      approvalTimeoutMs: parseDuration(process.env.ACCORD_APPROVAL_TIMEOUT ?? '10m') ?? 10 * 60_000,
-      onMaybeIdle: () => this.checkIdle(),
-    });
     this.server = createServer((socket) => void this.accept(socket));
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void this.stop(signal === 'SIGTERM' ? 143 : 130));
     process.on('unhandledRejection', (reason) => console.error(`accord daemon: unhandled rejection: ${reason instanceof Error ? reason.stack : String(reason)}`));
@@ -155,26 +134,11 @@ class Daemon {
   }
 
   private serve(socket: Socket, hello: Extract<Hello, { accord: 'hello' }>): void {
-    const flags = hello.flags ?? {};
-    const connection = this.hub.connect({
-      flags: { ...(flags.alwaysApprove === true ? { alwaysApprove: true } : {}), ...(flags.durableRequests === true ? { durableRequests: true } : {}) },
-      ...(typeof flags.model === 'string' ? { model: flags.model } : {}),
-      ...(typeof flags.project === 'string' ? { project: flags.project } : {}),
-    });
     clearTimeout(this.idleTimer);
     const welcome: Welcome = { accord: 'welcome', version, pid: process.pid, ...(this.retiring ? { retiring: true } : {}) };
     socket.write(`${JSON.stringify(welcome)}\n`);
-    const app = loggedAgentApp({ env: process.env, tools: builtinTools(), commands: new ProcessRunner(), isolation: this.isolation, sharing: connection }, this.persistence, this.live);
     const stream = ndJsonStream(Writable.toWeb(socket) as WritableStream<Uint8Array>, Readable.toWeb(socket) as ReadableStream<Uint8Array>);
-    const acp = app.connect(stream);
-    let ended = false;
-    const end = () => {
-      if (ended) return;
-      ended = true;
-      void connection.disconnect();
-    };
-    socket.once('close', end);
-    void acp.closed.then(end, end);
+    void this.host.serve(stream, hello.flags ?? {}).finally(() => socket.destroy());
   }
 
   status(): DaemonStatus {
@@ -183,8 +147,8 @@ class Daemon {
       version,
       pid: process.pid,
       startedAt: this.startedAt,
-      clients: this.hub.connections.size,
-      sessions: this.hub.status(),
+      clients: this.host.hub.connections.size,
+      sessions: this.host.hub.status(),
       idleExitMs: this.idleExitMs,
       retiring: this.retiring,
     };
@@ -192,14 +156,14 @@ class Daemon {
 
   private checkIdle(): void {
     clearTimeout(this.idleTimer);
-    if (this.stopping || this.hub.busy) return;
+    if (this.stopping || this.host.hub.busy) return;
     if (this.retiring) {
       void this.stop(0);
       return;
     }
     if (this.idleExitMs === null) return;
     this.idleTimer = setTimeout(() => {
-      if (!this.hub.busy) {
+      if (!this.host.hub.busy) {
         console.error(`accord daemon: idle for ${Math.round(this.idleExitMs! / 1000)} s; exiting.`);
         void this.stop(0);
       }
@@ -212,10 +176,7 @@ class Daemon {
     this.stopping = true;
     clearTimeout(this.idleTimer);
     this.server.close();
-    await this.hub.cancelAll(15_000);
-    await this.persistence.closeAll();
-    await this.isolation.releaseAll();
-    await sandboxHost.settled();
+    await this.host.shutdown();
     this.done(code);
   }
 }

@@ -16,6 +16,7 @@ import {
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionNotification,
+  type Stream,
 } from '@agentclientprotocol/sdk';
 import { createAccordAgent, type AccordAgentOptions } from '../../../agent/acp/app';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
@@ -102,6 +103,11 @@ function harnessFor(connect: (app: ReturnType<typeof clientApp>) => ClientConnec
     },
   };
   return harness;
+}
+
+/** The test client over any ACP stream (e.g. a WebSocket to `accord serve`). */
+export function harnessOverStream(stream: Stream, cleanup: () => Promise<void> = async () => {}): Harness {
+  return harnessFor((app) => app.connect(stream), cleanup);
 }
 
 export function inMemoryAgent(options: Partial<AccordAgentOptions> & { env: AccordAgentOptions['env'] }): Harness {
