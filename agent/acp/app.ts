@@ -220,7 +220,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       try {
         await persistence?.turnEnded(session, stopReason);
       } finally {
-        sharing?.turnEnded(session);
+        sharing?.turnEnded(session, stopReason);
       }
       return { stopReason };
     })

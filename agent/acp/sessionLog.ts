@@ -33,6 +33,9 @@ export interface SessionPersistence {
 
 const efforts: ReasoningEffort[] = ['off', 'low', 'medium', 'high'];
 
+/** session/list `_meta` key: the session is running a turn in this agent process (the daemon) right now. */
+export const RUNNING_META_KEY = 'accord/running';
+
 declare const ACCORD_VERSION: string;
 const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
 
@@ -181,7 +184,14 @@ export class SessionLogPersistence implements SessionPersistence {
       .onRequest(methods.agent.session.list, async ({ params }) => {
         try {
           const page = await this.logs.list({ ...(params.cwd ? { cwd: params.cwd } : {}), ...(params.cursor ? { cursor: params.cursor } : {}) });
-          const sessions: SessionInfo[] = page.sessions.map((s) => ({ sessionId: s.sessionId, cwd: s.cwd, title: s.title ?? null, updatedAt: s.updatedAt }));
+          // Live state (the daemon shares `live` across clients): a session running a turn says so.
+          const sessions: SessionInfo[] = page.sessions.map((s) => ({
+            sessionId: s.sessionId,
+            cwd: s.cwd,
+            title: s.title ?? null,
+            updatedAt: s.updatedAt,
+            ...(live.get(s.sessionId)?.turnRunning ? { _meta: { [RUNNING_META_KEY]: true } } : {}),
+          }));
           return page.nextCursor ? { sessions, nextCursor: page.nextCursor } : { sessions };
         } catch (error) {
           if (error instanceof LogError && error.code === 'bad_cursor') throw RequestError.invalidParams({ cursor: params.cursor }, error.message);

@@ -28,7 +28,8 @@ export interface SessionSharing {
   permissions(session: Session): PermissionAsker;
   /** A prompt from this connection, shown to every other attached client as a user message. */
   promptStarted(session: Session, prompt: ContentBlock[]): void;
-  turnEnded(session: Session): void;
+  /** The turn a prompt from this connection started has ended; the other clients are told. */
+  turnEnded(session: Session, stopReason: string): void;
   /** session/close from this connection: it stops watching; the session and its turn go on. */
   detach(sessionId: string): Promise<void>;
   /** `_meta` entries every client sees for the session (its flags). */

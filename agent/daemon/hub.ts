@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import { methods, RequestError, type AgentContext, type ContentBlock } from '@agentclientprotocol/sdk';
 import { forwardUpdates } from '../acp/app';
-import type { SessionLogPersistence } from '../acp/sessionLog';
+import { RUNNING_META_KEY, type SessionLogPersistence } from '../acp/sessionLog';
 import { flagsMeta, type SessionFlags, type SessionSharing } from '../acp/sharing';
 import type { SessionWorkspaces } from '../acp/workspaces';
 import type { PermissionAsker } from '../core/gate';
@@ -23,6 +23,10 @@ export interface HubDeps {
   /** Called whenever the hub may have become idle (a client left, a turn ended). */
   onMaybeIdle(): void;
 }
+
+/** To the clients that did not send the prompt: a turn started / ended in a session they watch. */
+export const TURN_STARTED_METHOD = '_accord/turn_started';
+export const TURN_ENDED_METHOD = '_accord/turn_ended';
 
 interface Link extends Asked {
   connection: HubConnection;
@@ -144,7 +148,7 @@ export class HubConnection implements SessionSharing {
       this.link(shared, client);
     });
     shared.broker.attachedClient(shared.links.get(this)!);
-    const meta = { ...this.hub.deps.isolation.get(sessionId)?.meta, ...flagsMeta(shared.flags) };
+    const meta = { ...this.hub.deps.isolation.get(sessionId)?.meta, ...flagsMeta(shared.flags), ...(session.turnRunning ? { [RUNNING_META_KEY]: true } : {}) };
     return Object.keys(meta).length > 0 ? { _meta: meta } : {};
   }
 
@@ -171,6 +175,8 @@ export class HubConnection implements SessionSharing {
     if (!shared) return;
     for (const [connection, link] of shared.links) {
       if (connection === this || !connection.open) continue;
+      // The others have no prompt request of their own: they learn that a turn runs, and later that it ended.
+      void link.client.notify(TURN_STARTED_METHOD, { sessionId: session.id }).catch(() => undefined);
       for (const content of prompt) {
         void link.client
           .notify(methods.client.session.update, { sessionId: session.id, update: { sessionUpdate: 'user_message_chunk', content, _meta: { 'accord/fromAnotherClient': true } } })
@@ -179,7 +185,12 @@ export class HubConnection implements SessionSharing {
     }
   }
 
-  turnEnded(session: Session): void {
+  turnEnded(session: Session, stopReason: string): void {
+    const shared = this.hub.sessions.get(session.id);
+    for (const [connection, link] of shared?.links ?? []) {
+      if (connection === this || !connection.open) continue;
+      void link.client.notify(TURN_ENDED_METHOD, { sessionId: session.id, stopReason }).catch(() => undefined);
+    }
     void this.hub.maybeRelease(session.id);
   }
 

@@ -7,10 +7,12 @@ export class SessionItem extends vscode.TreeItem {
   constructor(readonly agentName: string, readonly info: SessionInfo, current: boolean) {
     super(info.title || `Session ${info.sessionId.slice(0, 8)}`, vscode.TreeItemCollapsibleState.None);
     this.id = `${agentName}:${info.sessionId}`;
-    this.description = [current ? 'open' : '', info.updatedAt ? new Date(info.updatedAt).toLocaleString() : ''].filter(Boolean).join(' · ');
-    this.tooltip = `${info.title ?? ''}\n${agentName} · ${info.sessionId}\n${info.cwd}`.trim();
+    // Accord's daemon marks sessions running a turn right now (perhaps for another window or client).
+    const running = (info._meta as Record<string, unknown> | undefined | null)?.['accord/running'] === true;
+    this.description = [running ? 'running' : '', current ? 'open' : '', info.updatedAt ? new Date(info.updatedAt).toLocaleString() : ''].filter(Boolean).join(' · ');
+    this.tooltip = `${info.title ?? ''}\n${agentName} · ${info.sessionId}${running ? ' · running' : ''}\n${info.cwd}`.trim();
     this.contextValue = 'accord.session';
-    this.iconPath = new vscode.ThemeIcon(current ? 'comment-discussion' : 'history');
+    this.iconPath = new vscode.ThemeIcon(running ? 'sync~spin' : current ? 'comment-discussion' : 'history');
     this.command = { command: 'accord.openSession', title: 'Open Session', arguments: [this] };
   }
 }
