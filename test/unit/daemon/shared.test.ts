@@ -60,6 +60,32 @@ describe('two clients on one live session', () => {
     await b.close();
   });
 
+  test('the other clients are told a turn started and ended; list and load say the session is running', { timeout: 120_000 }, async () => {
+    const cwd = project();
+    const a = await world.bridge();
+    const b = await world.bridge();
+    const sessionId = await newSession(a, cwd);
+    await b.connection.agent.request(methods.agent.session.resume, { sessionId, cwd, mcpServers: [] });
+    model.server.script({ type: 'stream', parts: [{ text: 'working ' }, { text: 'done' }], stallAfterParts: 1 });
+    const prompt = a.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'work' }] });
+    await waitFor('B to hear the turn start', () => b.extNotifications.find((n) => n.method === '_accord/turn_started'));
+    const listed = await b.connection.agent.request(methods.agent.session.list, { cwd });
+    assert.equal((listed.sessions.find((x) => x.sessionId === sessionId)?._meta as any)?.['accord/running'], true, 'session/list marks it running');
+    const c = await world.bridge();
+    const loaded = await c.connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    assert.equal((loaded._meta as any)?.['accord/running'], true, 'a client joining mid-turn is told');
+    await a.connection.agent.notify(methods.agent.session.cancel, { sessionId });
+    assert.equal((await prompt).stopReason, 'cancelled');
+    const ended = await waitFor('B to hear the turn end', () => b.extNotifications.find((n) => n.method === '_accord/turn_ended'));
+    assert.deepEqual(ended.params, { sessionId, stopReason: 'cancelled' });
+    assert.equal(a.extNotifications.filter((n) => n.method.startsWith('_accord/turn_')).length, 0, 'the prompting client has its own response');
+    const after = await b.connection.agent.request(methods.agent.session.list, { cwd });
+    assert.equal(after.sessions.find((x) => x.sessionId === sessionId)?._meta, undefined);
+    await a.close();
+    await b.close();
+    await c.close();
+  });
+
   test('the creator’s --always-approve is in the session _meta for every client, and a joining client cannot widen it', { timeout: 120_000 }, async () => {
     const cwd = project();
     const a = await world.bridge(['--always-approve']);
