@@ -12,7 +12,11 @@ import { SessionWorkspaces } from './acp/workspaces';
 import { ProcessRunner } from './exec/processRunner';
 import { SessionStore } from './log';
 import { sandboxHost } from './sandbox/sandboxHost';
-import { runSessionsCli } from './log/cli';
+import { runSessionsCli, type LiveState } from './log/cli';
+import { defaultDaemonAddress } from './daemon/address';
+import { handshake, tryConnect } from './daemon/connect';
+import type { DaemonStatus } from './daemon/handshake';
+import { agentVersion } from './daemon/host';
 import { login } from './login';
 import { builtinTools } from './tools/index';
 import { runDaemon } from './daemon/server';
@@ -60,8 +64,20 @@ const commands: Record<string, Command> = {
   serve: (args) => runServe(args),
   headless: (args) => runRelay(args),
   login: (args) => login(args, process.env),
-  sessions: (args) => runSessionsCli(args),
+  sessions: (args) => runSessionsCli(args, { liveState: daemonLiveState }),
 };
+
+/** What the running daemon (if any) holds, for `accord sessions list`. */
+async function daemonLiveState(): Promise<Map<string, LiveState>> {
+  const socket = await tryConnect(defaultDaemonAddress());
+  if (!socket) return new Map();
+  try {
+    const status = await handshake<DaemonStatus>(socket, { accord: 'status', version: agentVersion });
+    return new Map(status.sessions.map((s) => [s.sessionId, { turnRunning: s.turnRunning, clients: s.clients, pendingPermissions: s.pendingPermissions }]));
+  } finally {
+    socket.destroy();
+  }
+}
 
 /** Runs one core command; the caller exits with the status. UsageError propagates (the CLI prints usage). */
 export async function runCommand(name: string, args: string[]): Promise<number> {

@@ -6,6 +6,7 @@ import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { guardLines, MAX_LINE_BYTES } from '../acp/lineGuard';
 import { LogLockedError } from '../log';
 import { acquireLock } from '../log/lock';
 import { addressAt, checkSocketPath, defaultDaemonAddress, ensurePrivateDir, type DaemonAddress } from './address';
@@ -137,7 +138,9 @@ class Daemon {
     clearTimeout(this.idleTimer);
     const welcome: Welcome = { accord: 'welcome', version, pid: process.pid, ...(this.retiring ? { retiring: true } : {}) };
     socket.write(`${JSON.stringify(welcome)}\n`);
-    const stream = ndJsonStream(Writable.toWeb(socket) as WritableStream<Uint8Array>, Readable.toWeb(socket) as ReadableStream<Uint8Array>);
+    // As on stdio: an oversized line is answered with an error instead of ending the connection.
+    const lines = guardLines(Readable.toWeb(socket) as ReadableStream<Uint8Array>, Writable.toWeb(socket) as WritableStream<Uint8Array>);
+    const stream = ndJsonStream(lines.output, lines.input, { maxMessageBytes: MAX_LINE_BYTES + 1 });
     void this.host.serve(stream, hello.flags ?? {}).finally(() => socket.destroy());
   }
 

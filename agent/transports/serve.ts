@@ -4,7 +4,7 @@
 // loads them, mid-turn included.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '@agentclientprotocol/sdk';
+import { MAX_LINE_BYTES } from '../acp/lineGuard';
 import { WebSocketServer } from 'ws';
 import { takeAgentOptions, takeValue, UsageError } from '../cli/options';
 import { SessionHost } from '../daemon/host';
@@ -51,7 +51,7 @@ export async function runServe(argv: string[]): Promise<number> {
   const subprotocols = new WeakMap<IncomingMessage, string>();
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: DEFAULT_MAX_MESSAGE_BYTES,
+    maxPayload: MAX_LINE_BYTES,
     // A browser that authenticated with the subprotocol must get it echoed, or it drops the connection.
     handleProtocols: (_protocols, request) => subprotocols.get(request) ?? false,
   });
