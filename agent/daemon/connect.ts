@@ -4,7 +4,7 @@
 // daemon that loses the race exits, and every starter simply connects to the
 // winner.
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { checkSocketPath, type DaemonAddress } from './address';
@@ -55,9 +55,10 @@ export async function connectOrStart(address: DaemonAddress, options: StartOptio
     await new Promise((resolve) => setTimeout(resolve, delay));
     const socket = await tryConnect(address);
     if (socket) return socket;
-    // Exit 0 is a daemon that lost the start race: the winner is coming. Anything else failed.
-    if (started.exitCode !== null && started.exitCode !== 0) {
-      throw new Error(`the Accord daemon exited with status ${started.exitCode} before listening on ${address.path} (see ${options.logPath}).`);
+    // Our daemon is gone and no live daemon holds the lock: it failed (a race loser exits while the winner holds it).
+    const pid = started.pid;
+    if (started.failed || (pid !== undefined && !pidAlive(pid) && !lockHolderAlive(address.lockPath))) {
+      throw new Error(`the Accord daemon exited before listening on ${address.path} (see ${options.logPath}).`);
     }
     if (Date.now() > deadline) {
       throw new Error(`the Accord daemon did not start listening on ${address.path} (see ${options.logPath}).`);
@@ -65,20 +66,63 @@ export async function connectOrStart(address: DaemonAddress, options: StartOptio
   }
 }
 
-function startDaemon(address: DaemonAddress, options: StartOptions): { readonly exitCode: number | null } {
+/**
+ * Starts the daemon through a launcher that exits at once, so the daemon is
+ * nobody's descendant: clients that kill their agent's whole process tree
+ * when they end (acpx does) must not take the daemon, and every session
+ * with it, down too. The launcher prints the daemon's pid.
+ */
+const LAUNCHER = [
+  "const { spawn } = require('node:child_process');",
+  "const child = spawn(process.execPath, process.argv.slice(1), { detached: true, stdio: ['ignore', 2, 2] });",
+  "child.on('error', () => process.exit(127));",
+  "child.unref();",
+  "process.stdout.write(String(child.pid), () => process.exit(0));",
+].join('\n');
+
+function startDaemon(address: DaemonAddress, options: StartOptions): { pid?: number; failed: boolean } {
   mkdirSync(join(options.logPath, '..'), { recursive: true });
   const log = openSync(options.logPath, 'a', 0o600);
+  const state: { pid?: number; failed: boolean } = { failed: false };
   try {
-    const args = [options.cliPath, 'daemon', ...(options.explicit ? ['--listen', address.path] : [])];
-    // Its own session and process group: the daemon outlives the editor window that started it.
-    const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env: options.env ?? process.env });
-    const state = { exitCode: null as number | null };
-    child.on('exit', (code, signal) => (state.exitCode = code ?? (signal ? 128 : 1)));
-    child.on('error', () => (state.exitCode = 127));
-    child.unref();
+    const args = ['-e', LAUNCHER, options.cliPath, 'daemon', ...(options.explicit ? ['--listen', address.path] : [])];
+    const launcher = spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'pipe', log], env: options.env ?? process.env });
+    let out = '';
+    launcher.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    launcher.on('exit', (code) => {
+      const pid = Number(out.trim());
+      if (Number.isInteger(pid) && pid > 0) state.pid = pid;
+      if (code !== 0) state.failed = true;
+    });
+    launcher.on('error', () => (state.failed = true));
+    launcher.unref();
     return state;
   } finally {
     closeSync(log);
+  }
+}
+
+/** Alive and not a zombie (an exited daemon in a container without init stays unreaped). */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return code(error) === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+function lockHolderAlive(lockPath: string): boolean {
+  try {
+    const { pid } = JSON.parse(readFileSync(lockPath, 'utf8')) as { pid?: unknown };
+    return typeof pid === 'number' && pidAlive(pid);
+  } catch {
+    return false;
   }
 }
 

@@ -60,15 +60,16 @@ async function openPanel(): Promise<void> {
 test('reload the window mid-turn: the panel reattaches and the waiting approval is asked again', { timeout: 420_000 }, async () => {
   await openPanel();
   model.script(
-    reply.tool('toolu_reload', 'write_file', { path: 'reload-note.txt', content: 'written after a reload\n' }),
+    // A command: it always asks (edits of the session's own copy do not).
+    reply.tool('toolu_reload', 'run_command', { argv: ['echo', 'reloaded-window'] }),
     reply.text('Reattached and finished.'),
   );
   const composer = webviewFrame(page).locator('.composer textarea');
   await composer.click();
-  await composer.fill('write the reload note');
+  await composer.fill('run the reload check');
   await composer.press('Enter');
 
-  const before = await findMessage(page, 'reload-note.txt', 120_000);
+  const before = await findMessage(page, 'reloaded-window', 120_000);
   assert.ok(before, 'the approval is asked before the reload');
   await screenshot('reload-approval-before');
 
@@ -76,7 +77,7 @@ test('reload the window mid-turn: the panel reattaches and the waiting approval 
   await openPanel();
   let again;
   try {
-    again = await findMessage(page, 'reload-note.txt', 180_000);
+    again = await findMessage(page, 'reloaded-window', 180_000);
   } catch (error) {
     await screenshot('reload-no-approval-after');
     throw error;

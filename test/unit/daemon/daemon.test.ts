@@ -28,6 +28,17 @@ describe('accord daemon lifecycle', () => {
     const pid = world.daemonPid();
     assert.ok(pid && pidAlive(pid), 'the daemon runs');
     assert.notEqual(pid, bridge.child.pid, 'the daemon is its own process');
+    // Clients that kill their agent's whole process tree (acpx does) must not reach the daemon.
+    const ancestors = (p: number): number[] => {
+      const chain: number[] = [];
+      for (let at = p; at > 1; ) {
+        const stat = readFileSync(`/proc/${at}/stat`, 'utf8');
+        at = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        chain.push(at);
+      }
+      return chain;
+    };
+    assert.ok(!ancestors(pid!).includes(bridge.child.pid!), 'the daemon is not a descendant of the bridge that started it');
     const status = await world.cli(['daemon', 'status', '--json']);
     assert.equal(status.code, 0, status.stderr);
     const parsed = JSON.parse(status.stdout);

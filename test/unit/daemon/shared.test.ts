@@ -39,10 +39,8 @@ describe('two clients on one live session', () => {
     assert.ok(effort.configOptions);
     await b.waitForUpdate((n) => n.update.sessionUpdate === 'config_option_update' && JSON.stringify(n.update).includes('"currentValue":"high"'));
 
-    model.server.script(
-      reply.tool('w1', 'edit_file', { path: 'notes.txt', old_string: 'draft', new_string: 'final' }),
-      reply.text('Edited it.'),
-    );
+    // Commands always ask (edits of the session's own copy do not).
+    model.server.script(reply.tool('w1', 'run_command', { argv: ['echo', 'finished'] }), reply.text('Edited it.'));
     const prompt = a.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'finish the notes' }] });
     const seen = await b.waitForUpdate((n) => n.update.sessionUpdate === 'user_message_chunk');
     assert.equal((seen.update as any).content.text, 'finish the notes', "B sees A's prompt as a user message");
@@ -71,6 +69,10 @@ describe('two clients on one live session', () => {
     await waitFor('B to hear the turn start', () => b.extNotifications.find((n) => n.method === '_accord/turn_started'));
     const listed = await b.connection.agent.request(methods.agent.session.list, { cwd });
     assert.equal((listed.sessions.find((x) => x.sessionId === sessionId)?._meta as any)?.['accord/running'], true, 'session/list marks it running');
+    const table = await world.cli(['sessions', 'list']);
+    assert.match(table.stdout, new RegExp(`${sessionId}\\s+running \\(2 clients\\)`), 'accord sessions list shows live state');
+    const json = JSON.parse((await world.cli(['sessions', 'list', '--json'])).stdout);
+    assert.deepEqual(json.find((x: any) => x.sessionId === sessionId).live, { turnRunning: true, clients: 2, pendingPermissions: 0 });
     const c = await world.bridge();
     const loaded = await c.connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
     assert.equal((loaded._meta as any)?.['accord/running'], true, 'a client joining mid-turn is told');
@@ -142,7 +144,7 @@ describe('two clients on one live session', () => {
     const a = await world.bridge();
     a.permissions.policy = neverAnswer;
     const sessionId = await newSession(a, cwd);
-    model.server.script(reply.tool('w2', 'edit_file', { path: 'notes.txt', old_string: 'draft', new_string: 'done' }), reply.text('Done.'));
+    model.server.script(reply.tool('w2', 'run_command', { argv: ['echo', 'done'] }), reply.text('Done.'));
     void a.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'edit' }] }).catch(() => undefined);
     await waitFor('A to be asked', () => a.permissionRequests.length === 1);
     a.child.kill('SIGKILL');
