@@ -41,6 +41,9 @@ export interface AccordClient {
   viewHost(): AgentHost;
 }
 
+/** workspaceState key: the panel's session, so a reloaded window can reattach to it. */
+const OPEN_SESSION_KEY = 'accord.panelSession';
+
 export function activateClient(context: vscode.ExtensionContext, chat: ChatViewProvider, log: vscode.LogOutputChannel, review: ReviewController): AccordClient {
   const workspaceRoot = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const apiKeys = new ApiKeys(context.secrets);
@@ -68,7 +71,19 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
   });
   const statusBar = new StatusBar();
   const sessionsView = new SessionsView();
-  const services = { router, approvals, fs, terminals };
+  const services = {
+    router, approvals, fs, terminals,
+    remoteTurns: {
+      started: (agentName: string, sessionId: string) => {
+        const h = hosts.get(agentName);
+        if (h) controller.remoteTurnStarted(h, sessionId);
+      },
+      ended: (agentName: string, sessionId: string, stopReason: string) => {
+        const h = hosts.get(agentName);
+        if (h) controller.remoteTurnEnded(h, sessionId, stopReason as StopReason);
+      },
+    },
+  };
   const hosts = new Map<string, AgentHost>();
   const sessionHosts = new Map<string, AgentHost>();
 
@@ -132,7 +147,9 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
       notifyTurnEnded(session.host.name, stopReason, error);
       void refreshSessions(session.host);
     },
+    remember: (session) => void context.workspaceState.update(OPEN_SESSION_KEY, session),
   });
+  void reattachRunningSession();
   const relay = new ChatRelay({
     controller, approvals, post: (m) => chat.post(m), defaultHost, log: (m) => log.info(m),
     hostFor: (sessionId) => sessionHosts.get(sessionId),
@@ -169,6 +186,28 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
       });
     } catch (error) {
       log.warn(`session/list failed: ${forLog(error instanceof Error ? error.message : String(error))}`);
+    }
+  }
+
+  /**
+   * After a window reload or an extension-host restart: if the panel's session
+   * is still running a turn in the bundled agent's daemon, show it again. The
+   * load replays the turn so far, streams the rest, and the daemon asks this
+   * window any approval still waiting.
+   */
+  async function reattachRunningSession(): Promise<void> {
+    const remembered = context.workspaceState.get<{ agent: string; sessionId: string }>(OPEN_SESSION_KEY);
+    if (!remembered || remembered.agent !== BUNDLED_AGENT_NAME || !vscode.workspace.isTrusted) return;
+    try {
+      await bundled.ensureStarted();
+      const running = (await controller.listSessions(bundled)).find(
+        (s) => s.sessionId === remembered.sessionId && (s._meta as Record<string, unknown> | undefined | null)?.['accord/running'] === true,
+      );
+      if (!running || controller.current) return;
+      log.info(`reattaching session ${remembered.sessionId}, still running in the agent`);
+      await controller.loadSession(bundled, remembered.sessionId);
+    } catch (error) {
+      log.warn(`could not reattach session ${remembered.sessionId}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

@@ -91,6 +91,14 @@ export function installVsix(vsix, { extensionsDir, userDataDir }) {
  * smokeTestDriver: needed for the extension-test payload and the automation hooks.
  * workspaceTrust: ask whether to trust the folder, as a normal VS Code does (off for tests).
  */
+/** Ends the daemon that holds `lockPath` (it runs in its own process group, outside the server's). */
+function stopDaemon(lockPath) {
+  try {
+    const { pid } = JSON.parse(readFileSync(lockPath, 'utf8'));
+    process.kill(pid, 'SIGTERM');
+  } catch { /* none ran, or already gone */ }
+}
+
 export async function startServer({ dataDir, token, port, smokeTestDriver = false, workspaceTrust = false, vsix, env = {}, onLog } = {}) {
   const vs = vscodePaths();
   if (!vs.installed) throw new Error(`VS Code is not installed in ${vs.home}; run: bash scripts/install-vscode.sh`);
@@ -107,7 +115,11 @@ export async function startServer({ dataDir, token, port, smokeTestDriver = fals
     ...(token ? ['--connection-token-file', writeTokenFile(dir, token)] : ['--without-connection-token']),
     ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
     ...(smokeTestDriver ? ['--enable-smoke-test-driver'] : [])];
-  const server = spawn(vs.node, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env } });
+  // The bundled agent's daemon outlives the window that started it: tests give it a data directory of
+  // their own (never the person's, never another checkout's daemon), a short idle exit, and stop it on close.
+  const accordHome = path.join(dir, 'accord-home');
+  const agentEnv = { ACCORD_HOME: accordHome, ACCORD_DAEMON_IDLE_EXIT: '5s' };
+  const server = spawn(vs.node, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...agentEnv, ...env } });
   const output = [];
   const record = (chunk) => {
     // The server prints its URL with the token; keep the token out of every log.
@@ -120,6 +132,7 @@ export async function startServer({ dataDir, token, port, smokeTestDriver = fals
 
   const close = async () => {
     try { process.kill(-server.pid, 'SIGTERM'); } catch { /* already gone */ }
+    stopDaemon(path.join(accordHome, 'run', 'daemon.lock'));
     if (temporary) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   };
   const base = `http://127.0.0.1:${listenPort}`;

@@ -21,6 +21,7 @@ import { toUserContent } from './prompt';
 import { CHANGES_CAPABILITY, registerChangesMethods } from './changesMethods';
 import type { SessionPersistence } from './sessionLog';
 import type { SessionWorkspaces } from './workspaces';
+import { flagsMeta, type SessionSharing } from './sharing';
 
 declare const ACCORD_VERSION: string;
 const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
@@ -51,6 +52,12 @@ export interface AccordAgentOptions {
    * `commands` and `gate`.
    */
   isolation?: SessionWorkspaces;
+  /**
+   * Sessions shared with other connections (the daemon): updates, approvals
+   * and session lifetime go through this connection's view. Without it the
+   * connection owns its sessions.
+   */
+  sharing?: SessionSharing;
 }
 
 /** `session/new` `_meta` key choosing where a session works: "isolated" (default) or "in-place". */
@@ -97,6 +104,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   const maxRetries = options.maxRetries ?? 2;
   const streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? positiveInt(env.ACCORD_STREAM_IDLE_TIMEOUT_MS) ?? 300_000;
   const isolation = options.isolation;
+  const sharing = options.sharing;
 
   const sessionOrThrow = (sessionId: string): Session => {
     const session = store.get(sessionId);
@@ -133,7 +141,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       authMethods: [],
     }))
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
-      const cwd = params.cwd;
+      // A session that names no directory works in the connection's project (`accord acp --project`).
+      const cwd = sharing?.project && (params.cwd === '' || params.cwd === '.') ? sharing.project : params.cwd;
       const isDirectory = isAbsolute(cwd) && (await stat(cwd).then((s) => s.isDirectory(), () => false));
       if (!isDirectory) {
         throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path to an existing directory; got "${cwd}".`);
@@ -144,24 +153,27 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       if (mcpRefusal) throw RequestError.invalidParams({ mcpServers: params.mcpServers.map((s) => s.name) }, mcpRefusal);
       const inPlace = wantsInPlace(params._meta);
       const sessionId = randomUUID();
+      const flags = sharing?.flags ?? {};
       const isolated = isolation
-        ? await isolation.create(sessionId, cwd, inPlace).catch((error: unknown) => {
+        ? await isolation.create(sessionId, cwd, inPlace, flags.alwaysApprove).catch((error: unknown) => {
             throw RequestError.internalError({ cwd }, `Could not set up the session's workspace: ${error instanceof Error ? error.message : String(error)}`);
           })
         : undefined;
-      const session = store.create(cwd, { model: await defaultModelId(env), reasoningEffort: 'medium' }, sessionId, isolated?.workspace.root);
+      const session = store.create(cwd, { model: sharing?.model ?? (await defaultModelId(env)), reasoningEffort: 'medium' }, sessionId, isolated?.workspace.root);
       try {
-        await persistence?.sessionCreated(session, isolated ? { ...isolated.workspace } : undefined);
+        await persistence?.sessionCreated(session, isolated ? { ...isolated.workspace } : undefined, flags);
       } catch (error) {
         store.remove(session.id);
         await isolation?.discard(session.id);
         throw RequestError.internalError({ cwd }, `Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
       }
-      forwardUpdates(session, client);
+      if (sharing) await sharing.attach(session, client, flags);
+      else forwardUpdates(session, client);
       const configOptions = await configOptionsFor(session, env);
       // After the response, so the client already knows the session id. Accord has no slash commands yet.
       setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: [] }), 0);
-      return { sessionId: session.id, configOptions, ...(isolated ? { _meta: isolated.meta } : {}) };
+      const meta = { ...isolated?.meta, ...flagsMeta(flags) };
+      return { sessionId: session.id, configOptions, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
     })
     .onRequest(methods.agent.session.setConfigOption, async ({ params }) => {
       const session = sessionOrThrow(params.sessionId);
@@ -182,7 +194,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
         throw RequestError.invalidRequest({ sessionId: session.id }, 'A turn is already running in this session; cancel it or wait for it to end.');
       }
       persistence?.turnStarted(session, params.prompt);
-      const permissions = permissionAsker(client, session.id);
+      sharing?.promptStarted(session, params.prompt);
+      const permissions = sharing ? sharing.permissions(session) : permissionAsker(client, session.id);
       const content = toUserContent(params.prompt);
       const deps = {
         permissions: persistence ? persistence.permissions(session, permissions) : permissions,
@@ -204,7 +217,11 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
               },
               systemPrompt,
             });
-      await persistence?.turnEnded(session, stopReason);
+      try {
+        await persistence?.turnEnded(session, stopReason);
+      } finally {
+        sharing?.turnEnded(session, stopReason);
+      }
       return { stopReason };
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {

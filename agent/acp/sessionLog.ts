@@ -17,11 +17,12 @@ import { defaultModelId } from '../models/resolve';
 import { createAccordAgent, forwardUpdates, type AccordAgentOptions } from './app';
 import { configOptionsFor } from './configOptions';
 import type { SessionWorkspaces } from './workspaces';
+import { FLAGS_CONFIG_KEY, flagsMeta, type SessionFlags, type SessionSharing } from './sharing';
 
 /** What the adapter tells a persistence layer; every hook is awaited where the adapter calls it. */
 export interface SessionPersistence {
   /** `workspace`: the session's isolated workspace, recorded so a later load re-attaches it. */
-  sessionCreated(session: Session, workspace?: IsolatedWorkspace): Promise<void>;
+  sessionCreated(session: Session, workspace?: IsolatedWorkspace, flags?: SessionFlags): Promise<void>;
   turnStarted(session: Session, prompt: ContentBlock[]): void;
   turnEnded(session: Session, stopReason: StopReason): Promise<void>;
   configChanged(session: Session): void;
@@ -31,6 +32,9 @@ export interface SessionPersistence {
 }
 
 const efforts: ReasoningEffort[] = ['off', 'low', 'medium', 'high'];
+
+/** session/list `_meta` key: the session is running a turn in this agent process (the daemon) right now. */
+export const RUNNING_META_KEY = 'accord/running';
 
 declare const ACCORD_VERSION: string;
 const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
@@ -43,13 +47,18 @@ const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev
 export function createLoggedAgent(options: AccordAgentOptions, logs: SessionStore = new SessionStore()): { app: AgentApp; closeLogs(): Promise<void> } {
   const live = options.store ?? new MemorySessionStore();
   const persistence = new SessionLogPersistence(logs, version);
+  return { app: loggedAgentApp(options, persistence, live), closeLogs: () => persistence.closeAll() };
+}
+
+/** One connection's app over sessions and logs that may be shared with other connections (the daemon). */
+export function loggedAgentApp(options: AccordAgentOptions, persistence: SessionLogPersistence, live: LiveSessions): AgentApp {
   const app = createAccordAgent({
     ...options,
     store: live,
     persistence,
     extraCapabilities: { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {} } },
   });
-  return { app: persistence.register(app, live, options.env, options.isolation), closeLogs: () => persistence.closeAll() };
+  return persistence.register(app, live, options.env, options.isolation, options.sharing);
 }
 
 export class SessionLogPersistence implements SessionPersistence {
@@ -64,12 +73,13 @@ export class SessionLogPersistence implements SessionPersistence {
     private readonly agentVersion: string,
   ) {}
 
-  async sessionCreated(session: Session, workspace?: IsolatedWorkspace): Promise<void> {
+  async sessionCreated(session: Session, workspace?: IsolatedWorkspace, flags: SessionFlags = {}): Promise<void> {
     const log = await this.logs.create({
       id: session.id,
       cwd: session.cwd,
       agentVersion: this.agentVersion,
-      config: { ...session.settings },
+      // The creator's grants travel with the session: a later load (another client, a new daemon) keeps them.
+      config: { ...session.settings, ...(Object.keys(flags).length > 0 ? { [FLAGS_CONFIG_KEY]: { ...flags } } : {}) },
       ...(workspace ? { workspace: { ...workspace } } : {}),
     });
     this.track(session, new SessionRecorder(log, session));
@@ -126,12 +136,33 @@ export class SessionLogPersistence implements SessionPersistence {
     };
   }
 
+  /** The flags the session's creator granted, as its log recorded them. */
+  flagsOf(sessionId: string): SessionFlags {
+    return flagsFromConfig(this.recorders.get(sessionId)?.log.created.config);
+  }
+
+  /** Writes (and syncs) everything the session's log has been given, so a replay read sees it. */
+  async flush(sessionId: string): Promise<void> {
+    await this.recorders.get(sessionId)?.log.sync().catch(() => undefined);
+  }
+
+  /** Stops recording a session that leaves memory (its log stays, closed and unlocked). */
+  release(sessionId: string): Promise<void> {
+    return this.forget(sessionId);
+  }
+
   /** session/load, session/resume, session/list and session/close on `app`. */
-  register(app: AgentApp, live: LiveSessions, env: Env, isolation?: SessionWorkspaces): AgentApp {
+  register(app: AgentApp, live: LiveSessions, env: Env, isolation?: SessionWorkspaces, sharing?: SessionSharing): AgentApp {
     const reattach = async (params: { sessionId: string; cwd: string; mcpServers?: Array<{ name: string }>; _meta?: unknown }, client: AgentContext, replayUpdates: boolean) => {
       // The same refusals as session/new: an editor cannot widen approvals or start MCP servers.
       const refusal = refuseClientWidening(params._meta) ?? refuseSessionMcpServers(params.mcpServers);
       if (refusal) throw RequestError.invalidParams({ sessionId: params.sessionId }, refusal);
+      if (sharing?.isLive(params.sessionId)) {
+        const joined = await sharing.join(params.sessionId, params.cwd, client, replayUpdates);
+        const session = live.get(params.sessionId);
+        if (!session) throw RequestError.sessionNotFound(params.sessionId);
+        return { configOptions: await configOptionsFor(session, env), ...joined };
+      }
       const session = await this.reopen(params.sessionId, params.cwd, live, env, isolation, async (log) => {
         const replay = await this.logs.replay(log.id);
         if (replayUpdates) {
@@ -141,9 +172,11 @@ export class SessionLogPersistence implements SessionPersistence {
         }
         return replay;
       });
-      forwardUpdates(session, client);
-      const meta = isolation?.get(session.id)?.meta;
-      return { configOptions: await configOptionsFor(session, env), ...(meta ? { _meta: meta } : {}) };
+      const flags = this.flagsOf(session.id);
+      if (sharing) await sharing.attach(session, client, flags);
+      else forwardUpdates(session, client);
+      const meta = { ...isolation?.get(session.id)?.meta, ...flagsMeta(flags) };
+      return { configOptions: await configOptionsFor(session, env), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
     };
     return app
       .onRequest(methods.agent.session.load, ({ params, client }) => reattach(params, client, true))
@@ -151,7 +184,14 @@ export class SessionLogPersistence implements SessionPersistence {
       .onRequest(methods.agent.session.list, async ({ params }) => {
         try {
           const page = await this.logs.list({ ...(params.cwd ? { cwd: params.cwd } : {}), ...(params.cursor ? { cursor: params.cursor } : {}) });
-          const sessions: SessionInfo[] = page.sessions.map((s) => ({ sessionId: s.sessionId, cwd: s.cwd, title: s.title ?? null, updatedAt: s.updatedAt }));
+          // Live state (the daemon shares `live` across clients): a session running a turn says so.
+          const sessions: SessionInfo[] = page.sessions.map((s) => ({
+            sessionId: s.sessionId,
+            cwd: s.cwd,
+            title: s.title ?? null,
+            updatedAt: s.updatedAt,
+            ...(live.get(s.sessionId)?.turnRunning ? { _meta: { [RUNNING_META_KEY]: true } } : {}),
+          }));
           return page.nextCursor ? { sessions, nextCursor: page.nextCursor } : { sessions };
         } catch (error) {
           if (error instanceof LogError && error.code === 'bad_cursor') throw RequestError.invalidParams({ cursor: params.cursor }, error.message);
@@ -159,6 +199,11 @@ export class SessionLogPersistence implements SessionPersistence {
         }
       })
       .onRequest(methods.agent.session.close, async ({ params }) => {
+        // Shared: this client stops watching; the session, its turn and its log go on for the others.
+        if (sharing) {
+          await sharing.detach(params.sessionId);
+          return {};
+        }
         live.remove(params.sessionId);
         await this.forget(params.sessionId);
         await isolation?.release(params.sessionId);
@@ -216,7 +261,7 @@ export class SessionLogPersistence implements SessionPersistence {
       throw RequestError.internalError({ sessionId: log.id }, `The log of session ${log.id} records its workspace in a form this agent cannot read; start a new session.`);
     }
     try {
-      return (await isolation.reattach(workspace, cwd)).workspace.root;
+      return (await isolation.reattach(workspace, cwd, flagsFromConfig(log.created.config).alwaysApprove)).workspace.root;
     } catch (error) {
       if (error instanceof WorkspaceError) throw RequestError.invalidRequest({ sessionId: log.id, workspace: workspace.root }, error.message);
       throw RequestError.internalError({ sessionId: log.id }, `Could not attach the session's workspace: ${error instanceof Error ? error.message : String(error)}`);
@@ -247,6 +292,13 @@ function clearly<T>(write: () => T): T {
   } catch (error) {
     return fail(error);
   }
+}
+
+function flagsFromConfig(config: Record<string, unknown> | undefined): SessionFlags {
+  const raw = config?.[FLAGS_CONFIG_KEY];
+  if (raw === null || typeof raw !== 'object') return {};
+  const { alwaysApprove, durableRequests } = raw as Record<string, unknown>;
+  return { ...(alwaysApprove === true ? { alwaysApprove } : {}), ...(durableRequests === true ? { durableRequests } : {}) };
 }
 
 async function settingsFrom(config: Record<string, unknown>, env: Env): Promise<SessionSettings> {

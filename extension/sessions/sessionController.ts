@@ -45,7 +45,12 @@ export interface SessionControllerDeps {
   onSessionChanged: (session: CurrentSession) => void;
   /** The diff review follows each turn (extension/review/sessionReviews.ts). */
   turns?: TurnHooks;
+  /** Keeps the panel's session across a window reload (workspace state); undefined forgets it. */
+  remember?: (session: { agent: string; sessionId: string } | undefined) => void;
 }
+
+/** session/load `_meta` (Accord's daemon): the session is mid-turn, started by another client or an earlier window. */
+const RUNNING_META_KEY = 'accord/running';
 
 export interface TurnHooks {
   /** Before the prompt is sent; returns a note for the agent to read before the person's text (what they rejected or undid). */
@@ -59,6 +64,8 @@ export interface TurnHooks {
 export class SessionController {
   private currentValue: CurrentSession | undefined;
   private loading: string | undefined;
+  /** The panel's session is running a turn this window did not send (its end comes as a notification). */
+  private remoteTurn: string | undefined;
   /** The turn the agent's exit ended, to show again once the reloaded session has replaced the panel's transcript. */
   private lostTurn: { sessionId: string; error: string } | undefined;
   /** How the last turn ended (tests and notifications read it). */
@@ -138,6 +145,7 @@ export class SessionController {
     }
     if (this.loading === sessionId) return; // a second click while replaying would render the history twice
     this.loading = sessionId;
+    let running = false;
     try {
       const session = this.adopt(host, sessionId, [], 'load');
       this.deps.router.beginReplay(sessionId);
@@ -152,11 +160,32 @@ export class SessionController {
       session.configOptions = response?.configOptions ?? [];
       this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
       void this.deps.turns?.loaded(session);
+      running = (response?._meta as Record<string, unknown> | undefined)?.[RUNNING_META_KEY] === true;
     } finally {
       this.deps.router.endReplay(sessionId);
       if (this.currentValue?.sessionId === sessionId) this.deps.post({ type: 'replayEnd', epoch: this.currentValue.epoch });
       this.loading = undefined;
     }
+    // Reattached mid-turn (after a window reload): the panel shows the live turn until the agent says it ended.
+    if (running) this.remoteTurnStarted(host, sessionId);
+  }
+
+  /** Another client (or this window before a reload) runs a turn in the panel's session. */
+  remoteTurnStarted(host: AgentHost, sessionId: string): void {
+    const session = this.currentValue;
+    if (session?.host !== host || session.sessionId !== sessionId || session.turnInFlight) return;
+    session.turnInFlight = true;
+    this.remoteTurn = sessionId;
+    this.deps.post({ type: 'turnStarted', epoch: session.epoch });
+  }
+
+  /** That turn ended (the agent's `_accord/turn_ended`). */
+  remoteTurnEnded(host: AgentHost, sessionId: string, stopReason: StopReason): void {
+    const session = this.currentValue;
+    if (session?.host !== host || session.sessionId !== sessionId || this.remoteTurn !== sessionId) return;
+    this.remoteTurn = undefined;
+    void this.deps.turns?.end(session);
+    this.endTurn(session, stopReason);
   }
 
   async listSessions(host: AgentHost): Promise<SessionInfo[]> {
@@ -178,7 +207,10 @@ export class SessionController {
     this.deps.approvals.cancelSession(sessionId);
     await connection.agent.request(methods.agent.session.close, { sessionId });
     this.deps.router.untrack(sessionId);
-    if (this.currentValue?.sessionId === sessionId) this.currentValue = undefined;
+    if (this.currentValue?.sessionId === sessionId) {
+      this.currentValue = undefined;
+      this.deps.remember?.(undefined);
+    }
   }
 
   /** Runs one turn; resolves with how it ended (undefined when no turn started). */
@@ -281,6 +313,8 @@ export class SessionController {
     this.currentValue = session;
     this.view(host);
     this.lastFailure = undefined; // the panel clears its notice on sessionStarted
+    if (previous?.sessionId !== sessionId) this.remoteTurn = undefined;
+    this.deps.remember?.({ agent: host.name, sessionId });
     this.deps.router.track(sessionId);
     this.deps.post({ type: 'sessionStarted', epoch: session.epoch, sessionId, origin });
     this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions });
