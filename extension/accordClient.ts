@@ -147,7 +147,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
       notifyTurnEnded(session.host.name, stopReason, error);
       void refreshSessions(session.host);
     },
-    remember: (session) => void context.workspaceState.update(OPEN_SESSION_KEY, session),
+    rememberOpenSession: (session) => void context.workspaceState.update(OPEN_SESSION_KEY, session),
   });
   void reattachRunningSession();
   const relay = new ChatRelay({

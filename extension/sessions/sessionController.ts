@@ -46,7 +46,7 @@ export interface SessionControllerDeps {
   /** The diff review follows each turn (extension/review/sessionReviews.ts). */
   turns?: TurnHooks;
   /** Keeps the panel's session across a window reload (workspace state); undefined forgets it. */
-  remember?: (session: { agent: string; sessionId: string } | undefined) => void;
+  rememberOpenSession?: (session: { agent: string; sessionId: string } | undefined) => void;
 }
 
 /** session/load `_meta` (Accord's daemon): the session is mid-turn, started by another client or an earlier window. */
@@ -209,7 +209,7 @@ export class SessionController {
     this.deps.router.untrack(sessionId);
     if (this.currentValue?.sessionId === sessionId) {
       this.currentValue = undefined;
-      this.deps.remember?.(undefined);
+      this.deps.rememberOpenSession?.(undefined);
     }
   }
 
@@ -314,7 +314,7 @@ export class SessionController {
     this.view(host);
     this.lastFailure = undefined; // the panel clears its notice on sessionStarted
     if (previous?.sessionId !== sessionId) this.remoteTurn = undefined;
-    this.deps.remember?.({ agent: host.name, sessionId });
+    this.deps.rememberOpenSession?.({ agent: host.name, sessionId });
     this.deps.router.track(sessionId);
     this.deps.post({ type: 'sessionStarted', epoch: session.epoch, sessionId, origin });
     this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions });
