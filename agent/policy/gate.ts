@@ -128,6 +128,10 @@ export class PolicyGate {
   explain(request: PolicyRequest): PolicyDecision {
     const decided = this.decideWithoutOverride(request);
     if (decided.decision === 'ask' && this.options.alwaysApprove) {
+      // An invalid policy may have meant to deny this: what it denies is unknown, so nothing is waved through.
+      if (this.options.loaded.status === 'invalid') {
+        return { decision: 'ask', reason: `${decided.reason}\n--always-approve does not apply while the policy is invalid: what it denies cannot be known.` };
+      }
       if (decided.hidesCommands && this.hasCommandDenyRules) {
         return { decision: 'ask', reason: `${decided.reason}; it still asks under --always-approve, because the project denies some commands and this one can run any command` };
       }
@@ -183,7 +187,7 @@ export class PolicyGate {
       }
       facts = this.pathFacts(paths);
     }
-    if (loaded.status === 'invalid') return { decision: 'ask', reason: loaded.error, hidesCommands: true };
+    if (loaded.status === 'invalid') return { decision: 'ask', reason: loaded.error };
     const rules = loaded.policy.rules;
     for (const decision of ['deny', 'ask'] as const) {
       const index = rules.findIndex((rule) => rule.decision === decision && ruleMatches(rule, request, facts));

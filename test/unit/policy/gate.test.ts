@@ -270,6 +270,9 @@ describe('issue 11 finding 9: no silent gaps in the policy', () => {
     assert.equal(policy({ version: 1, rules: [{ decision: 'deny', tool: 'mcp:docs:search' }] }).status, 'invalid');
     const g = gate(wrongCase);
     assert.equal(g.explain({ tool: 'read_file', kind: 'read', effect: { type: 'none' } }).decision, 'ask');
+    const unattended = gate(wrongCase, { alwaysApprove: true });
+    assert.equal(unattended.explain(command(['rm', '-rf', 'x'])).decision, 'ask', '--always-approve cannot wave through what a broken policy may deny');
+    assert.match(unattended.explain(command(['ls'])).reason, /--always-approve does not apply while the policy is invalid/);
     assert.match(g.explain({ tool: 'read_file', kind: 'read', effect: { type: 'none' } }).reason, /Read_File/);
   });
 
