@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { ToolEffect } from '../tools/tool';
 import { protectedPathReason } from '../workspace/containment';
 import { commandRisk } from './commandRisk';
-import { viewCommand } from './commandView';
+import { viewCommand, type CommandView } from './commandView';
 import type { LoadedPolicy } from './load';
 import { ruleMatches, type Facts } from './ruleMatch';
 import type { Rule, ToolKindName } from './schema';
@@ -178,6 +178,8 @@ export class PolicyGate {
       }
       facts.envChanges = effect.command.envChanges;
       facts.command = viewCommand(effect.command.argv, { cwd: effect.command.cwd, pathVariable: effect.command.envChanges.PATH ?? process.env.PATH ?? '' });
+      const named = this.commandPaths(facts.command, effect.command.cwd);
+      facts.commandPaths = { paths: named, foldedPaths: named.map(foldedPath) };
     } else if (request.locations && request.locations.length > 0) {
       const paths: string[] = [];
       for (const location of request.locations) {
@@ -202,6 +204,21 @@ export class PolicyGate {
       return { decision: 'allow', reason: "the change stays in the session's own copy until the person accepts it in the review" };
     }
     return { decision: 'ask', reason: 'no rule in the project policy allows this' };
+  }
+
+  /** Workspace files a command's arguments name (`cat .env`, `cp secrets/k x`, `--file=.env`), relative to the root. */
+  private commandPaths(view: CommandView, cwd: string): string[] {
+    const named = new Set<string>();
+    const layers = [...view.layers, ...view.scripted.flatMap((s) => s.layers)];
+    for (const layer of layers) {
+      for (const arg of layer.argv.slice(1)) {
+        const value = arg.startsWith('-') ? (arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : '') : arg;
+        if (!value || value.includes('\0') || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) continue;
+        const relative = relativeInside(this.options.root, path.resolve(cwd, value));
+        if (relative !== undefined && relative !== '.') named.add(relative);
+      }
+    }
+    return [...named];
   }
 
   /** The first allow rule that matches; for a command, every program it runs must be covered by some allow rule. */

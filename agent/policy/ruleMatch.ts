@@ -15,6 +15,13 @@ export interface Facts {
   /** The folded spellings of `paths` (see spelling.ts), index for index. */
   foldedPaths: string[] | undefined;
   command: CommandView | undefined;
+  /**
+   * Files a command's arguments name inside the workspace (relative, with
+   * their folded spellings), for deny and ask path rules only: `cat .env`
+   * touches `.env`. Never used by allow rules, so a path allow does not
+   * become a command allow.
+   */
+  commandPaths?: { paths: string[]; foldedPaths: string[] };
   envChanges: Record<string, string>;
 }
 
@@ -90,7 +97,10 @@ export function ruleMatches(rule: Rule, request: PolicyRequest, facts: Facts, co
   const every = rule.decision === 'allow';
   if (rule.tool !== undefined && !picomatch.isMatch(request.tool, rule.tool)) return false;
   if (rule.kind !== undefined && rule.kind !== request.kind) return false;
-  if (rule.paths !== undefined && !pathsMatch(rule, facts, every)) return false;
+  if (rule.paths !== undefined) {
+    const named = !every && facts.command && facts.commandPaths ? { ...facts, paths: facts.commandPaths.paths, foldedPaths: facts.commandPaths.foldedPaths } : facts;
+    if (!pathsMatch(rule, named, every)) return false;
+  }
   if (rule.domains !== undefined) {
     const domains = request.domains ?? [];
     const test = every ? domains.every.bind(domains) : domains.some.bind(domains);
