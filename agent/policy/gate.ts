@@ -105,10 +105,12 @@ export class PolicyGate {
     const relative = relativeInside(root, absolute);
     if (relative === undefined) return `${absolute} is outside the workspace`;
     const facts = this.pathFacts([relative]);
-    const request: PolicyRequest = { tool: tool.name, kind: readingKinds.has(tool.kind) ? tool.kind : 'read', effect: { type: 'none' } };
+    // A rule about reading covers searching and the other way round: both show the file's content.
+    const requests = [...readingKinds].map((kind): PolicyRequest => ({ tool: tool.name, kind, effect: { type: 'none' } }));
     for (const decision of ['deny', 'ask'] as const) {
       const index = loaded.policy.rules.findIndex(
-        (rule) => rule.decision === decision && rule.paths !== undefined && rule.commands === undefined && rule.domains === undefined && ruleMatches(rule, request, facts),
+        (rule) =>
+          rule.decision === decision && rule.paths !== undefined && rule.commands === undefined && rule.domains === undefined && requests.some((request) => ruleMatches(rule, request, facts)),
       );
       if (index >= 0) return `${decision === 'deny' ? 'denied' : 'asked'} by ${describeRule(loaded.policy.rules[index]!, index)}`;
     }

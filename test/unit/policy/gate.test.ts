@@ -313,3 +313,26 @@ describe('issue 11 finding 9: no silent gaps in the policy', () => {
     assert.equal(g.explain(edit('src/a.ts')).decision, 'allow');
   });
 });
+
+describe('issue 11 finding 5: what listings and searches leave out', () => {
+  test('deny and ask path rules hide files from list_files and search; rules about reading or searching count for both', () => {
+    const loaded = policy({
+      version: 1,
+      rules: [
+        { decision: 'deny', paths: ['.env', 'secrets/**'] },
+        { decision: 'ask', kind: 'read', paths: ['private/**'] },
+        { decision: 'deny', tool: 'read_file', paths: ['only-read/**'] },
+        { decision: 'deny', kind: 'edit', paths: ['generated/**'] },
+      ],
+    });
+    const g = gate(loaded);
+    const search = { name: 'search', kind: 'search' as const };
+    const list = { name: 'list_files', kind: 'read' as const };
+    for (const tool of [search, list]) {
+      for (const file of ['.env', 'secrets/a/b.pem', 'private/notes.md', 'sub/../.env', '.E\u200bNV']) assert.ok(g.hides(tool, path.join(root, file)), `${tool.name} ${file}`);
+      for (const file of ['src/a.ts', 'generated/x.ts', 'only-read/x']) assert.equal(g.hides(tool, path.join(root, file)), undefined, `${tool.name} ${file}`);
+    }
+    assert.ok(g.hides({ name: 'read_file', kind: 'read' }, path.join(root, 'only-read/x')));
+    assert.ok(g.hides(search, '/elsewhere/x'), 'outside the workspace is never shown');
+  });
+});
