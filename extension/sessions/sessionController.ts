@@ -12,6 +12,7 @@ import type { AgentFailure, HostMessage, PromptCapabilities, StopReason, Webview
 import { modelSetting, reasoningEffort } from '../settings/settings';
 import { parseSelectionPath } from '../chat/panelServices';
 import { quotedForNotification } from '../text/agentText';
+import { sessionNotices } from './sessionNotices';
 
 export interface CurrentSession {
   host: AgentHost;
@@ -130,8 +131,18 @@ export class SessionController {
       return undefined;
     }
     const session = this.adopt(host, response.sessionId, response.configOptions ?? [], 'new');
+    this.showNotices(response._meta);
     await this.applySettings(session);
     return session;
+  }
+
+  /** A broken policy or failed MCP server, said once per new session; the agent's wording only ever in a modal's plain-text detail. */
+  private showNotices(meta: unknown): void {
+    for (const notice of sessionNotices(meta)) {
+      void vscode.window.showWarningMessage(notice.headline, 'Details').then((choice) => {
+        if (choice === 'Details') void vscode.window.showWarningMessage(notice.headline, { modal: true, detail: notice.detail });
+      });
+    }
   }
 
   /** Opens a past session with `session/load`: the transcript is cleared and the agent's replay renders once. */
