@@ -83,9 +83,10 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
   );
   const tool = deps.tools.get(call.toolName);
   const hides = deps.gate.hides?.bind(deps.gate);
+  let personApproved = false;
   const context: ToolContext = {
     ...deps.context,
-    ...(hides && tool ? { hidden: (absolutePath: string) => hides(tool, absolutePath) } : {}),
+    ...(hides && tool ? { hidden: (absolutePath: string) => hides(tool, absolutePath, personApproved) } : {}),
     progress: (text) => progress.push(text),
   };
   const fail = async (message: string, status: 'failed' = 'failed'): Promise<ToolCallOutcome> => {
@@ -150,6 +151,7 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
     );
     if (answer === 'cancelled' || context.signal.aborted) return fail('Cancelled before it ran.');
     if (answer === 'reject') return fail('The person declined this call, so it was not run. Ask them how they want to proceed instead of retrying it unchanged.');
+    personApproved = true;
   }
 
   if (deps.beforeChange && (effect.type === 'files' || effect.type === 'command')) {

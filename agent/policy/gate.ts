@@ -99,7 +99,7 @@ export class PolicyGate {
    * decides a search by the folder searched; this keeps each file it finds
    * to the same rules as reading that file.
    */
-  hides(tool: Pick<GatedTool, 'name' | 'kind'>, absolute: string): string | undefined {
+  hides(tool: Pick<GatedTool, 'name' | 'kind'>, absolute: string, personApproved = false): string | undefined {
     const { loaded, root } = this.options;
     if (loaded.status === 'invalid') return undefined;
     const relative = relativeInside(root, absolute);
@@ -107,7 +107,8 @@ export class PolicyGate {
     const facts = this.pathFacts([relative]);
     // A rule about reading covers searching and the other way round: both show the file's content.
     const requests = [...readingKinds].map((kind): PolicyRequest => ({ tool: tool.name, kind, effect: { type: 'none' } }));
-    for (const decision of ['deny', 'ask'] as const) {
+    // Files an ask rule covers are shown once the person allowed this very call (a search of `private/` they approved).
+    for (const decision of personApproved ? (['deny'] as const) : (['deny', 'ask'] as const)) {
       const index = loaded.policy.rules.findIndex(
         (rule) =>
           rule.decision === decision && rule.paths !== undefined && rule.commands === undefined && rule.domains === undefined && requests.some((request) => ruleMatches(rule, request, facts)),

@@ -334,5 +334,7 @@ describe('issue 11 finding 5: what listings and searches leave out', () => {
     }
     assert.ok(g.hides({ name: 'read_file', kind: 'read' }, path.join(root, 'only-read/x')));
     assert.ok(g.hides(search, '/elsewhere/x'), 'outside the workspace is never shown');
+    assert.equal(g.hides(search, path.join(root, 'private/notes.md'), true), undefined, 'an ask file is shown in a call the person allowed');
+    assert.ok(g.hides(search, path.join(root, 'secrets/k'), true), 'a denied file never is');
   });
 });
