@@ -217,6 +217,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
               },
               systemPrompt,
             });
+      // The response follows every update of its turn: an update still queued (a late usage_update) would reach the client after it.
+      await session.updates.barrier(async () => undefined);
       try {
         await persistence?.turnEnded(session, stopReason);
       } finally {
