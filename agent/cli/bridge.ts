@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { addressAt, dataDirOf, defaultDaemonAddress, UnsafeSocketError } from '../daemon/address';
 import { connectOrStart, handshake } from '../daemon/connect';
+import { forwardedEnv } from '../daemon/handshake';
 import type { AgentOptions } from './options';
 
 declare const ACCORD_VERSION: string;
@@ -37,6 +38,7 @@ export async function runBridge(options: AgentOptions, cliPath: string, fallback
       ...(options.durableRequests ? { durableRequests: true } : {}),
       project: options.project ?? process.cwd(),
       ...(options.model ? { model: options.model } : {}),
+      env: forwardedEnv(process.env),
     },
   });
   let inputEnded = false;

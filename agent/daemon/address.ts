@@ -2,7 +2,6 @@
 // security boundary: only the user who owns the 0700 directory can reach the
 // 0600 socket inside it. Tiny on purpose: the bridge (dist/agent.js) imports
 // this, and it must not pull in the agent core.
-import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, type Stats } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +24,17 @@ export function dataDirOf(env: NodeJS.ProcessEnv, platform = process.platform, h
   return join(stateHome, 'accord');
 }
 
+/**
+ * A short name for a data directory (FNV-1a, 64-bit): it only tells
+ * directories apart, it protects nothing, and it spares the bridge loading
+ * node:crypto on every editor start.
+ */
+export function nameTag(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(text, 'utf8')) hash = BigInt.asUintN(64, (hash ^ BigInt(byte)) * 0x100000001b3n);
+  return hash.toString(16).padStart(16, '0').slice(0, 12);
+}
+
 /** sun_path is 108 bytes on Linux, 104 on macOS; stay under both with room for the NUL. */
 const MAX_SOCKET_PATH = 100;
 
@@ -36,7 +46,7 @@ const MAX_SOCKET_PATH = 100;
  */
 export function defaultDaemonAddress(env: NodeJS.ProcessEnv = process.env, platform = process.platform): DaemonAddress {
   const dataDir = dataDirOf(env, platform);
-  const tag = createHash('sha256').update(dataDir).digest('hex').slice(0, 12);
+  const tag = nameTag(dataDir);
   if (platform === 'win32') {
     const dir = join(dataDir, 'run');
     return { path: `\\\\.\\pipe\\accord-${tag}`, dir, lockPath: join(dir, 'daemon.lock') };

@@ -11,6 +11,33 @@ export interface ConnectionFlags {
   project?: string;
   /** Model for sessions this connection creates. */
   model?: string;
+  /**
+   * The client's model settings and credentials (ANTHROPIC_*, OPENAI_*,
+   * ACCORD_* but the daemon's own): turns this connection prompts use them,
+   * so keys set after the daemon started (VS Code's Set API Key) apply.
+   */
+  env?: Record<string, string>;
+}
+
+/** The daemon's own settings, never taken from a client. */
+const DAEMON_KEYS = new Set(['ACCORD_HOME', 'ACCORD_DAEMON_IDLE_EXIT', 'ACCORD_BRIDGE_VERSION_FOR_TESTS', 'ACCORD_SANDBOX', 'ACCORD_APPROVAL_TIMEOUT']);
+
+export function forwardedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && /^(ANTHROPIC_|OPENAI_|ACCORD_)/.test(key) && !DAEMON_KEYS.has(key)) out[key] = value;
+  }
+  return out;
+}
+
+/** What a client may set, checked again on the daemon side (the hello is just JSON). */
+export function acceptedEnv(env: unknown): Record<string, string> {
+  if (env === null || typeof env !== 'object') return {};
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env as Record<string, unknown>)) {
+    if (typeof value === 'string' && /^(ANTHROPIC_|OPENAI_|ACCORD_)[A-Z0-9_]*$/.test(key) && !DAEMON_KEYS.has(key)) out[key] = value;
+  }
+  return out;
 }
 
 export type Hello =

@@ -11,7 +11,7 @@ import { SessionStore } from '../log';
 import { sandboxHost } from '../sandbox/sandboxHost';
 import { builtinTools } from '../tools/index';
 import { parseDuration } from '../cli/options';
-import type { ConnectionFlags } from './handshake';
+import { acceptedEnv, type ConnectionFlags } from './handshake';
 import { SessionHub } from './hub';
 
 declare const ACCORD_VERSION: string;
@@ -42,7 +42,9 @@ export class SessionHost {
       ...(typeof flags.model === 'string' ? { model: flags.model } : {}),
       ...(typeof flags.project === 'string' ? { project: flags.project } : {}),
     });
-    const app = loggedAgentApp({ env: process.env, tools: builtinTools(), commands: new ProcessRunner(), isolation: this.isolation, sharing: connection }, this.persistence, this.live);
+    // The daemon was started by some client with its environment; this connection's own keys and model win for what it does.
+    const env = { ...process.env, ...acceptedEnv(flags.env) };
+    const app = loggedAgentApp({ env, tools: builtinTools(), commands: new ProcessRunner(), isolation: this.isolation, sharing: connection }, this.persistence, this.live);
     const acp = app.connect(stream);
     return acp.closed.then(
       () => connection.disconnect(),

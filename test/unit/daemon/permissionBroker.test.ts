@@ -104,14 +104,20 @@ test('permission broker: first answer wins, only attached clients are asked, the
 });
 
 test('with nobody attached, a question expires after the wait (declined); with --durable-requests it does not', async () => {
-  const none = new PermissionBroker('s1', () => [], () => 20);
-  const answer = await none.ask({ toolCallId: 't1' } as never, new AbortController().signal);
-  assert.equal(answer, 'reject');
-  const durable = new PermissionBroker('s2', () => [], () => null);
-  const turn = new AbortController();
-  const pending = durable.ask({ toolCallId: 't2' } as never, turn.signal);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.equal(durable.waiting, 1, 'still waiting');
-  turn.abort();
-  assert.equal(await pending, 'cancelled');
+  // The broker's timer does not hold a process open (the daemon's server does); here the test does.
+  const keepAlive = setInterval(() => {}, 1000);
+  try {
+    const none = new PermissionBroker('s1', () => [], () => 20);
+    const answer = await none.ask({ toolCallId: 't1' } as never, new AbortController().signal);
+    assert.equal(answer, 'reject');
+    const durable = new PermissionBroker('s2', () => [], () => null);
+    const turn = new AbortController();
+    const pending = durable.ask({ toolCallId: 't2' } as never, turn.signal);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(durable.waiting, 1, 'still waiting');
+    turn.abort();
+    assert.equal(await pending, 'cancelled');
+  } finally {
+    clearInterval(keepAlive);
+  }
 });

@@ -102,6 +102,33 @@ describe('two clients on one live session', () => {
     await b.close();
   });
 
+  test('--project is the directory of a session that names none; --model picks the model of the sessions it creates', { timeout: 120_000 }, async () => {
+    const cwd = project();
+    const model2 = `openai-compatible:${model.server.baseUrl}#other`;
+    const a = await world.bridge(['--project', cwd, '--model', model2]);
+    const created = await a.connection.agent.request(methods.agent.session.new, { cwd: '', mcpServers: [] });
+    const listed = await a.connection.agent.request(methods.agent.session.list, { cwd });
+    assert.ok(listed.sessions.some((x) => x.sessionId === created.sessionId), 'the session works in --project');
+    const modelOption = created.configOptions?.find((o) => o.id === 'model') as { currentValue?: string } | undefined;
+    assert.equal(modelOption?.currentValue, model2);
+    await a.close();
+  });
+
+  test("each client's own model settings and keys apply to what it does, whoever started the daemon", { timeout: 120_000 }, async () => {
+    await world.stopDaemon();
+    // The daemon starts with an environment whose model is unreachable...
+    const first = await world.bridge([], { ACCORD_MODEL: 'openai-compatible:http://127.0.0.1:9/v1#nowhere' });
+    const second = await world.bridge();
+    const cwd = project();
+    const sessionId = await newSession(second, cwd);
+    model.server.script(reply.text('Reached with my own settings.'));
+    const { stopReason } = await second.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'hi' }] });
+    assert.equal(stopReason, 'end_turn', '...the second client reaches the model its own environment names');
+    assert.equal(messageText(second, sessionId), 'Reached with my own settings.');
+    await first.close();
+    await second.close();
+  });
+
   test('a bridge killed mid-turn does not stop it: the turn finishes in the daemon and a new bridge loads it finished', { timeout: 120_000 }, async () => {
     const cwd = project();
     const a = await world.bridge();
