@@ -27,8 +27,20 @@ const builds = [
     external: ['vscode'],
   },
   {
+    // The `accord` entry: argument parsing and the stdio bridge to the daemon. It
+    // must stay small (an editor waits for it); it loads agent-core.js only for
+    // commands that run the agent in-process.
     ...common,
-    entryPoints: { agent: 'agent/main.ts' },
+    entryPoints: { agent: 'agent/cli/main.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    ...common,
+    entryPoints: { 'agent-core': 'agent/main.ts' },
     outdir: 'dist',
     platform: 'node',
     format: 'cjs',
@@ -36,7 +48,7 @@ const builds = [
     // sandbox-runtime is ESM and reads import.meta.url at load; in CJS output it
     // would be empty, so it is defined from the bundle's own file name.
     define: { ...common.define, 'import.meta.url': '__accordImportMetaUrl' },
-    banner: { js: "#!/usr/bin/env node\nvar __accordImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    banner: { js: "var __accordImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   },
   {
     ...common,

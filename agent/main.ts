@@ -1,5 +1,8 @@
-// `accord` CLI. `accord acp` serves ACP v1 on stdio; stdout carries protocol
-// only, so every log goes to stderr (set up by the first import).
+// The agent core's commands (dist/agent-core.js), run by the small `accord`
+// entry (agent/cli/main.ts) when the agent itself runs in this process:
+// `acp --no-daemon` (ACP v1 on stdio), the daemon, `serve`, `-p`, `sessions`,
+// `login`. stdout may carry protocol, so every log goes to stderr (set up by
+// the first import).
 import './stderrConsole';
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk/unstable';
@@ -10,25 +13,32 @@ import { DurableRequests } from './acp/durablePermissions';
 import { ProcessRunner } from './exec/processRunner';
 import { SessionStore } from './log';
 import { sandboxHost } from './sandbox/sandboxHost';
-import { runSessionsCli } from './log/cli';
+import { runSessionsCli, type LiveState } from './log/cli';
+import { defaultDaemonAddress } from './daemon/address';
+import { handshake, tryConnect } from './daemon/connect';
+import type { DaemonStatus } from './daemon/handshake';
+import { agentVersion } from './daemon/host';
 import { login } from './login';
 import { builtinTools } from './tools/index';
+import { runDaemon } from './daemon/server';
+import { runPrint } from './cli/print';
+import { runServe } from './transports/serve';
+import { runRelay } from './transports/relay';
+import { takeAgentOptions, UsageError } from './cli/options';
 
 type Command = (args: string[]) => Promise<number>;
 
 async function serveAcp(args: string[]): Promise<number> {
-  const unknown = args.filter((a) => a !== '--always-approve' && a !== '--durable-requests');
-  if (unknown.length > 0) {
-    process.stderr.write(`accord acp: unknown option ${unknown.join(' ')}\n${usage}`);
-    return 2;
-  }
+  const { options, rest } = takeAgentOptions(args);
+  if (rest.length > 0) throw new UsageError(`unknown option ${rest.join(' ')}`);
+  if (options.model) process.env.ACCORD_MODEL = options.model;
   // Every session is recorded in its log (ACCORD_HOME or the platform state dir) and can be loaded again;
   // its isolated workspace lives beside the log (<data dir>/sessions/<id>/).
   const logs = new SessionStore();
   // --always-approve is the person launching the agent deciding: every "ask" becomes allow; "deny" still applies.
-  const isolation = new SessionWorkspaces({ dataDir: logs.dataDir, alwaysApprove: args.includes('--always-approve') });
+  const isolation = new SessionWorkspaces({ dataDir: logs.dataDir, alwaysApprove: options.alwaysApprove });
   // --durable-requests: an approval question does not block the turn; it ends `waiting` and survives restarts.
-  const durable = args.includes('--durable-requests') ? new DurableRequests() : undefined;
+  const durable = options.durableRequests ? new DurableRequests() : undefined;
   const { app, closeLogs } = createLoggedAgent({ env: process.env, tools: builtinTools(), commands: new ProcessRunner(), isolation, ...(durable ? { durable } : {}) }, logs);
   // An oversized line is answered with an error instead of ending the connection (and every session on it).
   const stdio = guardLines(Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, Writable.toWeb(process.stdout) as WritableStream<Uint8Array>);
@@ -52,25 +62,29 @@ async function serveAcp(args: string[]): Promise<number> {
 /** Subcommands by name: the hook where other parts plug in theirs (e.g. `sessions` from the session log). */
 const commands: Record<string, Command> = {
   acp: (args) => serveAcp(args),
+  daemon: (args) => runDaemon(args),
+  print: (args) => runPrint(args),
+  serve: (args) => runServe(args),
+  headless: (args) => runRelay(args),
   login: (args) => login(args, process.env),
-  sessions: (args) => runSessionsCli(args),
+  sessions: (args) => runSessionsCli(args, { liveState: daemonLiveState }),
 };
 
-const usage = 'usage: accord acp [--always-approve] [--durable-requests] | accord login [anthropic|openai|openai-compatible] | accord sessions list|remove\n';
-
-async function main(): Promise<void> {
-  const [name, ...args] = process.argv.slice(2);
-  const command = name ? commands[name] : undefined;
-  if (!command) {
-    process.stderr.write(usage);
-    process.exit(name ? 2 : 0);
-  }
+/** What the running daemon (if any) holds, for `accord sessions list`. */
+async function daemonLiveState(): Promise<Map<string, LiveState>> {
+  const socket = await tryConnect(defaultDaemonAddress());
+  if (!socket) return new Map();
   try {
-    process.exit(await command(args));
-  } catch (error) {
-    process.stderr.write(`accord ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
+    const status = await handshake<DaemonStatus>(socket, { accord: 'status', version: agentVersion });
+    return new Map(status.sessions.map((s) => [s.sessionId, { turnRunning: s.turnRunning, clients: s.clients, pendingPermissions: s.pendingPermissions }]));
+  } finally {
+    socket.destroy();
   }
 }
 
-void main();
+/** Runs one core command; the caller exits with the status. UsageError propagates (the CLI prints usage). */
+export async function runCommand(name: string, args: string[]): Promise<number> {
+  const command = commands[name];
+  if (!command) throw new UsageError(`unknown command "${name}"`);
+  return command(args);
+}

@@ -15,7 +15,7 @@ const percentile = (values: number[], p: number) => [...values].sort((a, b) => a
 
 async function coldStartMs(env: NodeJS.ProcessEnv): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [agentBundle, 'acp'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [agentBundle, 'acp', '--no-daemon'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })}\n`);
   const elapsed = await new Promise<number>((resolve, reject) => {
     let buffered = '';

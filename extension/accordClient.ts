@@ -17,9 +17,11 @@ import { SessionController } from './sessions/sessionController';
 import { SessionsView, type SessionItem } from './sessions/sessionsView';
 import { configuredAgents, defaultAgentName, approvalTimeoutMinutes, hideThoughts, notificationMode, BUNDLED_AGENT_NAME } from './settings/settings';
 import { StatusBar } from './status/statusBar';
+import { agentEnvironment } from './agents/agentEnv';
 import { TerminalService } from './terminal/terminalService';
 import { TrafficLog } from './traffic/trafficLog';
 import type { StopReason } from '../webview/protocol';
+import { forIconLabel, forLog, quotedForNotification } from './text/agentText';
 
 export interface AccordClient {
   readonly bundled: AgentHost;
@@ -35,7 +37,12 @@ export interface AccordClient {
   readonly reviews: SessionReviews;
   /** The host for an agent by name (created on first use); undefined if no such agent is configured. */
   host(name: string): AgentHost | undefined;
+  /** The agent the panel is about (its session's, or the one last tried), else the default one. */
+  viewHost(): AgentHost;
 }
+
+/** workspaceState key: the panel's session, so a reloaded window can reattach to it. */
+const OPEN_SESSION_KEY = 'accord.panelSession';
 
 export function activateClient(context: vscode.ExtensionContext, chat: ChatViewProvider, log: vscode.LogOutputChannel, review: ReviewController): AccordClient {
   const workspaceRoot = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
@@ -57,10 +64,26 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     log: (m) => log.warn(m),
   });
   const fs = new FsService(reviews);
-  const terminals = new TerminalService(workspaceRoot);
+  // A terminal an agent opens runs with that agent's own environment (minimal + its env, or inherited if it opted in), without stored keys.
+  const terminals = new TerminalService(workspaceRoot, (name) => {
+    const definition = configuredAgents().find((a) => a.name === name);
+    return agentEnvironment({ host: process.env, kind: 'configured', inheritEnv: definition?.inheritEnv, own: definition?.env });
+  });
   const statusBar = new StatusBar();
   const sessionsView = new SessionsView();
-  const services = { router, approvals, fs, terminals };
+  const services = {
+    router, approvals, fs, terminals,
+    remoteTurns: {
+      started: (agentName: string, sessionId: string) => {
+        const h = hosts.get(agentName);
+        if (h) controller.remoteTurnStarted(h, sessionId);
+      },
+      ended: (agentName: string, sessionId: string, stopReason: string) => {
+        const h = hosts.get(agentName);
+        if (h) controller.remoteTurnEnded(h, sessionId, stopReason as StopReason);
+      },
+    },
+  };
   const hosts = new Map<string, AgentHost>();
   const sessionHosts = new Map<string, AgentHost>();
 
@@ -72,7 +95,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     const created = new AgentHost(definition, { extensionUri: context.extensionUri, services, traffic, apiKeyEnv: () => apiKeys.environment(), workspaceRoot });
     hosts.set(name, created);
     created.onDidChangeStatus((status) => {
-      if (controller.current?.host === created || (!controller.current && created.name === defaultHost().name)) {
+      if (viewHost() === created) {
         chat.postStatus(status);
         statusBar.setStatus(status);
       }
@@ -83,6 +106,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
       controller.agentExited(created, message);
     });
     created.onDidConnect(({ restarted }) => {
+      if (controller.viewHost === created) controller.clearFailure();
       if (restarted) void controller.agentReconnected(created);
       void refreshSessions(created);
     });
@@ -95,11 +119,13 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     if (!found) log.warn(`"accord.defaultAgent" names "${name}", which is not configured; using ${BUNDLED_AGENT_NAME}.`);
     return found ?? bundled;
   };
+  const viewHost = () => controller.viewHost ?? defaultHost();
 
   const controller = new SessionController({
     router,
     approvals,
     post: (m) => chat.post(m),
+    remember: (m) => chat.journal.record(m),
     nextEpoch: () => ++chat.epoch,
     workspaceRoot,
     turns: {
@@ -113,15 +139,22 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
       statusBar.setStatus(session.host.status);
       chat.postStatus(session.host.status);
     },
+    onViewHostChanged: (h) => {
+      chat.postStatus(h.status);
+      statusBar.setStatus(h.status);
+    },
     onTurnEnded: (session, stopReason, error) => {
       notifyTurnEnded(session.host.name, stopReason, error);
       void refreshSessions(session.host);
     },
+    rememberOpenSession: (session) => void context.workspaceState.update(OPEN_SESSION_KEY, session),
   });
+  void reattachRunningSession();
   const relay = new ChatRelay({
     controller, approvals, post: (m) => chat.post(m), defaultHost, log: (m) => log.info(m),
     hostFor: (sessionId) => sessionHosts.get(sessionId),
     reviews,
+    viewHost,
   });
 
   router.onUpdate((routed) => {
@@ -136,7 +169,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     statusBar.setPendingApprovals(pending.length, pending[0] && approvalHeadline(pending[0]));
     if (!settled && !vscode.window.state.focused && notificationMode() !== 'never') {
       // The approval's own notification is already showing; this only makes sure a person away from the window hears about it.
-      log.info(`approval waiting while the window is unfocused: ${approvalHeadline(approval)}`);
+      log.info(`approval waiting while the window is unfocused: ${forLog(approvalHeadline(approval))}`);
     }
   });
 
@@ -152,22 +185,47 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
         ...(controller.current ? { currentSessionId: controller.current.sessionId } : {}),
       });
     } catch (error) {
-      log.warn(`session/list failed: ${error instanceof Error ? error.message : String(error)}`);
+      log.warn(`session/list failed: ${forLog(error instanceof Error ? error.message : String(error))}`);
+    }
+  }
+
+  /**
+   * After a window reload or an extension-host restart: if the panel's session
+   * is still running a turn in the bundled agent's daemon, show it again. The
+   * load replays the turn so far, streams the rest, and the daemon asks this
+   * window any approval still waiting.
+   */
+  async function reattachRunningSession(): Promise<void> {
+    const remembered = context.workspaceState.get<{ agent: string; sessionId: string }>(OPEN_SESSION_KEY);
+    if (!remembered || remembered.agent !== BUNDLED_AGENT_NAME || !vscode.workspace.isTrusted) return;
+    try {
+      await bundled.ensureStarted();
+      const running = (await controller.listSessions(bundled)).find(
+        (s) => s.sessionId === remembered.sessionId && (s._meta as Record<string, unknown> | undefined | null)?.['accord/running'] === true,
+      );
+      if (!running || controller.current) return;
+      log.info(`reattaching session ${remembered.sessionId}, still running in the agent`);
+      await controller.loadSession(bundled, remembered.sessionId);
+    } catch (error) {
+      log.warn(`could not reattach session ${remembered.sessionId}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
   function notifyTurnEnded(agentName: string, stopReason: StopReason, error?: string): void {
     const mode = notificationMode();
     if (mode === 'never' || (mode === 'whenUnfocused' && vscode.window.state.focused)) return;
-    const text = error ?? `${agentName} finished (${stopReason.replace(/_/g, ' ')}).`;
+    // The error is the agent's text (often its JSON-RPC message): quoted, one line, no live link.
+    const text = error
+      ? `Accord: the turn with ${quotedForNotification(agentName, 80)} failed: ${quotedForNotification(error, 400)}`
+      : `Accord: ${quotedForNotification(agentName, 80)} finished (${stopReason.replace(/_/g, ' ')}).`;
     void vscode.window.showInformationMessage(text, 'Show Chat').then((c) => c && vscode.commands.executeCommand('accord.chat.focus'));
   }
 
   const pickAgent = async (): Promise<AgentHost | undefined> => {
     const names = [BUNDLED_AGENT_NAME, ...configuredAgents((p) => void vscode.window.showWarningMessage(p)).map((a) => a.name)];
     if (names.length === 1) return bundled;
-    const pick = await vscode.window.showQuickPick(names.map((n) => ({ label: n, description: n === defaultAgentName() ? 'default' : '' })), { title: 'Accord: which agent for this session?' });
-    return pick ? host(pick.label) : undefined;
+    const pick = await vscode.window.showQuickPick(names.map((n) => ({ label: forIconLabel(n, 120), name: n, description: n === defaultAgentName() ? 'default' : '' })), { title: 'Accord: which agent for this session?' });
+    return pick ? host(pick.name) : undefined;
   };
 
   const sessionFromItem = (item?: SessionItem) => item ?? undefined;
@@ -183,7 +241,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     vscode.commands.registerCommand('accord.cancelTurn', () => controller.cancelTurn()),
     vscode.commands.registerCommand('accord.showAcpTraffic', () => traffic.show()),
     vscode.commands.registerCommand('accord.showPendingApproval', () => approvals.showPending()),
-    vscode.commands.registerCommand('accord.restartAgent', () => (controller.current?.host ?? defaultHost()).restart()),
+    vscode.commands.registerCommand('accord.restartAgent', () => viewHost().restart()),
     vscode.commands.registerCommand('accord.setApiKey', async () => {
       if (!(await apiKeys.prompt())) return;
       const choice = await vscode.window.showInformationMessage('Key saved. Restart the bundled agent to use it?', 'Restart');
@@ -205,7 +263,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
       const h = item ? host(item.agentName) : controller.current?.host;
       if (!id || !h) return;
       if (!h.info?.agentCapabilities?.sessionCapabilities?.close) {
-        void vscode.window.showInformationMessage(`${h.name} does not support closing sessions.`);
+        void vscode.window.showInformationMessage(`Accord: ${quotedForNotification(h.name, 80)} does not support closing sessions.`);
         return;
       }
       await controller.closeSession(h, id);
@@ -231,5 +289,5 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
   );
   statusBar.setStatus(bundled.status);
 
-  return { bundled, approvals, controller, router, statusBar, sessionsView, traffic, fs, terminals, reviews, host };
+  return { bundled, approvals, controller, router, statusBar, sessionsView, traffic, fs, terminals, reviews, host, viewHost };
 }

@@ -16,11 +16,13 @@ import {
   type Stream,
 } from '@agentclientprotocol/sdk/unstable';
 import type { AgentStatus } from '../webview/protocol';
+import { forLog } from './text/agentText';
 
 export interface AgentCommand {
   command: string;
   args: string[];
-  env?: NodeJS.ProcessEnv;
+  /** The agent's whole environment (agents/agentEnv.ts builds it); nothing of the extension host's is added. */
+  env: Record<string, string>;
   cwd?: string;
 }
 
@@ -43,6 +45,17 @@ export interface AgentProcessOptions {
   clientCapabilities?: ClientCapabilities;
   /** Wraps the message stream, e.g. to record the ACP traffic log. */
   tapStream?: (stream: Stream) => Stream;
+  /** How long the agent has to answer `initialize` before Accord gives up on it. */
+  initializeTimeoutMs?: number;
+}
+
+/** Long enough for an agent fetched by npx on a slow network; an agent that takes longer is told it did not answer. */
+export const DEFAULT_INITIALIZE_TIMEOUT_MS = 90_000;
+
+export interface StartFailure {
+  /** 'start': the program could not be run; 'initialize': it ran but never became a working ACP agent. */
+  stage: 'start' | 'initialize';
+  message: string;
 }
 
 /**
@@ -55,6 +68,7 @@ export class AgentProcess implements vscode.Disposable {
   private connectionValue: ClientConnection | undefined;
   private statusValue: AgentStatus = { state: 'stopped' };
   private initializeResult: InitializeResponse | undefined;
+  private failureValue: StartFailure | undefined;
   private readonly statusEmitter = new vscode.EventEmitter<AgentStatus>();
   private readonly exitEmitter = new vscode.EventEmitter<{ code: number | null; signal: NodeJS.Signals | null }>();
   readonly onDidChangeStatus = this.statusEmitter.event;
@@ -71,6 +85,16 @@ export class AgentProcess implements vscode.Disposable {
     return this.initializeResult;
   }
 
+  /** Why start() failed, when it did. */
+  get failure(): StartFailure | undefined {
+    return this.failureValue;
+  }
+
+  /** True once `initialize` was answered (an agent that never got there is not restarted: it would fail again). */
+  get everConnected(): boolean {
+    return this.initializeResult !== undefined;
+  }
+
   /** The live ACP connection, once connected. */
   get connection(): ClientConnection | undefined {
     return this.connectionValue;
@@ -85,18 +109,26 @@ export class AgentProcess implements vscode.Disposable {
 
     const child = spawn(agent.command, agent.args, {
       cwd: agent.cwd,
-      env: { ...process.env, ...agent.env },
+      env: agent.env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child = child;
-    pipeLines(child.stderr!, (line) => log.info(`[agent] ${line}`));
+    const lastStderr: string[] = [];
+    pipeLines(child.stderr!, (line) => {
+      log.info(`[agent] ${forLog(line)}`);
+      lastStderr.push(line.slice(0, 500));
+      if (lastStderr.length > 3) lastStderr.shift();
+    });
     const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
+    const exitedEarly = new Promise<Error>((resolve) => child.once('exit', (code, signal) =>
+      resolve(new Error(`the agent exited (${signal ? `signal ${signal}` : `code ${code}`}) before answering initialize`))));
     child.once('exit', (code, signal) => {
       this.child = undefined;
       this.connectionValue?.close();
       this.connectionValue = undefined;
       log.warn(`agent exited (code ${code}, signal ${signal})`);
-      if (this.statusValue.state !== 'error') {
+      // Before initialize was answered, start() reports why (with the exit code); afterwards, this is a stop.
+      if (this.statusValue.state !== 'error' && this.everConnected) {
         this.setStatus({ state: 'stopped', message: `The agent stopped (exit code ${code ?? signal}).` });
       }
       this.exitEmitter.fire({ code, signal });
@@ -110,6 +142,12 @@ export class AgentProcess implements vscode.Disposable {
     const stream = this.options.tapStream ? this.options.tapStream(rawStream) : rawStream;
     const connection = app.connect(stream);
     this.connectionValue = connection;
+    const limitMs = this.options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<Error>((resolve) => {
+      timer = setTimeout(() => resolve(new Error(`the agent did not answer initialize within ${Math.round(limitMs / 1000)} s`)), limitMs);
+    });
+    let stage: StartFailure['stage'] = 'initialize';
     try {
       const result = await Promise.race([
         connection.agent.request(methods.agent.initialize, {
@@ -117,20 +155,36 @@ export class AgentProcess implements vscode.Disposable {
           clientCapabilities: this.options.clientCapabilities ?? {},
           clientInfo: { name: 'accord-vscode', title: 'Accord for VS Code', version: ACCORD_VERSION },
         }),
-        spawnFailed.then((error) => Promise.reject(error)),
+        spawnFailed.then((error) => {
+          stage = 'start';
+          return Promise.reject(error);
+        }),
+        exitedEarly.then((error) => Promise.reject(error)),
+        timedOut.then((error) => Promise.reject(error)),
       ]);
       if (result.protocolVersion !== PROTOCOL_VERSION) {
         throw new Error(`the agent speaks ACP version ${result.protocolVersion}; Accord speaks ${PROTOCOL_VERSION}`);
       }
       this.initializeResult = result;
       const info = result.agentInfo;
-      log.info(`connected to ${info?.name ?? 'agent'} ${info?.version ?? ''}`.trim());
+      log.info(forLog(`connected to ${info?.name ?? 'agent'} ${info?.version ?? ''}`.trim()));
       this.setStatus({ state: 'connected', agentName: info?.title ?? info?.name ?? 'agent', agentVersion: info?.version });
     } catch (error) {
-      const message = `Could not start the agent: ${error instanceof Error ? error.message : String(error)}. See "Accord: Show Agent Log".`;
-      log.error(message);
+      let reason = error instanceof Error ? error.message : String(error);
+      if (stage === 'initialize' && !reason.includes('initialize within')) {
+        // The connection usually closes a moment before the exit is reported: wait for it, to say how the agent ended.
+        const exit = await Promise.race([exitedEarly, new Promise<undefined>((r) => setTimeout(() => r(undefined), 2000))]);
+        if (exit) reason = exit.message;
+      }
+      // What an agent that refuses to start prints is the most useful thing to show.
+      if (lastStderr.length > 0) reason += `. Its last output: ${lastStderr.join(' / ')}`;
+      this.failureValue = { stage, message: reason };
+      const message = `Could not start the agent: ${reason}. See "Accord: Show Agent Log".`;
+      log.error(forLog(message));
       this.setStatus({ state: 'error', message });
       this.stop();
+    } finally {
+      clearTimeout(timer);
     }
   }
 

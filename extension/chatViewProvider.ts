@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { PROTOCOL_VERSION, WebviewMessage, type AgentStatus, type HostMessage } from '../webview/protocol';
+import { PanelJournal } from './chat/panelJournal';
 
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'accord.chat';
@@ -12,6 +13,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** The session epoch announced in `hello`; whoever switches sessions bumps it. */
   epoch = 0;
   private readonly disposables: vscode.Disposable[] = [];
+  /** Everything the panel was told since its session started: a panel created again is rebuilt from it. */
+  readonly journal = new PanelJournal();
   private readonly messageEmitter = new vscode.EventEmitter<WebviewMessage>();
   /** Every valid message from the webview, after the handshake. */
   readonly onDidReceiveMessage = this.messageEmitter.event;
@@ -52,8 +55,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     return this.ready;
   }
 
-  /** Sends a message once the webview has said it is ready; earlier messages are dropped (state is re-sent on ready). */
+  /** Sends a message once the webview has said it is ready; every message is journaled, and a new panel gets the journal on ready. */
   post(message: HostMessage): void {
+    this.journal.record(message);
     if (this.view && this.ready) void this.view.webview.postMessage(message);
   }
 
@@ -79,6 +83,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       }
       this.ready = true;
       this.post({ type: 'hello', version: PROTOCOL_VERSION, epoch: this.epoch });
+      // The same transcript, header, gauge and pending approvals as before the panel went away.
+      for (const m of this.journal.replay()) void this.view?.webview.postMessage(m);
+      if (this.journal.dropped > 0) this.log.info(`the chat panel was rebuilt without the first ${this.journal.dropped} messages of a very long session`);
       this.postStatus(this.currentStatus());
     }
     if (this.ready) this.messageEmitter.fire(message);

@@ -20,14 +20,19 @@ export interface AccordApi {
 export function activate(context: vscode.ExtensionContext): AccordApi {
   const log = vscode.window.createOutputChannel('Accord', { log: true });
   let client: AccordClient | undefined;
-  const chat = new ChatViewProvider(context.extensionUri, log, () => client?.bundled.status ?? { state: 'stopped' });
-  context.subscriptions.push(log, chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat));
+  const chat = new ChatViewProvider(context.extensionUri, log, () => client?.viewHost().status ?? { state: 'stopped' });
+  context.subscriptions.push(log, chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat, {
+    // Hiding the view (another side bar view, a collapsed side bar) keeps the live panel: no rebuild, scroll position kept.
+    // A panel that is created again anyway is rebuilt from the chat view's journal.
+    webviewOptions: { retainContextWhenHidden: true },
+  }));
   const review = new ReviewController();
   context.subscriptions.push(review);
   client = activateClient(context, chat, log, review);
   const { bundled } = client;
   context.subscriptions.push(
-    vscode.commands.registerCommand('accord.showAgentLog', () => (client?.controller.current?.host ?? bundled).showLog()),
+    // The log of the agent the panel is about, even when it failed before it had a session.
+    vscode.commands.registerCommand('accord.showAgentLog', () => (client?.viewHost() ?? bundled).showLog()),
   );
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.ACCORD_TEST_COMMANDS === '1') {
     registerTestCommands(context, client.approvals);

@@ -40,3 +40,12 @@ export function findMessage(page: Page, text: string, timeoutMs?: number): Promi
 export function findDialog(page: Page, text: string, timeoutMs?: number): Promise<Locator>;
 export function webviewFrame(page: Page): FrameLocator;
 export function performUiAction(page: Page, json: string, onLog: (type: string, text: string) => void): Promise<void>;
+
+export interface SurfaceItem { text: string; /** A notification's or dialog's own message line. */ message: string; links: { tag: string; href: string; text: string }[] }
+export interface SurfaceReport {
+  notification: SurfaceItem[]; dialog: SurfaceItem[]; tree: SurfaceItem[]; statusbar: SurfaceItem[];
+  panel: { header: string; failure: string; transcript: string; approvals: string; links: string[] };
+  /** The Output view's selected channel, when it shows. */
+  output: string[];
+}
+export function collectSurfaces(page: Page): Promise<SurfaceReport>;

@@ -91,6 +91,14 @@ export function installVsix(vsix, { extensionsDir, userDataDir }) {
  * smokeTestDriver: needed for the extension-test payload and the automation hooks.
  * workspaceTrust: ask whether to trust the folder, as a normal VS Code does (off for tests).
  */
+/** Ends the daemon that holds `lockPath` (it runs in its own process group, outside the server's). */
+function stopDaemon(lockPath) {
+  try {
+    const { pid } = JSON.parse(readFileSync(lockPath, 'utf8'));
+    process.kill(pid, 'SIGTERM');
+  } catch { /* none ran, or already gone */ }
+}
+
 export async function startServer({ dataDir, token, port, smokeTestDriver = false, workspaceTrust = false, vsix, env = {}, onLog } = {}) {
   const vs = vscodePaths();
   if (!vs.installed) throw new Error(`VS Code is not installed in ${vs.home}; run: bash scripts/install-vscode.sh`);
@@ -107,7 +115,11 @@ export async function startServer({ dataDir, token, port, smokeTestDriver = fals
     ...(token ? ['--connection-token-file', writeTokenFile(dir, token)] : ['--without-connection-token']),
     ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
     ...(smokeTestDriver ? ['--enable-smoke-test-driver'] : [])];
-  const server = spawn(vs.node, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env } });
+  // The bundled agent's daemon outlives the window that started it: tests give it a data directory of
+  // their own (never the person's, never another checkout's daemon), a short idle exit, and stop it on close.
+  const accordHome = path.join(dir, 'accord-home');
+  const agentEnv = { ACCORD_HOME: accordHome, ACCORD_DAEMON_IDLE_EXIT: '5s' };
+  const server = spawn(vs.node, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...agentEnv, ...env } });
   const output = [];
   const record = (chunk) => {
     // The server prints its URL with the token; keep the token out of every log.
@@ -120,6 +132,7 @@ export async function startServer({ dataDir, token, port, smokeTestDriver = fals
 
   const close = async () => {
     try { process.kill(-server.pid, 'SIGTERM'); } catch { /* already gone */ }
+    stopDaemon(path.join(accordHome, 'run', 'daemon.lock'));
     if (temporary) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   };
   const base = `http://127.0.0.1:${listenPort}`;
@@ -220,6 +233,65 @@ export function webviewFrame(page) {
   return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
 }
 
+/**
+ * What VS Code's own surfaces show right now, as rendered: each notification
+ * (Notifications center, scrolled through, since its list only renders what is
+ * in view), modal dialog, tree row and status bar item, with its text and every
+ * link-like element in it (href, data-href). Returns the report.
+ */
+export async function collectSurfaces(page) {
+  const snapshot = () => page.evaluate(() => {
+    const surfaces = { notification: '.notification-list-item', dialog: '.monaco-dialog-box', tree: '.part.sidebar .monaco-list-row, .part.auxiliarybar .monaco-list-row', statusbar: '.statusbar-item' };
+    const out = {};
+    for (const [name, selector] of Object.entries(surfaces)) {
+      out[name] = [...document.querySelectorAll(selector)].map((el) => ({
+        text: el.innerText ?? el.textContent ?? '',
+        message: el.querySelector('.notification-list-item-message, .dialog-message-text, .label-name')?.innerText ?? '',
+        links: [...el.querySelectorAll('a, [href], [data-href]')].map((a) => ({
+          tag: a.tagName.toLowerCase(), href: a.getAttribute('href') ?? a.getAttribute('data-href') ?? '', text: a.textContent ?? '',
+        })),
+      }));
+    }
+    return out;
+  });
+  const report = await snapshot();
+  // The Notifications center and the side bar's trees are virtual lists: scroll each and collect the rows that come into view.
+  const scrollThrough = async (list, surface) => {
+    const seen = new Set(report[surface].map((n) => n.text));
+    const box = await list.boundingBox();
+    for (let i = 0; i < 100 && box; i++) {
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.wheel(0, Math.max(20, box.height - 20));
+      await page.waitForTimeout(50);
+      const fresh = (await snapshot())[surface].filter((n) => !seen.has(n.text));
+      if (fresh.length === 0) break;
+      for (const n of fresh) seen.add(n.text);
+      report[surface].push(...fresh);
+    }
+  };
+  const center = page.locator('.notifications-center .monaco-list').first();
+  if (await center.isVisible().catch(() => false)) await scrollThrough(center, 'notification');
+  for (const list of await page.locator('.part.sidebar .monaco-list').all()) {
+    if (await list.isVisible().catch(() => false)) await scrollThrough(list, 'tree');
+  }
+  // The chat panel (a webview) and the Output view's chosen channel, when they show.
+  const panel = webviewFrame(page);
+  const text = async (selector) => (await panel.locator(selector).allInnerTexts().catch(() => [])).join('\n');
+  report.panel = {
+    header: await text('#agent-status'), failure: await text('.agent-failure'), transcript: await text('.transcript'), approvals: await text('.approval-banner'),
+    links: await panel.locator('a[href]').evaluateAll((els) => els.map((a) => a.getAttribute('href') ?? '')).catch(() => []),
+  };
+  report.output = await page.evaluate(() => [...document.querySelectorAll('.part.panel select, .part.panel .monaco-select-box')].map((s) => (s instanceof HTMLSelectElement ? s.options[s.selectedIndex]?.text ?? s.value : s.textContent ?? '')).filter(Boolean));
+  return report;
+}
+
+async function inspectSurfaces(page, name) {
+  const report = await collectSurfaces(page);
+  const file = path.join(root, 'test-results', `${name.replace(/[^\w.-]/g, '_')}.json`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(report, null, 1));
+}
+
 /** Runs one `@@ui` action (see test/vscode/README.md). Failures are logged; the test's own await then fails or times out. */
 export async function performUiAction(page, json, onLog) {
   let action;
@@ -240,6 +312,7 @@ export async function performUiAction(page, json, onLog) {
     if (action.webviewClick) await webviewFrame(page).locator(action.webviewClick).first().click({ timeout: 30000 });
     if (action.press) await page.keyboard.press(action.press);
     if (action.type) await page.keyboard.type(action.type);
+    if (action.inspect) await inspectSurfaces(page, action.inspect);
     if (action.screenshot) {
       const file = path.join(root, 'test-results', `${action.screenshot.replace(/[^\w.-]/g, '_')}.png`);
       mkdirSync(path.dirname(file), { recursive: true });

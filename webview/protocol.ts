@@ -71,6 +71,18 @@ export const PromptCapabilities = z.object({
 });
 export type PromptCapabilities = z.infer<typeof PromptCapabilities>;
 
+/** Where talking to an agent went wrong: the panel says so, with the agent's name and ways to look further. */
+export const AgentFailure = z.object({
+  agentName: shortText,
+  stage: z.enum(['start', 'initialize', 'session/new', 'session/load', 'session/prompt', 'exit']),
+  /** The error as the agent or the system gave it (hostile text: the panel shows it quoted). */
+  message: shortText,
+});
+export type AgentFailure = z.infer<typeof AgentFailure>;
+
+export const FailureAction = z.enum(['showLog', 'showTraffic', 'editSettings', 'dismiss']);
+export type FailureAction = z.infer<typeof FailureAction>;
+
 export const StopReason = z.enum(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled', 'error']);
 export type StopReason = z.infer<typeof StopReason>;
 
@@ -105,6 +117,8 @@ export type FileCompletion = z.infer<typeof FileCompletion>;
 export const HostMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hello'), version: z.number(), epoch }),
   z.object({ type: z.literal('agentStatus'), status: AgentStatus }),
+  /** The agent in view failed (null: the failure is over); not tied to a session epoch, since it may have none. */
+  z.object({ type: z.literal('agentFailure'), failure: z.nullable(AgentFailure) }),
   z.object({ type: z.literal('settings'), hideThoughts: z.boolean() }),
   z.object({
     type: z.literal('sessionList'),
@@ -138,6 +152,8 @@ export const HostMessage = z.discriminatedUnion('type', [
     requestId: id,
     toolCall: AcpToolCallPatch,
     options: z.array(ApprovalOption),
+    /** Who asks: the panel shows it in Accord's voice, apart from the agent's words. */
+    agentName: z.optional(shortText),
   }),
   z.object({
     type: z.literal('approvalResolved'),
@@ -199,6 +215,8 @@ export const WebviewMessage = z.discriminatedUnion('type', [
     images: z.array(PromptImage).check(z.maxLength(10)),
   }),
   z.object({ type: z.literal('cancelTurn'), epoch }),
+  /** A button on the panel's failure notice. */
+  z.object({ type: z.literal('failureAction'), action: FailureAction }),
   z.object({ type: z.literal('answerApproval'), epoch, requestId: id, optionId: id }),
   z.object({
     type: z.literal('openLocation'),
@@ -208,8 +226,8 @@ export const WebviewMessage = z.discriminatedUnion('type', [
   /** A link the person clicked; the extension validates the scheme and confirms before opening. */
   z.object({ type: z.literal('openLink'), href: shortText }),
   z.object({ type: z.literal('reviewDiff'), epoch, toolCallId: id, path: shortText }),
-  /** Open one file of the "Changes" list in the review diff editor. */
-  z.object({ type: z.literal('reviewFile'), epoch, fileId: shortText }),
+  /** Open one file of the "Changes" list in the review diff editor, or (`inFile`) review it inside the file with Keep/Undo. */
+  z.object({ type: z.literal('reviewFile'), epoch, fileId: shortText, inFile: z.optional(z.boolean()) }),
   z.object({
     type: z.literal('setConfigOption'),
     epoch,

@@ -32,6 +32,7 @@ import { ClientFeatureBook, featuresOf, forClient, type ClientFeatures } from '.
 import { CHANGES_CAPABILITY, registerChangesMethods } from './changesMethods';
 import type { SessionPersistence } from './sessionLog';
 import type { SessionWorkspaces } from './workspaces';
+import { flagsMeta, type SessionSharing } from './sharing';
 
 declare const ACCORD_VERSION: string;
 const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
@@ -72,6 +73,12 @@ export interface AccordAgentOptions {
   compactAt?: number;
   /** Filled at `initialize`: what this connection's client can read (shared with the session log's load). */
   clientFeatures?: ClientFeatureBook;
+  /**
+   * Sessions shared with other connections (the daemon): updates, approvals
+   * and session lifetime go through this connection's view. Without it the
+   * connection owns its sessions.
+   */
+  sharing?: SessionSharing;
 }
 
 /** `session/new` `_meta` key choosing where a session works: "isolated" (default) or "in-place". */
@@ -132,6 +139,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   options.commandsFor?.((session) => commandsFor(session));
   const maxChildren = options.maxChildren ?? positiveInt(env.ACCORD_MAX_CHILDREN) ?? DEFAULT_MAX_CHILDREN;
   const compactAt = options.compactAt ?? compactShare(env.ACCORD_COMPACT_AT) ?? DEFAULT_COMPACT_AT;
+  const sharing = options.sharing;
 
   const sessionOrThrow = (sessionId: string): Session => {
     const session = store.get(sessionId);
@@ -171,7 +179,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       };
     })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
-      const cwd = params.cwd;
+      // A session that names no directory works in the connection's project (`accord acp --project`).
+      const cwd = sharing?.project && (params.cwd === '' || params.cwd === '.') ? sharing.project : params.cwd;
       const isDirectory = isAbsolute(cwd) && (await stat(cwd).then((s) => s.isDirectory(), () => false));
       if (!isDirectory) {
         throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path to an existing directory; got "${cwd}".`);
@@ -182,24 +191,27 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       if (mcpRefusal) throw RequestError.invalidParams({ mcpServers: params.mcpServers.map((s) => s.name) }, mcpRefusal);
       const inPlace = wantsInPlace(params._meta);
       const sessionId = randomUUID();
+      const flags = sharing?.flags ?? {};
       const isolated = isolation
-        ? await isolation.create(sessionId, cwd, inPlace).catch((error: unknown) => {
+        ? await isolation.create(sessionId, cwd, inPlace, flags.alwaysApprove).catch((error: unknown) => {
             throw RequestError.internalError({ cwd }, `Could not set up the session's workspace: ${error instanceof Error ? error.message : String(error)}`);
           })
         : undefined;
-      const session = store.create(cwd, { model: await defaultModelId(env), reasoningEffort: 'medium' }, sessionId, isolated?.workspace.root);
+      const session = store.create(cwd, { model: sharing?.model ?? (await defaultModelId(env)), reasoningEffort: 'medium' }, sessionId, isolated?.workspace.root);
       try {
-        await persistence?.sessionCreated(session, isolated ? { ...isolated.workspace } : undefined);
+        await persistence?.sessionCreated(session, isolated ? { ...isolated.workspace } : undefined, flags);
       } catch (error) {
         store.remove(session.id);
         await isolation?.discard(session.id);
         throw RequestError.internalError({ cwd }, `Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
       }
-      forwardUpdates(session, client, features.current);
+      if (sharing) await sharing.attach(session, client, flags, features.current);
+      else forwardUpdates(session, client, features.current);
       const configOptions = await configOptionsFor(session, env);
       // After the response, so the client already knows the session id.
       setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsOf(session) }), 0);
-      return { sessionId: session.id, configOptions, ...(isolated ? { _meta: isolated.meta } : {}) };
+      const meta = { ...isolated?.meta, ...flagsMeta(flags) };
+      return { sessionId: session.id, configOptions, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
     })
     .onRequest(methods.agent.session.setConfigOption, async ({ params }) => {
       const session = sessionOrThrow(params.sessionId);
@@ -258,9 +270,12 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   }
 
   function depsFor(session: Session, client: AgentContext): TurnDeps {
-    const asker = durable
-      ? durableAsker(client, session, durable.outstanding, (requestId, optionId) => answeredByClient(session, client, requestId, optionId))
-      : permissionAsker(client, session.id);
+    // A shared session (the daemon) asks every attached client through its broker.
+    const asker = sharing
+      ? sharing.permissions(session)
+      : durable
+        ? durableAsker(client, session, durable.outstanding, (requestId, optionId) => answeredByClient(session, client, requestId, optionId))
+        : permissionAsker(client, session.id);
     const turnDeps: TurnDeps = {
       permissions: persistence ? persistence.permissions(session, asker) : asker,
       maxTurnRequests,
@@ -295,6 +310,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     // Refused before anything is recorded or run: a bad answer never approves.
     const answer = durable ? promptAnswer(session, params._meta) : undefined;
     persistence?.turnStarted(session, params.prompt);
+    sharing?.promptStarted(session, params.prompt);
     const content = toUserContent(params.prompt);
     const turnDeps = depsFor(session, client);
     const line = bangLine(content);
@@ -310,7 +326,13 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     else if (command?.name === 'compact') stopReason = await runCompactCommand(session, command.args, turnDeps);
     else if (command) stopReason = await startDeclaredRun(session, command.name, command.args, runDeps);
     else stopReason = await runTurn(session, content, turnDeps);
-    await persistence?.turnEnded(session, stopReason);
+    // The response follows every update of its turn: an update still queued (a late usage_update) would reach the client after it.
+    await session.updates.barrier(async () => undefined);
+    try {
+      await persistence?.turnEnded(session, stopReason);
+    } finally {
+      sharing?.turnEnded(session, stopReason);
+    }
     const meta = stopReason === 'waiting' ? waitingMeta(session) : undefined;
     return { stopReason, ...(meta ? { _meta: meta } : {}) };
   }

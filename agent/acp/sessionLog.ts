@@ -22,11 +22,12 @@ import type { PendingPermission } from '../core/durable';
 import type { AvailableCommand } from '../core/updates';
 import { waitingMeta, type DurableRequests } from './durablePermissions';
 import type { SessionWorkspaces } from './workspaces';
+import { FLAGS_CONFIG_KEY, flagsMeta, type SessionFlags, type SessionSharing } from './sharing';
 
 /** What the adapter tells a persistence layer; every hook is awaited where the adapter calls it. */
 export interface SessionPersistence {
   /** `workspace`: the session's isolated workspace, recorded so a later load re-attaches it. */
-  sessionCreated(session: Session, workspace?: IsolatedWorkspace): Promise<void>;
+  sessionCreated(session: Session, workspace?: IsolatedWorkspace, flags?: SessionFlags): Promise<void>;
   turnStarted(session: Session, prompt: ContentBlock[]): void;
   turnEnded(session: Session, stopReason: StopReason): Promise<void>;
   configChanged(session: Session): void;
@@ -36,6 +37,9 @@ export interface SessionPersistence {
 }
 
 const efforts: ReasoningEffort[] = ['off', 'low', 'medium', 'high'];
+
+/** session/list `_meta` key: the session is running a turn in this agent process (the daemon) right now. */
+export const RUNNING_META_KEY = 'accord/running';
 
 declare const ACCORD_VERSION: string;
 const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
@@ -48,6 +52,11 @@ const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev
 export function createLoggedAgent(options: AccordAgentOptions, logs: SessionStore = new SessionStore()): { app: AgentApp; closeLogs(): Promise<void> } {
   const live = options.store ?? new MemorySessionStore();
   const persistence = new SessionLogPersistence(logs, version);
+  return { app: loggedAgentApp(options, persistence, live), closeLogs: () => persistence.closeAll() };
+}
+
+/** One connection's app over sessions and logs that may be shared with other connections (the daemon). */
+export function loggedAgentApp(options: AccordAgentOptions, persistence: SessionLogPersistence, live: LiveSessions): AgentApp {
   const clientFeatures = options.clientFeatures ?? new ClientFeatureBook();
   let commandsFor: (session: Session) => AvailableCommand[] = () => [...builtinCommands];
   const app = createAccordAgent({
@@ -58,7 +67,26 @@ export function createLoggedAgent(options: AccordAgentOptions, logs: SessionStor
     persistence,
     extraCapabilities: { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {} } },
   });
-  return { app: persistence.register(app, live, options.env, options.isolation, clientFeatures, options.durable, (session) => commandsFor(session)), closeLogs: () => persistence.closeAll() };
+  return persistence.register(app, live, options.env, {
+    ...(options.isolation ? { isolation: options.isolation } : {}),
+    ...(options.sharing ? { sharing: options.sharing } : {}),
+    ...(options.durable ? { durable: options.durable } : {}),
+    features: clientFeatures,
+    commandsFor: (session) => commandsFor(session),
+  });
+}
+
+/** What `register` serves load/resume with beyond the logs: all optional. */
+export interface RegisterExtras {
+  isolation?: SessionWorkspaces;
+  /** Sessions shared with other connections (the daemon). */
+  sharing?: SessionSharing;
+  /** What this connection's client can read (filled at `initialize`). */
+  features?: ClientFeatureBook;
+  /** `--durable-requests` without the daemon: a loaded session's pending approvals are asked again. */
+  durable?: DurableRequests;
+  /** A loaded session's "/" commands (built-ins and declared runs). */
+  commandsFor?(session: Session): AvailableCommand[];
 }
 
 export class SessionLogPersistence implements SessionPersistence {
@@ -73,12 +101,13 @@ export class SessionLogPersistence implements SessionPersistence {
     private readonly agentVersion: string,
   ) {}
 
-  async sessionCreated(session: Session, workspace?: IsolatedWorkspace): Promise<void> {
+  async sessionCreated(session: Session, workspace?: IsolatedWorkspace, flags: SessionFlags = {}): Promise<void> {
     const log = await this.logs.create({
       id: session.id,
       cwd: session.cwd,
       agentVersion: this.agentVersion,
-      config: { ...session.settings },
+      // The creator's grants travel with the session: a later load (another client, a new daemon) keeps them.
+      config: { ...session.settings, ...(Object.keys(flags).length > 0 ? { [FLAGS_CONFIG_KEY]: { ...flags } } : {}) },
       ...(workspace ? { workspace: { ...workspace } } : {}),
     });
     this.track(session, new SessionRecorder(log, session));
@@ -142,12 +171,36 @@ export class SessionLogPersistence implements SessionPersistence {
     };
   }
 
+  /** The flags the session's creator granted, as its log recorded them. */
+  flagsOf(sessionId: string): SessionFlags {
+    return flagsFromConfig(this.recorders.get(sessionId)?.log.created.config);
+  }
+
+  /** Writes (and syncs) everything the session's log has been given, so a replay read sees it. */
+  async flush(sessionId: string): Promise<void> {
+    await this.recorders.get(sessionId)?.log.sync().catch(() => undefined);
+  }
+
+  /** Stops recording a session that leaves memory (its log stays, closed and unlocked). */
+  release(sessionId: string): Promise<void> {
+    return this.forget(sessionId);
+  }
+
   /** session/load, session/resume, session/list and session/close on `app`. */
-  register(app: AgentApp, live: LiveSessions, env: Env, isolation?: SessionWorkspaces, features: ClientFeatureBook = new ClientFeatureBook(), durable?: DurableRequests, commandsFor: (session: Session) => AvailableCommand[] = () => [...builtinCommands]): AgentApp {
+  register(app: AgentApp, live: LiveSessions, env: Env, extras: RegisterExtras = {}): AgentApp {
+    const { isolation, sharing, durable } = extras;
+    const features = extras.features ?? new ClientFeatureBook();
+    const commandsFor = extras.commandsFor ?? (() => [...builtinCommands]);
     const reattach = async (params: { sessionId: string; cwd: string; mcpServers?: Array<{ name: string }>; _meta?: unknown }, client: AgentContext, replayUpdates: boolean) => {
       // The same refusals as session/new: an editor cannot widen approvals or start MCP servers.
       const refusal = refuseClientWidening(params._meta) ?? refuseSessionMcpServers(params.mcpServers);
       if (refusal) throw RequestError.invalidParams({ sessionId: params.sessionId }, refusal);
+      if (sharing?.isLive(params.sessionId)) {
+        const joined = await sharing.join(params.sessionId, params.cwd, client, replayUpdates, features.current);
+        const session = live.get(params.sessionId);
+        if (!session) throw RequestError.sessionNotFound(params.sessionId);
+        return { configOptions: await configOptionsFor(session, env), ...joined };
+      }
       const session = await this.reopen(params.sessionId, params.cwd, live, env, isolation, async (log) => {
         const replay = await this.logs.replay(log.id);
         if (replayUpdates) {
@@ -159,12 +212,14 @@ export class SessionLogPersistence implements SessionPersistence {
         }
         return replay;
       });
-      forwardUpdates(session, client, features.current);
+      const flags = this.flagsOf(session.id);
+      if (sharing) await sharing.attach(session, client, flags, features.current);
+      else forwardUpdates(session, client, features.current);
       durable?.reask(session, client);
       // The commands are the agent's, not the log's: a loaded session offers the current ones.
       setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsFor(session) }), 0);
-      const meta = { ...isolation?.get(session.id)?.meta, ...(durable ? waitingMeta(session) : {}) };
-      return { configOptions: await configOptionsFor(session, env), ...(Object.keys(meta).length ? { _meta: meta } : {}) };
+      const meta = { ...isolation?.get(session.id)?.meta, ...flagsMeta(flags), ...(durable ? waitingMeta(session) : {}) };
+      return { configOptions: await configOptionsFor(session, env), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
     };
     return app
       .onRequest(methods.agent.session.load, ({ params, client }) => reattach(params, client, true))
@@ -172,7 +227,14 @@ export class SessionLogPersistence implements SessionPersistence {
       .onRequest(methods.agent.session.list, async ({ params }) => {
         try {
           const page = await this.logs.list({ ...(params.cwd ? { cwd: params.cwd } : {}), ...(params.cursor ? { cursor: params.cursor } : {}) });
-          const sessions: SessionInfo[] = page.sessions.map((s) => ({ sessionId: s.sessionId, cwd: s.cwd, title: s.title ?? null, updatedAt: s.updatedAt }));
+          // Live state (the daemon shares `live` across clients): a session running a turn says so.
+          const sessions: SessionInfo[] = page.sessions.map((s) => ({
+            sessionId: s.sessionId,
+            cwd: s.cwd,
+            title: s.title ?? null,
+            updatedAt: s.updatedAt,
+            ...(live.get(s.sessionId)?.turnRunning ? { _meta: { [RUNNING_META_KEY]: true } } : {}),
+          }));
           return page.nextCursor ? { sessions, nextCursor: page.nextCursor } : { sessions };
         } catch (error) {
           if (error instanceof LogError && error.code === 'bad_cursor') throw RequestError.invalidParams({ cursor: params.cursor }, error.message);
@@ -180,6 +242,11 @@ export class SessionLogPersistence implements SessionPersistence {
         }
       })
       .onRequest(methods.agent.session.close, async ({ params }) => {
+        // Shared: this client stops watching; the session, its turn and its log go on for the others.
+        if (sharing) {
+          await sharing.detach(params.sessionId);
+          return {};
+        }
         live.remove(params.sessionId);
         await this.forget(params.sessionId);
         await isolation?.release(params.sessionId);
@@ -238,7 +305,7 @@ export class SessionLogPersistence implements SessionPersistence {
       throw RequestError.internalError({ sessionId: log.id }, `The log of session ${log.id} records its workspace in a form this agent cannot read; start a new session.`);
     }
     try {
-      return (await isolation.reattach(workspace, cwd)).workspace.root;
+      return (await isolation.reattach(workspace, cwd, flagsFromConfig(log.created.config).alwaysApprove)).workspace.root;
     } catch (error) {
       if (error instanceof WorkspaceError) throw RequestError.invalidRequest({ sessionId: log.id, workspace: workspace.root }, error.message);
       throw RequestError.internalError({ sessionId: log.id }, `Could not attach the session's workspace: ${error instanceof Error ? error.message : String(error)}`);
@@ -269,6 +336,13 @@ function clearly<T>(write: () => T): T {
   } catch (error) {
     return fail(error);
   }
+}
+
+function flagsFromConfig(config: Record<string, unknown> | undefined): SessionFlags {
+  const raw = config?.[FLAGS_CONFIG_KEY];
+  if (raw === null || typeof raw !== 'object') return {};
+  const { alwaysApprove, durableRequests } = raw as Record<string, unknown>;
+  return { ...(alwaysApprove === true ? { alwaysApprove } : {}), ...(durableRequests === true ? { durableRequests } : {}) };
 }
 
 async function settingsFrom(config: Record<string, unknown>, env: Env): Promise<SessionSettings> {

@@ -21,16 +21,17 @@ export class SessionWorkspaces {
 
   constructor(readonly settings: IsolationSettings) {}
 
-  async create(sessionId: string, projectRoot: string, inPlace: boolean): Promise<IsolatedSession> {
-    const session = await setUpIsolatedSession({ ...this.base(), sessionId, projectRoot, inPlace });
+  /** `alwaysApprove`: this session's own grant (the daemon's connections differ); default: the agent-wide one. */
+  async create(sessionId: string, projectRoot: string, inPlace: boolean, alwaysApprove?: boolean): Promise<IsolatedSession> {
+    const session = await setUpIsolatedSession({ ...this.base(alwaysApprove), sessionId, projectRoot, inPlace });
     this.sessions.set(sessionId, session);
     return session;
   }
 
   /** Throws WorkspaceError (a message for the person) when the recorded workspace is gone. */
-  async reattach(workspace: IsolatedWorkspace, projectRoot: string): Promise<IsolatedSession> {
+  async reattach(workspace: IsolatedWorkspace, projectRoot: string, alwaysApprove?: boolean): Promise<IsolatedSession> {
     await this.release(workspace.sessionId);
-    const session = await reattachIsolatedSession(workspace, { ...this.base(), projectRoot });
+    const session = await reattachIsolatedSession(workspace, { ...this.base(alwaysApprove), projectRoot });
     this.sessions.set(workspace.sessionId, session);
     return session;
   }
@@ -57,8 +58,9 @@ export class SessionWorkspaces {
     await Promise.all([...this.sessions.keys()].map((id) => this.release(id)));
   }
 
-  private base() {
-    const { dataDir, alwaysApprove, withoutSandbox } = this.settings;
+  private base(alwaysApproveSession?: boolean) {
+    const { dataDir, withoutSandbox } = this.settings;
+    const alwaysApprove = alwaysApproveSession ?? this.settings.alwaysApprove;
     return { dataDir, alwaysApprove, ...(withoutSandbox ? { withoutSandbox } : {}) };
   }
 }

@@ -34,6 +34,21 @@ export class UpdateEmitter {
     this.queue = delivered;
     return delivered;
   }
+
+  /**
+   * Runs `work` with the stream held: no update is recorded or delivered
+   * until it settles, and every earlier one has been. A client joining a
+   * live session replays the log and subscribes inside it, so it sees each
+   * update exactly once.
+   */
+  barrier<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(work);
+    this.queue = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
 }
 
 async function settle(listener: UpdateListener, update: SessionUpdate): Promise<void> {

@@ -9,8 +9,13 @@ export interface PermissionGate {
   decide(tool: Tool<any>, input: unknown, effect: ToolEffect): GateDecision | Promise<GateDecision>;
   /** Why the decision was made (a policy rule, a built-in protection), for the person and the model. */
   why?(tool: Tool<any>, input: unknown, effect: ToolEffect): string | undefined;
-  /** Why `tool` must leave the file at `absolutePath` out of a listing or search, or undefined (see ToolContext.hidden). */
-  hides?(tool: Pick<Tool<any>, 'name' | 'kind'>, absolutePath: string): string | undefined;
+  /**
+   * Why `tool` must leave the file at `absolutePath` out of a listing or
+   * search, or undefined (see ToolContext.hidden). `personApproved`: the
+   * person was asked about this very call and allowed it, so files that
+   * would only have needed asking are shown; denied ones never are.
+   */
+  hides?(tool: Pick<Tool<any>, 'name' | 'kind'>, absolutePath: string, personApproved?: boolean): string | undefined;
 }
 
 const withoutAsking = new Set<Tool['kind']>(['read', 'search', 'think']);

@@ -105,9 +105,10 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
   );
   const tool = deps.tools.get(call.toolName);
   const hides = deps.gate.hides?.bind(deps.gate);
+  let personApproved = false;
   const context: ToolContext = {
     ...deps.context,
-    ...(hides && tool ? { hidden: (absolutePath: string) => hides(tool, absolutePath) } : {}),
+    ...(hides && tool ? { hidden: (absolutePath: string) => hides(tool, absolutePath, personApproved) } : {}),
     toolCallId: call.toolCallId,
     progress: (text, meta) => {
       if (meta) progressMeta = meta;
@@ -168,6 +169,7 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
     if (JSON.stringify(effectContent(effect, clientPath, deps.commandContext)) !== JSON.stringify(deps.approved.content)) {
       return fail('Not run: what this call would do changed after the person approved it. Call it again so they can approve what it does now.');
     }
+    personApproved = true;
   } else if (decision === 'ask') {
     const toolCall: ToolCallFields = {
       toolCallId: call.toolCallId,
@@ -182,6 +184,7 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Pr
     if (typeof answer === 'object') return { forModel: '', isError: false, deferred: { requestId: answer.deferred, toolCall } };
     if (answer === 'cancelled' || context.signal.aborted) return fail('Cancelled before it ran.');
     if (answer === 'reject') return fail(DECLINED);
+    personApproved = true;
   }
 
   if (deps.beforeChange && (effect.type === 'files' || effect.type === 'command')) {

@@ -15,6 +15,14 @@ export interface CliIo {
   /** Whether a person can answer the confirmation question. */
   interactive: boolean;
   dataDir: string;
+  /** Sessions live in a running daemon right now, by id (none when no daemon answers). */
+  liveState?: () => Promise<Map<string, LiveState>>;
+}
+
+export interface LiveState {
+  turnRunning: boolean;
+  clients: number;
+  pendingPermissions: number;
 }
 
 const USAGE = `usage:
@@ -30,6 +38,7 @@ export async function runSessionsCli(argv: string[], io: Partial<CliIo> = {}): P
     stderr: io.stderr ?? process.stderr,
     interactive: io.interactive ?? Boolean(process.stdin.isTTY && process.stdout.isTTY),
     dataDir: io.dataDir ?? new SessionStore().dataDir,
+    ...(io.liveState ? { liveState: io.liveState } : {}),
   };
   const [command, ...rest] = argv;
   try {
@@ -60,12 +69,13 @@ async function list(args: string[], io: CliIo): Promise<number> {
     sessions.push(...page.sessions);
     cursor = page.nextCursor;
   } while (cursor);
+  const live = (await io.liveState?.().catch(() => undefined)) ?? new Map<string, LiveState>();
   if (flags.has('--json')) {
-    io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(sessions.map((s) => (live.has(s.sessionId) ? { ...s, live: live.get(s.sessionId) } : s)), null, 2)}\n`);
   } else if (sessions.length === 0) {
     io.stdout.write(`No sessions${values['--cwd'] ? ` for ${values['--cwd']}` : ''} (in ${store.dataDir}).\n`);
   } else {
-    io.stdout.write(table(sessions));
+    io.stdout.write(table(sessions, live));
   }
   return 0;
 }
@@ -138,10 +148,23 @@ async function ask(io: CliIo, question: string): Promise<string> {
   }
 }
 
-function table(sessions: SessionSummary[]): string {
-  const rows = [['ID', 'UPDATED', 'CWD', 'TITLE'], ...sessions.map((s) => [s.sessionId, shortDate(s.updatedAt), s.cwd, s.title ?? '(no prompt yet)'])];
-  const widths = [0, 1, 2].map((col) => Math.max(...rows.map((row) => row[col]!.length)));
-  return rows.map((row) => row.map((cell, col) => (col < 3 ? cell.padEnd(widths[col]!) : cell)).join('  ')).join('\n') + '\n';
+function table(sessions: SessionSummary[], live: Map<string, LiveState>): string {
+  // The STATE column appears only while the daemon holds some of these sessions.
+  const withState = sessions.some((s) => live.has(s.sessionId));
+  const state = (id: string): string[] => {
+    if (!withState) return [];
+    const entry = live.get(id);
+    if (!entry) return ['-'];
+    const waiting = entry.pendingPermissions > 0 ? `, ${entry.pendingPermissions} approval(s) waiting` : '';
+    return [`${entry.turnRunning ? 'running' : 'open'} (${entry.clients} client${entry.clients === 1 ? '' : 's'}${waiting})`];
+  };
+  const rows = [
+    ['ID', ...(withState ? ['STATE'] : []), 'UPDATED', 'CWD', 'TITLE'],
+    ...sessions.map((s) => [s.sessionId, ...state(s.sessionId), shortDate(s.updatedAt), s.cwd, s.title ?? '(no prompt yet)']),
+  ];
+  const last = rows[0]!.length - 1;
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => row[col]!.length)));
+  return rows.map((row) => row.map((cell, col) => (col < last ? cell.padEnd(widths[col]!) : cell)).join('  ')).join('\n') + '\n';
 }
 
 /** "2026-11-29 23:30Z": minute precision is enough to tell sessions apart, in UTC so it reads the same everywhere. */

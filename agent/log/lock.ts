@@ -110,9 +110,21 @@ function isLive(info: LockInfo | undefined, lockPath: string): info is LockInfo 
 function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return code(error) === 'EPERM'; // alive, owned by another user
+  }
+  // A killed process nobody has reaped yet (a daemon whose parent is gone, in a
+  // container without an init) still answers signal 0, but holds nothing.
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
 

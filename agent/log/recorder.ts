@@ -8,7 +8,7 @@ import type { ContentBlockJson, LogEvent, ModelMessageJson, SessionUpdateJson } 
 
 /** What the recorder needs of a session: core/session.ts's Session satisfies it. */
 export interface RecordableSession {
-  readonly updates: { subscribe(listener: (update: { sessionUpdate: string }) => void | Promise<void>): () => void };
+  readonly updates: { subscribe(listener: (update: { sessionUpdate: string }) => void | Promise<void>, options?: { phase?: 'record' | 'deliver' }): () => void };
   onHistoryAppend(listener: (messages: readonly object[]) => void): () => void;
   onHistoryReset?(listener: (messages: readonly object[], reason: string) => void): () => void;
 }
@@ -23,16 +23,17 @@ export class SessionRecorder {
    * A broken log (disk full…) is reported once through `log.onFailure`, where
    * the owner stops the session's work; the emitter itself never throws for
    * it, so the failure is not mistaken for a model or tool error. From then on
-   * turnStarted/turnEnded throw the LogWriteError. The emitter waits for each
-   * update's write (not its sync), so after a kill -9 the log is at most the
-   * update in flight behind what the client saw.
+   * turnStarted/turnEnded throw the LogWriteError. Updates are recorded in
+   * the emitter's `record` phase: each update's write (not its sync) finishes
+   * before any client is sent it, so after a kill -9 the log holds every
+   * update a client saw (a killed process's written bytes survive).
    */
   constructor(
     readonly log: SessionLog,
     session: RecordableSession,
   ) {
     this.detachers = [
-      session.updates.subscribe((update) => this.quietly({ type: 'update', update: update as SessionUpdateJson })),
+      session.updates.subscribe((update) => this.quietly({ type: 'update', update: update as SessionUpdateJson }), { phase: 'record' }),
       session.onHistoryAppend((messages) => {
         for (const message of messages) void this.quietly({ type: 'model_message', message: message as ModelMessageJson });
       }),

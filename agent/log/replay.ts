@@ -89,6 +89,7 @@ export class ReplayBuilder {
   constructor(private readonly fromOffset = 0) {}
 
   add(entry: LogEntry): void {
+    const lastActivity = this.updatedAt;
     this.end = entry.next;
     this.updatedAt = entry.record.ts;
     if (!entry.known) return; // a newer agent's record type: nothing to replay
@@ -128,7 +129,7 @@ export class ReplayBuilder {
         this.interruptedLast = false;
         break;
       case 'interrupted':
-        this.interrupt(offset, record.turnOpen);
+        this.interrupt(offset, record.turnOpen, lastActivity, record.ts);
         break;
       case 'permission_request': {
         const durable = record.request.durable as { requestId?: unknown; toolCallId?: unknown } | undefined;
@@ -193,8 +194,13 @@ export class ReplayBuilder {
     else this.openToolCalls.set(id, status);
   }
 
-  /** A crash ends the turn: cards left spinning are closed as failed, the model history is repaired. */
-  private interrupt(offset: number, turnOpen: boolean): void {
+  /**
+   * A crash ends the turn: cards left spinning are closed as failed (a call
+   * waiting on a durable approval outlives it), the model history is repaired,
+   * and the turn ends with a message every client shows (not only Accord's
+   * panel) saying it was interrupted and when.
+   */
+  private interrupt(offset: number, turnOpen: boolean, lastActivity: string, recoveredAt: string): void {
     const waiting = new Set([...this.pending.values()].map((p) => p.toolCallId));
     for (const toolCallId of this.openToolCalls.keys()) {
       if (waiting.has(toolCallId)) continue; // a durable approval outlives the crash
@@ -203,9 +209,20 @@ export class ReplayBuilder {
     for (const toolCallId of [...this.openToolCalls.keys()]) if (!waiting.has(toolCallId)) this.openToolCalls.delete(toolCallId);
     const repaired = closeDanglingToolCalls(this.history, waiting);
     this.history.splice(0, this.history.length, ...repaired);
-    this.interruptedLast = turnOpen || this.inTurn;
+    const turnWasOpen = turnOpen || this.inTurn;
+    this.interruptedLast = turnWasOpen;
     this.inTurn = false;
+    if (turnWasOpen) this.emit(offset, interruptionNotice(lastActivity || recoveredAt, recoveredAt), true);
   }
+}
+
+/** The message that ends an interrupted turn on replay; `_meta` carries the times for clients that style it. */
+export function interruptionNotice(stoppedAt: string, recoveredAt: string): SessionUpdateJson {
+  return {
+    sessionUpdate: 'agent_message_chunk',
+    content: { type: 'text', text: `\n\n⚠ This turn was interrupted: the agent stopped (crashed or was killed) at ${stoppedAt} and did not finish it. Send a message to continue.` },
+    _meta: { 'accord/interrupted': { stoppedAt, recoveredAt } },
+  };
 }
 
 interface ToolCallPartJson {

@@ -7,8 +7,13 @@ import { fileURLToPath } from 'node:url';
 
 const pathKey = /(^|[_-])(path|paths|file|files|filename|filenames|filepath|dir|dirs|directory|directories|folder|folders|uri|uris|root|roots|cwd|target|source|destination|dest)$|(path|paths|file|files|dir|directory|folder|uri|uris)$/i;
 
-const MAX_DEPTH = 8;
+const MAX_DEPTH = 32;
 const MAX_PATHS = 200;
+
+/** Stands for arguments too deep or too many to check: outside the workspace, so the gate refuses the call and says why. */
+function uncheckable(root: string, why: string): string {
+  return path.resolve(root, '..', `(${why})`);
+}
 
 function toAbsolute(value: string, root: string, keyed: boolean): string | undefined {
   const text = value.trim();
@@ -29,8 +34,11 @@ function toAbsolute(value: string, root: string, keyed: boolean): string | undef
 /** Absolute paths named by `input` (an MCP tool's arguments), resolved against the workspace `root`. */
 export function pathArguments(input: unknown, root: string): string[] {
   const found = new Set<string>();
+  let overflow: string | undefined;
   const visit = (value: unknown, keyed: boolean, depth: number): void => {
-    if (found.size >= MAX_PATHS || depth > MAX_DEPTH) return;
+    if (overflow) return;
+    if (depth > MAX_DEPTH) return void (overflow = 'arguments nested too deeply to check their paths');
+    if (found.size >= MAX_PATHS) return void (overflow = 'too many paths in the arguments to check');
     if (typeof value === 'string') {
       const absolute = toAbsolute(value, root, keyed);
       if (absolute) found.add(absolute);
@@ -41,5 +49,5 @@ export function pathArguments(input: unknown, root: string): string[] {
     }
   };
   visit(input, false, 0);
-  return [...found];
+  return overflow ? [...found, uncheckable(root, overflow)] : [...found];
 }

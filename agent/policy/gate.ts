@@ -3,14 +3,16 @@
 // ask, then allow (first match wins within each), then the built-in default.
 // Anything unclear fails closed (ask, or deny for protected paths).
 import path from 'node:path';
-import picomatch from 'picomatch';
 import type { ToolEffect } from '../tools/tool';
 import { protectedPathReason } from '../workspace/containment';
 import { commandRisk } from './commandRisk';
-import { viewCommand, type CommandLayer, type CommandView } from './commandView';
+import { viewCommand, type CommandView } from './commandView';
 import type { LoadedPolicy } from './load';
+import { ruleMatches, type Facts } from './ruleMatch';
 import type { Rule, ToolKindName } from './schema';
 import { foldedPath, hasOtherSpelling } from './spelling';
+
+export { argvMatches, domainMatches } from './ruleMatch';
 
 export type PolicyDecisionKind = 'allow' | 'ask' | 'deny';
 
@@ -53,117 +55,12 @@ export interface PolicyGateOptions {
   copyEditsReviewed?: boolean;
 }
 
-interface Facts {
-  /** Relative paths the call touches; each with its folded spelling too when that differs. */
-  paths: string[] | undefined;
-  /** The folded spellings of `paths` (the same list when nothing folds). */
-  foldedPaths: string[] | undefined;
-  argv: string[] | undefined;
-  command: CommandView | undefined;
-  envChanges: Record<string, string>;
-}
-
-const globOptions = { dot: true } as const;
-const foldedGlobOptions = { dot: true, nocase: true } as const;
-
 const freeKinds = new Set<ToolKindName>(['read', 'search', 'think']);
 
 function relativeInside(root: string, absolute: string): string | undefined {
   const relative = path.relative(root, path.resolve(root, absolute));
   if (relative === '..' || relative.startsWith('..' + path.sep) || path.isAbsolute(relative)) return undefined;
   return relative.split(path.sep).join('/') || '.';
-}
-
-export function domainMatches(pattern: string, destination: string): boolean {
-  const [patternHost = '', patternPort] = pattern.toLowerCase().split(':');
-  const [host = '', port] = destination.toLowerCase().split(':');
-  if (patternPort !== undefined && patternPort !== port) return false;
-  if (patternHost.startsWith('*.')) return host.endsWith(patternHost.slice(1)) && host.length > patternHost.length - 1;
-  return host === patternHost;
-}
-
-const tokenOptions = { dot: true, nobrace: true, noextglob: true } as const;
-
-/** Arguments against a pattern's tail: one glob per argument, a trailing `**` for "any further arguments". */
-function argsMatch(pattern: readonly string[], args: readonly string[]): boolean {
-  const open = pattern[pattern.length - 1] === '**';
-  const fixed = open ? pattern.slice(0, -1) : pattern;
-  if (open ? args.length < fixed.length : args.length !== fixed.length) return false;
-  return fixed.every((token, i) => picomatch.isMatch(args[i]!, token, tokenOptions));
-}
-
-/** `pattern` against argv as written: one glob per argument, a trailing `**` for "any further arguments". */
-export function argvMatches(pattern: readonly string[], argv: readonly string[]): boolean {
-  if (argv.length === 0 || !picomatch.isMatch(argv[0]!, pattern[0]!, tokenOptions)) return false;
-  return argsMatch(pattern.slice(1), argv.slice(1));
-}
-
-/**
- * One program of a command against a pattern. Deny and ask rules match any
- * name the program goes by and any reading of its options; an allow rule
- * naming a bare program covers only the file PATH finds by that name, and
- * only the arguments as written (or git's exact parse).
- */
-function layerMatches(pattern: readonly string[], layer: CommandLayer, forAllow: boolean): boolean {
-  const first = pattern[0]!;
-  let program: boolean;
-  if (first.includes('/')) program = layer.programs.some((name) => name.includes('/') && picomatch.isMatch(name, first, tokenOptions)) || picomatch.isMatch(layer.argv[0]!, first, tokenOptions);
-  else if (forAllow) program = layer.sameAsOnPath && picomatch.isMatch(layer.program, first, tokenOptions);
-  else program = layer.programs.some((name) => picomatch.isMatch(path.basename(name), first, tokenOptions));
-  if (!program) return false;
-  const lists = forAllow ? layer.exactArgLists : layer.argLists;
-  return lists.some((args) => argsMatch(pattern.slice(1), args));
-}
-
-/** Every layer of `view` and of the scripts it runs, for deny and ask rules. */
-function allLayers(view: CommandView): CommandLayer[] {
-  return [...view.layers, ...view.scripted.flatMap(allLayers)];
-}
-
-function pathsMatch(rule: Rule, facts: Facts, every: boolean): boolean {
-  const globs = rule.paths!;
-  if (!facts.paths || facts.paths.length === 0) return false;
-  const one = (p: string, i: number) => {
-    const raw = picomatch.isMatch(p, globs, globOptions);
-    const folded = facts.foldedPaths![i]!;
-    // An allow needs the path as written (and its folded spelling) to match.
-    if (every) return raw && (folded === p || picomatch.isMatch(folded, globs, foldedGlobOptions));
-    // A deny or ask matches any spelling a filesystem may treat as the same name, case folded included.
-    return raw || picomatch.isMatch(p, globs, foldedGlobOptions) || picomatch.isMatch(folded, globs, foldedGlobOptions);
-  };
-  return every ? facts.paths.every(one) : facts.paths.some(one);
-}
-
-/**
- * Whether `rule` matches. Deny/ask rules match when ANY touched path/domain
- * or ANY program the command runs matches; allow rules need ALL paths and
- * domains, and `coveredLayers` collects which programs of the command they cover.
- */
-function ruleMatches(rule: Rule, request: PolicyRequest, facts: Facts, coveredLayers?: Set<number>): boolean {
-  const every = rule.decision === 'allow';
-  if (rule.tool !== undefined && !picomatch.isMatch(request.tool, rule.tool)) return false;
-  if (rule.kind !== undefined && rule.kind !== request.kind) return false;
-  if (rule.paths !== undefined && !pathsMatch(rule, facts, every)) return false;
-  if (rule.domains !== undefined) {
-    const domains = request.domains ?? [];
-    const test = every ? domains.every.bind(domains) : domains.some.bind(domains);
-    if (domains.length === 0 || !test((d) => rule.domains!.some((p) => domainMatches(p, d)))) return false;
-  }
-  if (rule.commands !== undefined) {
-    const view = facts.command;
-    if (!view) return false;
-    if (!every) return allLayers(view).some((layer) => rule.commands!.some((pattern) => layerMatches(pattern, layer, false)));
-    let any = false;
-    view.layers.forEach((layer, index) => {
-      if (rule.commands!.some((pattern) => layerMatches(pattern, layer, true))) {
-        coveredLayers?.add(index);
-        any = true;
-      }
-    });
-    return any;
-  }
-  if (every && facts.command) facts.command.layers.forEach((_, index) => coveredLayers?.add(index));
-  return true;
 }
 
 function describeRule(rule: Rule, index: number): string {
@@ -202,16 +99,19 @@ export class PolicyGate {
    * decides a search by the folder searched; this keeps each file it finds
    * to the same rules as reading that file.
    */
-  hides(tool: Pick<GatedTool, 'name' | 'kind'>, absolute: string): string | undefined {
+  hides(tool: Pick<GatedTool, 'name' | 'kind'>, absolute: string, personApproved = false): string | undefined {
     const { loaded, root } = this.options;
     if (loaded.status === 'invalid') return undefined;
     const relative = relativeInside(root, absolute);
     if (relative === undefined) return `${absolute} is outside the workspace`;
     const facts = this.pathFacts([relative]);
-    const request: PolicyRequest = { tool: tool.name, kind: readingKinds.has(tool.kind) ? tool.kind : 'read', effect: { type: 'none' } };
-    for (const decision of ['deny', 'ask'] as const) {
+    // A rule about reading covers searching and the other way round: both show the file's content.
+    const requests = [...readingKinds].map((kind): PolicyRequest => ({ tool: tool.name, kind, effect: { type: 'none' } }));
+    // Files an ask rule covers are shown once the person allowed this very call (a search of `private/` they approved).
+    for (const decision of personApproved ? (['deny'] as const) : (['deny', 'ask'] as const)) {
       const index = loaded.policy.rules.findIndex(
-        (rule) => rule.decision === decision && rule.paths !== undefined && rule.commands === undefined && rule.domains === undefined && ruleMatches(rule, request, facts),
+        (rule) =>
+          rule.decision === decision && rule.paths !== undefined && rule.commands === undefined && rule.domains === undefined && requests.some((request) => ruleMatches(rule, request, facts)),
       );
       if (index >= 0) return `${decision === 'deny' ? 'denied' : 'asked'} by ${describeRule(loaded.policy.rules[index]!, index)}`;
     }
@@ -231,6 +131,10 @@ export class PolicyGate {
   explain(request: PolicyRequest): PolicyDecision {
     const decided = this.decideWithoutOverride(request);
     if (decided.decision === 'ask' && this.options.alwaysApprove) {
+      // An invalid policy may have meant to deny this: what it denies is unknown, so nothing is waved through.
+      if (this.options.loaded.status === 'invalid') {
+        return { decision: 'ask', reason: `${decided.reason}\n--always-approve does not apply while the policy is invalid: what it denies cannot be known.` };
+      }
       if (decided.hidesCommands && this.hasCommandDenyRules) {
         return { decision: 'ask', reason: `${decided.reason}; it still asks under --always-approve, because the project denies some commands and this one can run any command` };
       }
@@ -240,7 +144,7 @@ export class PolicyGate {
   }
 
   private pathFacts(paths: string[]): Facts {
-    return { paths, foldedPaths: paths.map(foldedPath), argv: undefined, command: undefined, envChanges: {} };
+    return { paths, foldedPaths: paths.map(foldedPath), command: undefined, envChanges: {} };
   }
 
   /** Built-in protections on a relative path, in every spelling a filesystem may give it. */
@@ -275,9 +179,10 @@ export class PolicyGate {
       if (relativeInside(root, effect.command.cwd) === undefined) {
         return { decision: 'deny', reason: `the command's working directory ${effect.command.cwd} is outside the workspace ${root}` };
       }
-      facts.argv = effect.command.argv;
       facts.envChanges = effect.command.envChanges;
       facts.command = viewCommand(effect.command.argv, { cwd: effect.command.cwd, pathVariable: effect.command.envChanges.PATH ?? process.env.PATH ?? '' });
+      const named = this.commandPaths(facts.command, effect.command.cwd);
+      facts.commandPaths = { paths: named, foldedPaths: named.map(foldedPath) };
     } else if (request.locations && request.locations.length > 0) {
       const paths: string[] = [];
       for (const location of request.locations) {
@@ -287,7 +192,7 @@ export class PolicyGate {
       }
       facts = this.pathFacts(paths);
     }
-    if (loaded.status === 'invalid') return { decision: 'ask', reason: loaded.error, hidesCommands: true };
+    if (loaded.status === 'invalid') return { decision: 'ask', reason: loaded.error };
     const rules = loaded.policy.rules;
     for (const decision of ['deny', 'ask'] as const) {
       const index = rules.findIndex((rule) => rule.decision === decision && ruleMatches(rule, request, facts));
@@ -302,6 +207,21 @@ export class PolicyGate {
       return { decision: 'allow', reason: "the change stays in the session's own copy until the person accepts it in the review" };
     }
     return { decision: 'ask', reason: 'no rule in the project policy allows this' };
+  }
+
+  /** Workspace files a command's arguments name (`cat .env`, `cp secrets/k x`, `--file=.env`), relative to the root. */
+  private commandPaths(view: CommandView, cwd: string): string[] {
+    const named = new Set<string>();
+    const layers = [...view.layers, ...view.scripted.flatMap((s) => s.layers)];
+    for (const layer of layers) {
+      for (const arg of layer.argv.slice(1)) {
+        const value = arg.startsWith('-') ? (arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : '') : arg;
+        if (!value || value.includes('\0') || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) continue;
+        const relative = relativeInside(this.options.root, path.resolve(cwd, value));
+        if (relative !== undefined && relative !== '.') named.add(relative);
+      }
+    }
+    return [...named];
   }
 
   /** The first allow rule that matches; for a command, every program it runs must be covered by some allow rule. */

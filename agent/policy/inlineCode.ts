@@ -17,8 +17,6 @@ const interpreterFlags: Record<string, readonly string[]> = {
   lua: ['-e'],
   Rscript: ['-e'],
   osascript: ['-e'],
-  tclsh: [],
-  jshell: [],
 };
 
 const awks = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk']);

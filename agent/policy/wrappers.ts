@@ -93,7 +93,7 @@ function skipOptions(args: readonly string[], spec: WrapperSpec): { index: numbe
     if (arg.startsWith('--')) {
       const name = optionName(arg);
       const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : values.has(name) ? args[++index] : undefined;
-      if ((name === '--split-string') && value !== undefined) split = value;
+      if (name === '--split-string' && value !== undefined) split = value;
       index += 1;
       continue;
     }

@@ -4,12 +4,14 @@
 // presses "Restart".
 import * as vscode from 'vscode';
 import type { ClientConnection, InitializeResponse } from '@agentclientprotocol/sdk/unstable';
-import { AgentProcess, bundledAgentCommand, type AgentCommand } from '../agentProcess';
+import { AgentProcess, bundledAgentCommand, type AgentCommand, type StartFailure } from '../agentProcess';
 import { CLIENT_CAPABILITIES, registerClientHandlers, type ClientServices } from '../client/clientHandlers';
 import type { TrafficLog } from '../traffic/trafficLog';
 import type { AgentStatus } from '../../webview/protocol';
 import { BUNDLED_AGENT_NAME, modelSetting, reasoningEffort, type AgentDefinition } from '../settings/settings';
 import { RestartPolicy } from './restartPolicy';
+import { agentEnvironment } from './agentEnv';
+import { quotedForNotification } from '../text/agentText';
 
 export interface AgentHostDeps {
   extensionUri: vscode.Uri;
@@ -35,6 +37,9 @@ export class AgentHost implements vscode.Disposable {
   /** Connected (first start or after a restart). */
   readonly onDidConnect = this.connectEmitter.event;
   private statusValue: AgentStatus = { state: 'stopped' };
+  private startFailureValue: StartFailure | undefined;
+  /** Tests shorten the initialize limit (the real one is long enough for npx). */
+  initializeTimeoutMs: number | undefined;
   private connectedOnce = false;
   private startPromise: Promise<void> | undefined;
 
@@ -52,6 +57,11 @@ export class AgentHost implements vscode.Disposable {
 
   get connection(): ClientConnection | undefined {
     return this.process?.status.state === 'connected' ? this.process.connection : undefined;
+  }
+
+  /** Why the last start failed (cleared when it connects). */
+  get startFailure(): StartFailure | undefined {
+    return this.startFailureValue;
   }
 
   get info(): InitializeResponse | undefined {
@@ -107,12 +117,14 @@ export class AgentHost implements vscode.Disposable {
       configureClient: (app) => registerClientHandlers(app, this.name, this.deps.services),
       clientCapabilities: CLIENT_CAPABILITIES,
       tapStream: (stream) => this.deps.traffic.tap(stream, this.name),
+      initializeTimeoutMs: this.initializeTimeoutMs,
     });
     this.process = agentProcess;
     this.stoppingOnPurpose = false;
     agentProcess.onDidChangeStatus((status) => this.setStatus(status));
     agentProcess.onDidExit(({ code, signal }) => this.exited(agentProcess, code, signal));
     await agentProcess.start();
+    this.startFailureValue = agentProcess.failure;
     if (agentProcess.status.state === 'connected') {
       const restarted = this.connectedOnce;
       this.connectedOnce = true;
@@ -125,6 +137,8 @@ export class AgentHost implements vscode.Disposable {
     setTimeout(() => agentProcess.dispose(), 0); // not from inside its own exit event
     this.process = undefined;
     if (this.stoppingOnPurpose) return;
+    // It never answered initialize: start() said why, and starting it again would fail the same way.
+    if (!agentProcess.everConnected) return;
     const how = signal ? `was killed (${signal})` : `exited with code ${code}`;
     this.exitEmitter.fire({ message: `${this.name} ${how}.` });
     if (this.policy.tryRestart(Date.now())) {
@@ -135,7 +149,7 @@ export class AgentHost implements vscode.Disposable {
     }
     const message = `${this.name} ${how} and was restarted 4 times in 3 minutes, so Accord stopped restarting it. See its log for why.`;
     this.setStatus({ state: 'error', agentName: this.name, message });
-    void vscode.window.showErrorMessage(message, 'Restart', 'Show Log').then((choice) => {
+    void vscode.window.showErrorMessage(`Accord: the agent ${quotedForNotification(this.name, 80)} ${how} and was restarted 4 times in 3 minutes, so Accord stopped restarting it. See its log for why.`, 'Restart', 'Show Log').then((choice) => {
       if (choice === 'Restart') void this.restart();
       if (choice === 'Show Log') this.showLog();
     });
@@ -152,19 +166,22 @@ export class AgentHost implements vscode.Disposable {
     const cwd = this.deps.workspaceRoot();
     if (this.definition === 'bundled') {
       const base = bundledAgentCommand(this.deps.extensionUri);
-      const env: Record<string, string> = { ...(base.env as Record<string, string>), ...(await this.deps.apiKeyEnv()) };
+      const own: Record<string, string> = { ...base.env };
       const model = modelSetting();
-      if (model) env.ACCORD_MODEL = model;
+      if (model) own.ACCORD_MODEL = model;
       const effort = reasoningEffort();
-      if (effort !== 'default') env.ACCORD_REASONING_EFFORT = effort;
+      if (effort !== 'default') own.ACCORD_REASONING_EFFORT = effort;
+      const env = agentEnvironment({ host: process.env, kind: 'bundled', own, secrets: await this.deps.apiKeyEnv() });
       return { ...base, env, cwd };
     }
-    // Third-party agents get their own configured environment, never Accord's stored keys.
-    return { command: this.definition.command, args: this.definition.args, env: this.definition.env, cwd };
+    // Third-party agents get the minimal environment (or the host's, opted in) and their own env, never Accord's stored keys.
+    const env = agentEnvironment({ host: process.env, kind: 'configured', inheritEnv: this.definition.inheritEnv, own: this.definition.env });
+    return { command: this.definition.command, args: this.definition.args, env, cwd };
   }
 
   private setStatus(status: AgentStatus): void {
-    this.statusValue = { agentName: this.name, ...status };
+    // The configured name wins over what the agent calls itself: an agent cannot take another's (or Accord's) name in the header.
+    this.statusValue = { ...status, agentName: this.name };
     this.statusEmitter.fire(this.statusValue);
   }
 }

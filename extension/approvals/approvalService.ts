@@ -11,8 +11,12 @@ import type { RequestPermissionRequest, RequestPermissionResponse, ToolCallUpdat
 import { answerCancelled, answerDeclined, answerSelected, onceChoices, type OnceButton, type OnceChoices } from './onceOptions';
 import { summarizeEffect, type EffectSummary } from './effectSummary';
 import type { DiffPreview } from './diffPreview';
+import { approvalPrompt } from './approvalPrompt';
+import { FullRequestDocuments } from './fullRequest';
+import { forLog } from '../text/agentText';
 
 export const SHOW_DIFF_LABEL = 'Show Diff';
+export const SHOW_FULL_REQUEST_LABEL = 'Show Full Request';
 
 export interface PendingApproval {
   requestId: string;
@@ -45,6 +49,8 @@ export class ApprovalService implements vscode.Disposable {
   /** Replaces the timeout setting (milliseconds); only tests set it, since the setting's floor is a minute. */
   timeoutOverrideMs: number | undefined;
 
+  private readonly fullRequests = new FullRequestDocuments();
+
   constructor(private readonly options: ApprovalServiceOptions) {}
 
   get pendingApprovals(): PendingApproval[] {
@@ -67,7 +73,7 @@ export class ApprovalService implements vscode.Disposable {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         this.pending.delete(approval.requestId);
-        this.options.log(`approval ${approval.requestId} (${summary.title}): ${how.how}${how.optionId ? ` ${how.optionId}` : ''}`);
+        this.options.log(`approval ${approval.requestId} (${forLog(summary.title, 300)}): ${how.how}${how.optionId ? ` ${how.optionId}` : ''}`);
         resolve(response);
         this.changeEmitter.fire({ approval, settled: true });
       };
@@ -118,27 +124,27 @@ export class ApprovalService implements vscode.Disposable {
   dispose(): void {
     this.cancelAll();
     this.changeEmitter.dispose();
+    this.fullRequests.dispose();
   }
 
   private async ask(approval: PendingApproval, forceModal = false): Promise<void> {
     const { choices, summary } = approval;
     const modal = forceModal || (vscode.window.state.focused && this.options.panelVisible());
-    const items: (vscode.MessageItem & { button?: OnceButton; diff?: boolean })[] = choices.buttons.map((button) => ({
-      title: button.label,
-      button,
-      // Escape on the modal then means Reject; harmless on a notification.
-      isCloseAffordance: button === choices.fallbackReject,
-    }));
+    // Reject comes first: VS Code focuses a dialog's first button, so Enter or Space on a dialog that
+    // just appeared under someone's typing rejects. No button is the close affordance (that one is
+    // never first), so VS Code adds "Cancel", which declines like Escape and closing do.
+    const ordered = [...choices.buttons.filter((b) => b.kind === 'reject_once'), ...choices.buttons.filter((b) => b.kind !== 'reject_once')];
+    const items: (vscode.MessageItem & { button?: OnceButton; diff?: boolean; full?: boolean })[] = ordered.map((button) => ({ title: button.label, button }));
     if (summary.files.length > 0) items.push({ title: SHOW_DIFF_LABEL, diff: true });
-    const detail = [summary.detail, choices.explanation].filter(Boolean).join('\n\n');
-    const message = `${approval.agentName}: ${summary.title}`;
+    const prompt = approvalPrompt({ agentName: approval.agentName, title: summary.title, detail: summary.detail, explanation: choices.explanation });
+    if (prompt.truncated) items.push({ title: SHOW_FULL_REQUEST_LABEL, full: true });
     let useModal = modal;
     while (!approval.outcome) {
       let picked: (typeof items)[number] | undefined;
       try {
         picked = useModal
-          ? await vscode.window.showWarningMessage(message, { modal: true, detail }, ...items)
-          : await vscode.window.showWarningMessage(`${message} — ${detail.replace(/\n/g, ' · ')}`, ...items);
+          ? await vscode.window.showWarningMessage(prompt.message, { modal: true, detail: prompt.detail }, ...items)
+          : await vscode.window.showWarningMessage(prompt.notification, ...items);
       } catch (error) {
         // Some hosts refuse modal dialogs (VS Code does while running extension tests): ask with a notification instead.
         if (!useModal) return this.decline(approval.requestId);
@@ -153,6 +159,10 @@ export class ApprovalService implements vscode.Disposable {
       if (picked?.diff) {
         for (const file of summary.files) await this.options.diffs.show(file);
         continue; // the dialog closed to show the diff; ask again
+      }
+      if (picked?.full) {
+        await this.fullRequests.show(approval);
+        continue;
       }
       if (picked?.button) return void this.answer(approval.requestId, picked.button.optionId);
       return this.decline(approval.requestId); // dismissed or closed: never allow

@@ -3,6 +3,7 @@
 // proposed text. Agents describe effects differently, so this reads the
 // common shapes and falls back to the raw input. Pure: no vscode import.
 import type { ToolCallUpdate } from '@agentclientprotocol/sdk/unstable';
+import { agentLiteral } from '../text/agentText';
 
 export interface ProposedFile {
   path: string;
@@ -86,16 +87,19 @@ export function summarizeEffect(toolCall: ToolCallUpdate, fallbackTitle = 'The a
   const files = filesFrom(toolCall);
   const filePaths = new Set(files.map((f) => f.path));
   const locations = (toolCall.locations ?? []).map((l) => l.path).filter((p) => !filePaths.has(p));
+  // Every value here is the agent's: one line each (a newline in a path must not start a line that reads as Accord's),
+  // escapes for invisible characters (extension/text/agentText.ts).
+  const v = (s: string, max = 500) => agentLiteral(s, max);
   const lines: string[] = [];
   if (command) {
-    lines.push(command.line !== undefined ? `Command (run by a shell): ${command.line}` : `Command: ${command.argv.map(quoteArg).join(' ')}`);
-    if (command.cwd) lines.push(`In: ${command.cwd}`);
-    for (const [k, v] of Object.entries(command.env)) lines.push(`Env: ${k}=${v}`);
+    lines.push(command.line !== undefined ? `Command (run by a shell): ${v(command.line, 2000)}` : `Command: ${command.argv.map((a) => quoteArg(v(a))).join(' ')}`);
+    if (command.cwd) lines.push(`In: ${v(command.cwd)}`);
+    for (const [k, val] of Object.entries(command.env)) lines.push(`Env: ${v(k, 100)}=${v(val)}`);
   }
-  for (const f of files) lines.push(`${f.oldText === null ? 'Create' : 'Change'}: ${f.path} (${describeChange(f)})`);
-  for (const p of locations) lines.push(`Touches: ${p}`);
+  for (const f of files) lines.push(`${f.oldText === null ? 'Create' : 'Change'}: ${v(f.path)} (${describeChange(f)})`);
+  for (const p of locations) lines.push(`Touches: ${v(p)}`);
   if (!command && files.length === 0 && toolCall.rawInput !== undefined) {
-    lines.push(`Input: ${truncate(JSON.stringify(toolCall.rawInput), 600)}`);
+    lines.push(`Input: ${v(truncate(JSON.stringify(toolCall.rawInput) ?? String(toolCall.rawInput), 600), 700)}`);
   }
   if (lines.length === 0) lines.push('The agent did not describe what this call does.');
   return { title, kind, command, files, locations, detail: lines.join('\n') };

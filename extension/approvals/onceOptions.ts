@@ -3,6 +3,7 @@
 // (`allow_always`, `reject_always`) are never shown and never chosen, whatever
 // the agent offers. Pure: no vscode import, so it is unit-tested directly.
 import type { PermissionOption, RequestPermissionResponse } from '@agentclientprotocol/sdk/unstable';
+import { quotedForNotification } from '../text/agentText';
 
 export interface OnceButton {
   /** The label the person sees on the button. */
@@ -27,7 +28,8 @@ export const REJECT_LABEL = 'Reject';
 export function onceChoices(options: readonly PermissionOption[]): OnceChoices {
   const allows = options.filter((o) => o.kind === 'allow_once');
   const rejects = options.filter((o) => o.kind === 'reject_once');
-  const label = (base: string, o: PermissionOption, many: boolean) => (many ? `${base}: ${o.name}` : base);
+  // The option's name is the agent's: quoted, one line, short (it becomes a button label).
+  const label = (base: string, o: PermissionOption, many: boolean) => (many ? `${base}: ${quotedForNotification(o.name, 40)}` : base);
   const buttons: OnceButton[] = [
     ...allows.map((o) => ({ label: label(ALLOW_ONCE_LABEL, o, allows.length > 1), optionId: o.optionId, kind: 'allow_once' as const })),
     ...rejects.map((o) => ({ label: label(REJECT_LABEL, o, rejects.length > 1), optionId: o.optionId, kind: 'reject_once' as const })),

@@ -3,12 +3,13 @@
 import * as vscode from 'vscode';
 import type { ApprovalService, PendingApproval } from '../approvals/approvalService';
 import type { RoutedUpdate } from '../client/updateRouter';
-import type { HostMessage, WebviewMessage } from '../../webview/protocol';
+import type { FailureAction, HostMessage, WebviewMessage } from '../../webview/protocol';
 import type { SessionController } from '../sessions/sessionController';
 import type { AgentHost } from '../agents/agentHost';
 import { hideThoughts } from '../settings/settings';
 import { fileCompletions, openLink } from './panelServices';
 import type { SessionReviews } from '../review/sessionReviews';
+import { forLog, quotedForNotification } from '../text/agentText';
 
 export interface ChatRelayDeps {
   controller: SessionController;
@@ -19,6 +20,8 @@ export interface ChatRelayDeps {
   hostFor: (sessionId: string) => AgentHost | undefined;
   log: (message: string) => void;
   reviews: SessionReviews;
+  /** The agent the panel is about (failure actions act on it). */
+  viewHost: () => AgentHost;
 }
 
 export class ChatRelay {
@@ -35,6 +38,8 @@ export class ChatRelay {
           return;
         case 'cancelTurn':
           return await controller.cancelTurn();
+        case 'failureAction':
+          return await this.failureAction(message.action);
         case 'answerApproval':
           if (!approvals.answer(message.requestId, message.optionId)) this.deps.log(`ignored an answer to approval ${message.requestId}: already answered or not a once-only option`);
           return;
@@ -65,12 +70,12 @@ export class ChatRelay {
         }
         case 'reviewFile':
           if (controller.current?.epoch !== message.epoch) return;
-          return await this.deps.reviews.openFile(message.fileId);
+          return await this.deps.reviews.openFile(message.fileId, message.inFile === true);
       }
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
-      this.deps.log(`panel request ${message.type} failed: ${text}`);
-      void vscode.window.showErrorMessage(`Accord: ${text}`);
+      this.deps.log(`panel request ${message.type} failed: ${forLog(text)}`);
+      void vscode.window.showErrorMessage(`Accord: ${quotedForNotification(text, 400)}`);
     }
   }
 
@@ -91,6 +96,7 @@ export class ChatRelay {
         epoch: session.epoch,
         requestId: approval.requestId,
         toolCall: approval.params.toolCall,
+        agentName: approval.agentName.slice(0, 200),
         options: approval.choices.buttons.map((b) => ({ optionId: b.optionId, name: b.label, kind: b.kind })),
       });
       return;
@@ -105,15 +111,29 @@ export class ChatRelay {
     });
   }
 
-  /** After the panel (re)loads: tell it which session it shows and what is still waiting. */
+  private async failureAction(action: FailureAction): Promise<void> {
+    const host = this.deps.viewHost();
+    switch (action) {
+      case 'showLog':
+        return host.showLog();
+      case 'showTraffic':
+        return void (await vscode.commands.executeCommand('accord.showAcpTraffic'));
+      case 'editSettings':
+        // The bundled agent's settings are Accord's own; a configured agent lives in accord.agents.
+        return void (await vscode.commands.executeCommand('workbench.action.openSettings', host.definition === 'bundled' ? 'accord.' : 'accord.agents'));
+      case 'dismiss':
+        return this.deps.controller.clearFailure();
+    }
+  }
+
+  /**
+   * After the panel (re)loads. The chat view already replayed its journal (the
+   * session, its transcript and the approvals still waiting); what is left is
+   * state that is read fresh.
+   */
   private replayState(): void {
     this.deps.post({ type: 'settings', hideThoughts: hideThoughts() });
-    const session = this.deps.controller.current;
-    if (!session) return;
-    this.deps.post({ type: 'sessionStarted', epoch: session.epoch, sessionId: session.sessionId, origin: 'new' });
-    this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
-    for (const approval of this.deps.approvals.pendingApprovals) this.relayApproval(approval, false);
-    this.deps.reviews.postNow();
+    if (this.deps.controller.current) this.deps.reviews.postNow();
   }
 }
 

@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FileCompletion } from '../../webview/protocol';
+import { agentLine, quotedForNotification } from '../text/agentText';
 
 const MAX_COMPLETIONS = 50;
 const EXCLUDE = '{**/node_modules/**,**/.git/**,**/dist/**,**/out/**}';
@@ -46,12 +47,12 @@ export async function openLink(href: string): Promise<void> {
   try {
     uri = vscode.Uri.parse(href, true);
   } catch {
-    return void vscode.window.showWarningMessage(`Accord did not open "${href.slice(0, 200)}": it is not a valid link.`);
+    return void vscode.window.showWarningMessage(`Accord did not open ${quotedForNotification(href, 200)}: it is not a valid link.`);
   }
   if (!['http', 'https', 'mailto'].includes(uri.scheme)) {
-    return void vscode.window.showWarningMessage(`Accord opens only web and mail links, not "${uri.scheme}:" links.`);
+    return void vscode.window.showWarningMessage(`Accord opens only web and mail links, not ${quotedForNotification(`${uri.scheme}:`, 40)} links.`);
   }
   const open = 'Open';
-  const choice = await vscode.window.showInformationMessage(`Open this link from the chat?`, { modal: true, detail: uri.toString(true) }, open);
+  const choice = await vscode.window.showInformationMessage(`Open this link from the chat?`, { modal: true, detail: agentLine(uri.toString(true), 2000) }, open);
   if (choice === open) await vscode.env.openExternal(uri);
 }

@@ -20,7 +20,11 @@ export interface ClientServices {
   approvals: ApprovalService;
   fs: FsService;
   terminals: TerminalService;
+  /** Turns in a watched session that another client started (Accord's daemon tells every attached client). */
+  remoteTurns?: { started(agentName: string, sessionId: string): void; ended(agentName: string, sessionId: string, stopReason: string): void };
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object';
 
 export function registerClientHandlers(app: ClientApp, agentName: string, s: ClientServices): ClientApp {
   return app
@@ -34,5 +38,10 @@ export function registerClientHandlers(app: ClientApp, agentName: string, s: Cli
     .onRequest(methods.client.terminal.output, ({ params }) => s.terminals.output(params.terminalId))
     .onRequest(methods.client.terminal.waitForExit, ({ params, signal }) => s.terminals.waitForExit(params.terminalId, signal))
     .onRequest(methods.client.terminal.kill, ({ params }) => s.terminals.kill(params.terminalId))
-    .onRequest(methods.client.terminal.release, ({ params }) => s.terminals.release(params.terminalId));
+    .onRequest(methods.client.terminal.release, ({ params }) => s.terminals.release(params.terminalId))
+    .onNotification('*', ({ method, params }) => {
+      if (!isRecord(params) || typeof params.sessionId !== 'string') return;
+      if (method === '_accord/turn_started') s.remoteTurns?.started(agentName, params.sessionId);
+      if (method === '_accord/turn_ended' && typeof params.stopReason === 'string') s.remoteTurns?.ended(agentName, params.sessionId, params.stopReason);
+    });
 }

@@ -4,7 +4,8 @@
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { fileLineCounts, isPending, kindOf, type FileReview } from './fileReview';
-import { isLive, type ReviewStore } from './reviewStore';
+import type { ReviewStore } from './reviewStore';
+import { reviewState } from './reviewSummary';
 
 export type ChangesNode =
   | { type: 'session'; sessionId: string }
@@ -80,7 +81,8 @@ function fileItem(file: FileReview): vscode.TreeItem {
   item.resourceUri = vscode.Uri.file(file.path);
   item.description = `${KIND_LETTER[kind]} ${counts} · ${state(file)}`;
   item.tooltip = [file.movedFrom ? `${file.movedFrom} → ${file.path}` : file.path, `${kind}, ${counts}`, file.conflict ?? state(file)].join('\n');
-  item.contextValue = isPending(file) ? 'accordReviewFile.pending' : 'accordReviewFile';
+  // A conflict row has its own actions: try again (accept), give up (reject), resolve in the file.
+  item.contextValue = file.conflict ? 'accordReviewFile.conflict' : isPending(file) ? 'accordReviewFile.pending' : 'accordReviewFile';
   item.command = { command: 'accord.review.open', title: 'Open Change', arguments: [file.id] };
   if (file.conflict) item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
   return item;
@@ -89,12 +91,10 @@ function fileItem(file: FileReview): vscode.TreeItem {
 function state(file: FileReview): string {
   if (file.conflict) return 'conflict';
   if (file.undone) return 'undone';
-  if (!isLive(file)) return 'continued in a later turn';
-  if (isPending(file)) return 'pending';
-  const decisions = new Set([...file.hunkDecisions.values(), ...(file.hunks.length === 0 ? [file.wholeDecision] : [])]);
-  if (decisions.size === 1) return decisions.has('accepted') ? 'accepted' : 'rejected';
-  return 'partly accepted';
+  return STATE_LABEL[reviewState(file)];
 }
+
+const STATE_LABEL = { pending: 'pending', accepted: 'accepted', rejected: 'rejected', partial: 'partly accepted' } as const;
 
 function short(sessionId: string): string {
   return sessionId.length > 12 ? `${sessionId.slice(0, 8)}…` : sessionId;

@@ -29,7 +29,13 @@ export interface ProposedChange {
   proposed: Content;
 }
 
+/** What the person asked for a hunk (or a whole file). */
 export type Decision = 'pending' | 'accepted' | 'rejected';
+/**
+ * What a hunk is, as shown: its decision once the tree holds it, else
+ * `conflict` (the person's own edits stopped it landing or leaving).
+ */
+export type HunkState = Decision | 'conflict';
 export type FileKind = 'added' | 'modified' | 'deleted' | 'moved';
 
 export interface FileReview {
@@ -55,6 +61,26 @@ export interface FileReview {
   landed: Map<string, Content>;
   /** Set when the last attempt to land decisions met the person's own edits. */
   conflict: string | undefined;
+  /**
+   * Hunks (by `hunkKey`) whose change this review has put in the person's tree
+   * (for a direct-to-disk agent: found there). Landing moves one hunk at a
+   * time, so a clean hunk lands even when another in the file conflicts.
+   */
+  landedHunks: Set<string>;
+  /** Why a hunk could not land or leave, by `hunkKey`. */
+  hunkConflicts: Map<string, string>;
+  /** Conflicts written into the file between conflict markers, waiting for the person to pick a side (by `hunkKey`). */
+  resolving: Set<string>;
+  /** The review of the same file in an earlier turn that this one's base is taken from. */
+  builtOn: string | undefined;
+  /** Set once the agent's copy of the file went back to its base (all rejected): a later turn starts afresh. */
+  chainEnded: boolean;
+  /**
+   * Reviewed in the file itself (Keep/Undo in the normal editor): its pending
+   * hunks are written into the file, as a direct-to-disk agent's are, and
+   * Undo takes one out again.
+   */
+  inFile: boolean;
   /** Set once the file's turn was undone. */
   undone: boolean;
   /** Set when a later turn changed the same file again; that review carries on from this one. */
@@ -83,11 +109,18 @@ export function createFileReview(change: ProposedChange): FileReview {
     wholeDecision: 'pending',
     landed: new Map(),
     conflict: undefined,
+    landedHunks: new Set(),
+    hunkConflicts: new Map(),
+    resolving: new Set(),
+    builtOn: undefined,
+    chainEnded: false,
+    inFile: false,
     undone: false,
     supersededBy: undefined,
   };
   recompute(file);
   file.landed = desiredTree(file);
+  if (file.origin === 'direct') for (const hunk of file.hunks) file.landedHunks.add(hunkKey(hunk));
   return file;
 }
 
@@ -107,6 +140,11 @@ export function updateFileReview(file: FileReview, change: ProposedChange): void
     }
     if (file.wholeDecision === 'rejected') file.wholeDecision = 'pending';
     file.landed.set(file.path, change.proposed);
+    file.landedHunks = new Set(file.hunks.map(hunkKey));
+  } else {
+    // Hunks the agent rewrote are new hunks: what landed of the old ones is still in the tree, so it stays recorded.
+    const keys = new Set(file.hunks.map(hunkKey));
+    for (const key of file.hunkConflicts.keys()) if (!keys.has(key)) file.hunkConflicts.delete(key);
   }
 }
 
@@ -142,11 +180,75 @@ export function setAllDecisions(file: FileReview, decision: Decision): void {
   file.wholeDecision = decision;
 }
 
-/** Whether anything in the file still waits for a decision. */
+/**
+ * Decides what is still open (pending, or a conflict to try again) and leaves
+ * decisions already taken alone: "accept all" never brings back a hunk the
+ * person rejected. Returns how many hunks (or whole files) it decided.
+ */
+export function decideOpen(file: FileReview, decision: Exclude<Decision, 'pending'>): number {
+  let decided = 0;
+  file.hunks.forEach((_, index) => {
+    const state = hunkState(file, index);
+    if (state === 'pending' || state === 'conflict') {
+      setHunkDecision(file, index, decision);
+      decided++;
+    }
+  });
+  if (wholeOpen(file)) {
+    file.wholeDecision = decision;
+    decided++;
+  }
+  return decided;
+}
+
+/**
+ * Files landed per hunk: text on both sides, not moved, not added or deleted.
+ * The rest (binary, moves, additions, deletions) land as a whole.
+ */
+export function landsPerHunk(file: FileReview): boolean {
+  return !file.binary && file.movedFrom === undefined && file.base !== null && file.proposed !== null;
+}
+
+/** Whether a hunk's change should be in the tree. */
+export function wantsLanded(file: FileReview, index: number): boolean {
+  const decision = hunkDecision(file, index);
+  return decision === 'accepted' || (decision === 'pending' && (file.origin === 'direct' || file.inFile));
+}
+
+/** What a hunk is now: its decision when the tree matches it, else a conflict. */
+export function hunkState(file: FileReview, index: number): HunkState {
+  const hunk = file.hunks[index];
+  if (!hunk) return 'pending';
+  const decision = hunkDecision(file, index);
+  if (!landsPerHunk(file)) return decision !== 'pending' && file.conflict !== undefined ? 'conflict' : decision;
+  const key = hunkKey(hunk);
+  if (file.landedHunks.has(key) === wantsLanded(file, index) && !file.hunkConflicts.has(key)) return decision;
+  return decision === 'pending' ? 'pending' : 'conflict';
+}
+
+/** Why a hunk is a conflict, when it is one. */
+export function hunkConflict(file: FileReview, index: number): string | undefined {
+  const hunk = file.hunks[index];
+  if (!hunk || hunkState(file, index) !== 'conflict') return undefined;
+  return file.hunkConflicts.get(hunkKey(hunk)) ?? file.conflict ?? 'it is not in your file as decided';
+}
+
+/** A whole-file decision still open: pending, or decided but stopped by a conflict. */
+function wholeOpen(file: FileReview): boolean {
+  if (!needsWholeDecision(file)) return false;
+  return file.wholeDecision === 'pending' || file.conflict !== undefined;
+}
+
+/** Whether anything in the file still waits for the person: a pending hunk or a conflict. */
 export function isPending(file: FileReview): boolean {
-  if (file.undone || file.supersededBy !== undefined) return false;
-  if (needsWholeDecision(file) && file.wholeDecision === 'pending') return true;
-  return file.hunks.some((_, index) => hunkDecision(file, index) === 'pending');
+  if (file.undone && file.conflict === undefined) return false;
+  if (file.supersededBy !== undefined) return false;
+  if (wholeOpen(file)) return true;
+  if (file.conflict !== undefined) return true;
+  return file.hunks.some((_, index) => {
+    const state = hunkState(file, index);
+    return state === 'pending' || state === 'conflict';
+  });
 }
 
 /** Binary files, changes without hunks (an empty file added) and unaccepted moves are decided as a whole. */

@@ -154,3 +154,21 @@ export function decodeText(bytes: Uint8Array): string | undefined {
   if (isBinary(bytes)) return undefined;
   return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
 }
+
+/**
+ * Maps 0-based line numbers of `from` to where the same line is in `to`;
+ * `undefined` for a line that `to` changed or removed. Used to find a review's
+ * hunks in a file the person (or another turn) has edited since.
+ */
+export function lineMapper(from: string, to: string): (line: number) => number | undefined {
+  const changes = computeHunks(from, to);
+  return (line) => {
+    let shift = 0;
+    for (const hunk of changes) {
+      if (line < hunk.baseStart) break;
+      if (line < hunk.baseStart + hunk.baseLines.length) return undefined;
+      shift += hunk.proposedLines.length - hunk.baseLines.length;
+    }
+    return line + shift;
+  };
+}

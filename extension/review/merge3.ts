@@ -72,6 +72,49 @@ export function merge3(ancestor: string, ours: string, theirs: string): MergeRes
   return conflicts.length > 0 ? { clean: false, conflicts } : { clean: true, text: out.join('') };
 }
 
+/**
+ * The same merge with each conflict written into the text between the usual
+ * markers (`<<<<<<<` the person's lines, `=======`, the other side's lines,
+ * `>>>>>>>`), so VS Code's conflict actions (Accept Current / Incoming / Both)
+ * can finish it. Clean regions merge as in `merge3`.
+ */
+export function mergeWithMarkers(ancestor: string, ours: string, theirs: string, labels: { ours: string; theirs: string }): { text: string; conflicts: number } {
+  const merged = merge3(ancestor, ours, theirs);
+  if (merged.clean) return { text: merged.text, conflicts: 0 };
+  const ancestorLines = splitLines(ancestor);
+  const sided: SidedHunk[] = [
+    ...computeHunks(ancestor, ours).map((hunk) => sidedHunk('ours', hunk)),
+    ...computeHunks(ancestor, theirs).map((hunk) => sidedHunk('theirs', hunk)),
+  ].sort((a, b) => a.start - b.start || a.end - b.end);
+  const out: string[] = [];
+  let conflicts = 0;
+  let at = 0;
+  const block = (lines: string[]) => lines.map((line, i) => (i === lines.length - 1 && !line.endsWith('\n') ? `${line}\n` : line));
+  for (const cluster of clusters(sided)) {
+    const start = cluster[0]!.start;
+    const end = Math.max(...cluster.map((h) => h.end));
+    out.push(...ancestorLines.slice(at, start));
+    const oursRegion = applyInRegion(ancestorLines, start, end, cluster, 'ours');
+    const theirsRegion = applyInRegion(ancestorLines, start, end, cluster, 'theirs');
+    const sides = new Set(cluster.map((h) => h.side));
+    if (sides.size === 1) out.push(...(sides.has('ours') ? oursRegion : theirsRegion));
+    else if (oursRegion.join('') === theirsRegion.join('')) out.push(...oursRegion);
+    else {
+      conflicts++;
+      if (out.length > 0 && !out[out.length - 1]!.endsWith('\n')) out[out.length - 1] += '\n';
+      out.push(`<<<<<<< ${labels.ours}\n`, ...block(oursRegion), '=======\n', ...block(theirsRegion), `>>>>>>> ${labels.theirs}\n`);
+    }
+    at = end;
+  }
+  out.push(...ancestorLines.slice(at));
+  return { text: out.join(''), conflicts };
+}
+
+/** Whether a text still holds conflict markers (a line starting `<<<<<<< ` and one starting `>>>>>>> `). */
+export function hasConflictMarkers(text: string): boolean {
+  return /^<<<<<<< /m.test(text) && /^>>>>>>> /m.test(text);
+}
+
 function sidedHunk(side: SidedHunk['side'], hunk: Hunk): SidedHunk {
   return { side, hunk, start: hunk.baseStart, end: hunk.baseStart + hunk.baseLines.length };
 }

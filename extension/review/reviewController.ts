@@ -4,7 +4,7 @@
 // and tool-call events; everything else happens here.
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
-import { isPending, type Decision, type FileReview } from './fileReview';
+import { hunkConflict, hunkDecision, hunkState, isPending, type Decision, type FileReview } from './fileReview';
 import { ReviewStore, type LandResult } from './reviewStore';
 import { EditorTree } from './editorTree';
 import { ReviewDocuments, reviewOf, reviewUri } from './reviewDocuments';
@@ -14,6 +14,9 @@ import { StagedWriteSource } from './stagedSource';
 import { DirectDiskSource } from './directSource';
 import { IsolatedWorkspaceSource, type AgentExtCall, type IsolatedSourceOptions } from './isolatedSource';
 import { ToolDiffDocuments } from './toolDiffDocuments';
+import { InFileReview } from './inFileReview';
+import type { PlacedHunk } from './inFilePlaces';
+import { quotedForNotification } from '../text/agentText';
 
 /** Folders whose churn is never an agent's edit to review. */
 const IGNORED_SEGMENTS = ['/.git/', '/node_modules/'];
@@ -23,9 +26,11 @@ export class ReviewController implements vscode.Disposable {
   readonly store = new ReviewStore(this.tree);
   readonly documents = new ReviewDocuments(this.store);
   readonly changes = new ChangesTree(this.store);
+  /** Keep/Undo per hunk inside the normal editor. */
+  readonly inFile = new InFileReview(this.store);
   /** ACP diff content of a tool call, for changes no review holds. */
   readonly toolDiffs = new ToolDiffDocuments();
-  private readonly disposables: vscode.Disposable[] = [this.documents, this.changes, this.toolDiffs];
+  private readonly disposables: vscode.Disposable[] = [this.documents, this.changes, this.toolDiffs, this.inFile];
 
   constructor() {
     const command = (id: string, run: (...args: unknown[]) => unknown) =>
@@ -44,6 +49,22 @@ export class ReviewController implements vscode.Disposable {
     command('accord.review.acceptAll', () => this.decideFiles(this.store.all(), 'accepted'));
     command('accord.review.rejectAll', () => this.decideFiles(this.store.all(), 'rejected'));
     command('accord.review.undoTurn', (node) => this.undoTurn(node));
+    command('accord.review.resolveHunk', (uri, index) => this.resolveHunk(uri, index));
+    command('accord.review.resolveFile', (arg) => this.resolveFile(this.fileFrom(arg)));
+    command('accord.review.explainConflict', (uri, index) => this.explainConflict(uri, index));
+    command('accord.review.reviewInFile', (arg) => this.reviewInFile(this.fileFrom(arg)));
+    command('accord.review.keepInFile', (id, index) => this.decideInFile(id, index, 'accepted'));
+    command('accord.review.undoInFile', (id, index) => this.decideInFile(id, index, 'rejected'));
+    command('accord.review.nextInFile', (uri, line) => this.inFile.move(1, uri instanceof vscode.Uri ? uri : undefined, typeof line === 'number' ? line : undefined));
+    command('accord.review.previousInFile', (uri, line) => this.inFile.move(-1, uri instanceof vscode.Uri ? uri : undefined, typeof line === 'number' ? line : undefined));
+    // A conflict finished between markers is decided once the person has picked a side everywhere.
+    const settle = (document: vscode.TextDocument) => {
+      if (document.uri.scheme === 'file' && this.store.resolvingPaths().has(document.uri.fsPath)) this.store.settleResolutions(document.uri.fsPath, document.getText());
+    };
+    this.disposables.push(
+      vscode.workspace.onDidChangeTextDocument((event) => settle(event.document)),
+      vscode.workspace.onDidSaveTextDocument(settle),
+    );
   }
 
   /** Opens a change in VS Code's diff editor (binary files: the summary alone, not diffed). */
@@ -54,7 +75,9 @@ export class ReviewController implements vscode.Disposable {
       await vscode.window.showTextDocument(reviewUri(file, 'proposed'), { preview: false });
       return;
     }
-    const title = `${name} (Accord review, turn ${file.turnId})`;
+    // A later turn is diffed against the agent's text after the turn before; the title says so.
+    const builtOn = file.builtOn !== undefined ? this.store.get(file.builtOn) : undefined;
+    const title = builtOn ? `${name} (Accord review, turn ${file.turnId}: changes since turn ${builtOn.turnId})` : `${name} (Accord review, turn ${file.turnId})`;
     await vscode.commands.executeCommand('vscode.diff', reviewUri(file, 'base'), reviewUri(file, 'proposed'), title, { preview: false });
   }
 
@@ -105,37 +128,146 @@ export class ReviewController implements vscode.Disposable {
 
   private async decideHunk(uriArg: unknown, indexArg: unknown, decision: Decision): Promise<void> {
     const target = typeof indexArg === 'number' ? { file: this.fileFrom(uriArg), index: indexArg } : this.hunkAtCursor();
-    if (!target?.file) return;
-    await this.report(this.store.decideHunk(target.file, target.index, decision));
+    if (!target?.file) {
+      void vscode.window.showInformationMessage('Accord: no change to decide here. Put the cursor in a highlighted change of an Accord review.');
+      return;
+    }
+    const result = await this.report(this.store.decideHunk(target.file, target.index, decision));
+    for (const { why } of result.refused ?? []) void vscode.window.showInformationMessage(`Accord: nothing was changed in ${nodePath.basename(target.file.path)}: ${why}.`);
   }
 
+  /** Decides what is still open; says so when there was nothing (every change already decided). */
   private async decideFiles(files: FileReview[], decision: Exclude<Decision, 'pending'>): Promise<void> {
-    const open = files.filter(isPending);
-    if (open.length === 0) return;
-    await this.report(this.store.decideFiles(open, decision));
+    if (files.length === 0) {
+      void vscode.window.showInformationMessage('Accord: there are no agent changes under review here.');
+      return;
+    }
+    const result = await this.report(this.store.decideFiles(files, decision));
+    if (result.landed.length + result.conflicts.length === 0) {
+      const which = files.length === 1 ? nodePath.basename(files[0]!.path) : `these ${files.length} files`;
+      void vscode.window.showInformationMessage(`Accord: nothing to ${decision === 'accepted' ? 'accept' : 'reject'} in ${which}: every change is already decided. Use Undo Turn to take back what a turn landed.`);
+    }
   }
 
   private async undoTurn(node: unknown): Promise<void> {
     if (!isNode(node) || node.type !== 'turn') return;
     const result = await this.report(this.store.undoTurn(node.sessionId, node.turnId));
-    if (result.landed.length > 0) {
-      void vscode.window.showInformationMessage(
-        `Accord undid turn ${node.turnId} (${result.landed.length} file${result.landed.length === 1 ? '' : 's'}); the agent will be told with your next prompt.`,
-      );
+    const files = result.landed.length + result.conflicts.length;
+    const stuck = result.conflicts.length > 0 ? `; ${result.conflicts.length} could not be fully reverted because you edited the same lines (see the Changes view)` : '';
+    void vscode.window.showInformationMessage(
+      `Accord undid turn ${node.turnId} only (${files} file${files === 1 ? '' : 's'}; other turns' changes are kept)${stuck}. The agent will be told with your next prompt.`,
+    );
+  }
+
+  /** Writes the file's pending hunks into it and shows it, with Keep/Undo on each. */
+  private async reviewInFile(file: FileReview | undefined): Promise<void> {
+    if (!file) {
+      void vscode.window.showInformationMessage('Accord: no change under review here to review in its file.');
+      return;
     }
+    const result = await this.report(this.store.reviewInFile(file));
+    for (const { why } of result.refused ?? []) {
+      void vscode.window.showInformationMessage(`Accord cannot review ${nodePath.basename(file.path)} in the file: ${why}.`);
+      return;
+    }
+    await vscode.window.showTextDocument(vscode.Uri.file(file.path), { preview: false });
+    await this.inFile.move(1, undefined, -1);
+  }
+
+  /** Keep (accept where it is) or Undo (take out) one hunk written into the file, by the review's id and hunk index; the keyboard acts on the hunk at the cursor. */
+  private async decideInFile(idArg: unknown, indexArg: unknown, decision: Exclude<Decision, 'pending'>): Promise<void> {
+    let target: PlacedHunk | { file: FileReview; index: number; edited?: undefined } | undefined;
+    const editor = vscode.window.activeTextEditor;
+    if (typeof idArg === 'string' && typeof indexArg === 'number') {
+      const file = this.store.get(idArg);
+      const document = file && vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === file.path);
+      target = (document && this.inFile.placed(document).find((p) => p.file === file && p.index === indexArg)) ?? (file && { file, index: indexArg });
+    } else if (editor) {
+      const line = editor.selection.active.line;
+      const placed = this.inFile.placed(editor.document);
+      target = placed.find((p) => line >= p.start && line < p.start + Math.max(1, p.lines)) ?? placed.find((p) => p.start >= line);
+    }
+    if (!target) {
+      void vscode.window.showInformationMessage('Accord: no change under review at the cursor.');
+      return;
+    }
+    // Keep on lines the person edited keeps their version, and the agent is told what it became.
+    const result =
+      decision === 'accepted' && target.edited !== undefined
+        ? this.store.keepEdited(target.file, target.index, target.edited)
+        : await this.report(this.store.decideHunk(target.file, target.index, decision));
+    for (const { why } of result.refused ?? []) void vscode.window.showInformationMessage(`Accord: nothing was changed: ${why}.`);
+  }
+
+  /** Writes a conflict into the real file between conflict markers and shows it there. */
+  private async resolveHunk(uriArg: unknown, indexArg: unknown): Promise<void> {
+    const file = this.fileFrom(uriArg);
+    if (!file || typeof indexArg !== 'number') return;
+    await this.resolve(file, [indexArg]);
+  }
+
+  private async resolveFile(file: FileReview | undefined): Promise<void> {
+    if (!file) return;
+    const conflicts = file.hunks.map((_, i) => i).filter((i) => hunkState(file, i) === 'conflict');
+    if (conflicts.length === 0) {
+      void vscode.window.showInformationMessage(`Accord: ${nodePath.basename(file.path)} has no conflict to resolve${file.conflict ? ` (${file.conflict})` : ''}.`);
+      return;
+    }
+    await this.resolve(file, conflicts);
+  }
+
+  private async resolve(file: FileReview, indices: number[]): Promise<void> {
+    try {
+      for (const index of indices) {
+        const outcome = await this.store.resolveInFile(file, index);
+        if (!outcome.written) {
+          void vscode.window.showWarningMessage(`Accord cannot put conflict markers in ${nodePath.basename(file.path)}: ${outcome.why}.`);
+          return;
+        }
+      }
+      const editor = await vscode.window.showTextDocument(vscode.Uri.file(file.path), { preview: false });
+      const marker = editor.document.getText().split('\n').findIndex((line) => line.startsWith('<<<<<<< '));
+      if (marker >= 0) {
+        const position = new vscode.Position(marker, 0);
+        editor.selection = new vscode.Selection(position, position);
+        editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenter);
+      }
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Accord could not write the conflict into ${nodePath.basename(file.path)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private explainConflict(uriArg: unknown, indexArg: unknown): void {
+    const file = this.fileFrom(uriArg);
+    if (!file || typeof indexArg !== 'number') return;
+    const why = hunkConflict(file, indexArg);
+    if (!why) return;
+    const wanted = hunkDecision(file, indexArg) === 'accepted' ? 'accept' : 'take out';
+    void vscode.window.showWarningMessage(
+      `Accord could not ${wanted} this change in ${nodePath.basename(file.path)}: ${why}. Resolve in File puts both versions between conflict markers; or change your lines and Try Again; or ${wanted === 'accept' ? 'Leave Out the change' : 'Keep the change'}.`,
+    );
   }
 
   private async report(pending: Promise<LandResult>): Promise<LandResult> {
     try {
       const result = await pending;
       for (const file of result.conflicts) {
-        void vscode.window.showWarningMessage(
-          `Accord did not change ${nodePath.basename(file.path)}: ${file.conflict ?? 'it changed since the agent proposed this'}. Resolve it by hand, then decide again.`,
-        );
+        const open = file.hunks.filter((_, i) => hunkState(file, i) === 'conflict').length;
+        const label = quotedForNotification(nodePath.basename(file.path), 200);
+        void vscode.window
+          .showWarningMessage(
+            `Accord could not apply ${open > 0 ? `${open} change${open === 1 ? '' : 's'} to` : 'the change to'} ${label}: ${file.conflict ? quotedForNotification(file.conflict, 300) : 'it changed since the agent proposed this'}. Open the review to resolve it, try again after changing your lines, or reject it.`,
+            'Open Review',
+            ...(open > 0 ? ['Resolve in File'] : []),
+          )
+          .then((choice) => {
+            if (choice === 'Open Review') void this.open(file);
+            if (choice === 'Resolve in File') void this.resolveFile(file);
+          });
       }
       return result;
     } catch (error) {
-      void vscode.window.showErrorMessage(`Accord could not apply the reviewed change: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(`Accord could not apply the reviewed change: ${quotedForNotification(error instanceof Error ? error.message : String(error), 400)}`);
       return { landed: [], conflicts: [] };
     }
   }
@@ -146,7 +278,7 @@ export class ReviewController implements vscode.Disposable {
     const review = editor && reviewOf(this.store, editor.document.uri);
     if (!editor || !review) return undefined;
     const line = editor.selection.active.line;
-    const hunks = pendingHunks(review.file, review.side);
+    const hunks = pendingHunks(review.file, review.side).filter((h) => h.state === 'pending');
     // Under the cursor, else the next one below it; never one the person scrolled past.
     const hit = hunks.find((h) => line >= h.start && line < h.start + Math.max(1, h.lines)) ?? hunks.find((h) => h.start >= line);
     return hit && { file: review.file, index: hit.index };

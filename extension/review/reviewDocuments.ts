@@ -4,9 +4,10 @@
 // the review.
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
-import { isPending, type FileReview } from './fileReview';
+import { hunkDecision, isPending, type FileReview } from './fileReview';
 import type { ReviewStore } from './reviewStore';
 import { pendingHunks, sideText, type Side } from './reviewSides';
+import { hunkKey } from './hunks';
 
 export const BASE_SCHEME = 'accord-review-base';
 export const PROPOSED_SCHEME = 'accord-review-proposed';
@@ -38,11 +39,14 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
       this.changed,
       this.lensesChanged,
     ];
+    // Tabs restored from before a reload, or of a closed session, show nothing under review: they go, and their diagnostics with them.
+    setTimeout(() => this.closeStale(), 0);
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     const review = reviewOf(this.store, uri);
-    if (!review) return 'This change is no longer under review (its session was closed).\n';
+    // Empty rather than a sentence: a language server would report a sentence as errors in a .js or .ts tab.
+    if (!review) return '';
     return sideText(review.file, review.side);
   }
 
@@ -58,9 +62,27 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
       const line = Math.min(hunk.start, lastLine);
       const range = new vscode.Range(line, 0, line, 0);
       const args = [document.uri.toString(), hunk.index];
+      if (hunk.state === 'conflict' && this.store.isLanding(file)) {
+        lenses.push(new vscode.CodeLens(range, { title: '$(sync~spin) Applying…', command: '' }));
+        continue;
+      }
+      if (hunk.state === 'conflict') {
+        lenses.push(...conflictLenses(file, hunk.index, range, args));
+        continue;
+      }
       lenses.push(
         new vscode.CodeLens(range, { title: '$(check) Accept hunk', command: 'accord.review.acceptHunk', arguments: args }),
         new vscode.CodeLens(range, { title: '$(discard) Reject hunk', command: 'accord.review.rejectHunk', arguments: args }),
+      );
+    }
+    const missing = this.store.contextNotInFile(file);
+    if (missing.length > 0) {
+      const what = missing.map((m) => `${m.count} from turn ${m.turnId}`).join(', ');
+      lenses.unshift(
+        new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), {
+          title: `$(info) Unchanged lines are the agent's text after turn ${this.store.get(file.builtOn!)?.turnId ?? '?'}; ${what} of its earlier changes ${missing.reduce((n, m) => n + m.count, 0) === 1 ? 'is' : 'are'} not in your file`,
+          command: '',
+        }),
       );
     }
     if (file.hunks.length === 0 || file.binary || file.movedFrom !== undefined) {
@@ -75,13 +97,53 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
   }
 
   private refresh(): void {
+    // Lenses first: they follow a decision at once, before the documents' text is asked for again.
+    this.lensesChanged.fire();
     for (const document of vscode.workspace.textDocuments) {
       if (document.uri.scheme === BASE_SCHEME || document.uri.scheme === PROPOSED_SCHEME) this.changed.fire(document.uri);
     }
-    this.lensesChanged.fire();
+    this.closeStale();
+  }
+
+  /** Closes review tabs whose review no longer exists. */
+  private closeStale(): void {
+    const stale: vscode.Tab[] = [];
+    for (const group of vscode.window.tabGroups.all) {
+      for (const tab of group.tabs) {
+        const uris = tab.input instanceof vscode.TabInputTextDiff ? [tab.input.original, tab.input.modified] : tab.input instanceof vscode.TabInputText ? [tab.input.uri] : [];
+        const ours = uris.filter((u) => u.scheme === BASE_SCHEME || u.scheme === PROPOSED_SCHEME);
+        if (ours.length > 0 && ours.every((u) => !reviewOf(this.store, u))) stale.push(tab);
+      }
+    }
+    if (stale.length > 0) void vscode.window.tabGroups.close(stale, true).then(undefined, () => undefined);
   }
 
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/**
+ * Every conflict has a way out: see why, finish it between conflict markers in
+ * the file, try again after changing one's own lines, or give up on the
+ * change (which always succeeds: nothing needs to move).
+ */
+function conflictLenses(file: FileReview, index: number, range: vscode.Range, args: unknown[]): vscode.CodeLens[] {
+  const resolving = file.resolving.has(file.hunks[index] ? hunkKeyOf(file, index) : '');
+  const wanted = hunkDecision(file, index);
+  if (resolving) {
+    return [new vscode.CodeLens(range, { title: '$(warning) Conflict being finished in the file: pick a side on its markers', command: 'accord.review.explainConflict', arguments: args })];
+  }
+  return [
+    new vscode.CodeLens(range, { title: '$(warning) Conflict', command: 'accord.review.explainConflict', arguments: args }),
+    new vscode.CodeLens(range, { title: '$(git-merge) Resolve in File', command: 'accord.review.resolveHunk', arguments: args }),
+    new vscode.CodeLens(range, { title: '$(refresh) Try Again', command: wanted === 'rejected' ? 'accord.review.rejectHunk' : 'accord.review.acceptHunk', arguments: args }),
+    wanted === 'rejected'
+      ? new vscode.CodeLens(range, { title: '$(check) Keep Change', command: 'accord.review.acceptHunk', arguments: args })
+      : new vscode.CodeLens(range, { title: '$(discard) Leave Out', command: 'accord.review.rejectHunk', arguments: args }),
+  ];
+}
+
+function hunkKeyOf(file: FileReview, index: number): string {
+  return hunkKey(file.hunks[index]!);
 }

@@ -1,19 +1,22 @@
 // What the two sides of the diff editor show for a file under review. Pure.
 //
-// Left is the base with the accepted hunks; right adds the pending ones. A
-// decided hunk therefore leaves the diff (accepted: on both sides; rejected: on
-// neither), and what is still highlighted is exactly what waits for the person.
-import { chosenHunks, hunkDecision, kindOf, type FileReview } from './fileReview';
+// Left is the base with the hunks that are accepted and in the person's file;
+// right adds the open ones (pending, or a conflict). A decided hunk therefore
+// leaves the diff only once the tree holds its decision, and what is still
+// highlighted is exactly what waits for the person: a conflict is never drawn
+// as accepted.
+import { hunkState, kindOf, type FileReview, type HunkState } from './fileReview';
 import { composeText, hunkLayout } from './hunks';
 
 export type Side = 'base' | 'proposed';
 
 function sideChoice(file: FileReview, side: Side): Set<number> {
-  const accepted = new Set<number>();
+  const chosen = new Set<number>();
   file.hunks.forEach((_, index) => {
-    if (hunkDecision(file, index) === 'accepted') accepted.add(index);
+    const state = hunkState(file, index);
+    if (state === 'accepted' || (side === 'proposed' && (state === 'pending' || state === 'conflict'))) chosen.add(index);
   });
-  return side === 'base' ? accepted : chosenHunks(file, true);
+  return chosen;
 }
 
 export function sideText(file: FileReview, side: Side): string {
@@ -21,12 +24,12 @@ export function sideText(file: FileReview, side: Side): string {
   return composeText(file.baseText, file.hunks, sideChoice(file, side));
 }
 
-/** Pending hunks and where each sits on one side (0-based start line, line count). */
-export function pendingHunks(file: FileReview, side: Side): { index: number; start: number; lines: number }[] {
+/** Open hunks (pending or conflict) and where each sits on one side (0-based start line, line count). */
+export function pendingHunks(file: FileReview, side: Side): { index: number; start: number; lines: number; state: HunkState }[] {
   const layout = hunkLayout(file.hunks, sideChoice(file, side));
   return layout
-    .map((place, index) => ({ index, ...place }))
-    .filter(({ index }) => hunkDecision(file, index) === 'pending');
+    .map((place, index) => ({ index, ...place, state: hunkState(file, index) }))
+    .filter(({ state }) => state === 'pending' || state === 'conflict');
 }
 
 function binarySummary(file: FileReview, side: Side): string {

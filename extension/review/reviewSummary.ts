@@ -1,15 +1,18 @@
 // What the chat panel shows of the review: each reviewed file's state (for the
 // tool cards' diff badges) and a session's changed files per turn with line
 // counts. Pure: no vscode import.
-import { fileLineCounts, hunkDecision, isPending, kindOf, type FileKind, type FileReview } from './fileReview';
-import { isLive } from './reviewStore';
+import { fileLineCounts, hunkState, isPending, kindOf, landsPerHunk, type FileKind, type FileReview } from './fileReview';
 
 export type ReviewState = 'pending' | 'accepted' | 'rejected' | 'partial';
 
+/**
+ * A file's label, from its hunks' states alone: open while any hunk is pending
+ * or a conflict, else accepted / rejected when all agree, else partly accepted.
+ */
 export function reviewState(file: FileReview): ReviewState {
-  if (file.undone) return 'rejected';
   if (isPending(file)) return 'pending';
-  const decisions = new Set(file.hunks.length === 0 || file.binary ? [file.wholeDecision] : file.hunks.map((_, i) => hunkDecision(file, i)));
+  const whole = file.hunks.length === 0 || (!landsPerHunk(file) && file.wholeDecision !== 'pending' && file.binary);
+  const decisions = new Set(whole ? [file.wholeDecision] : file.hunks.map((_, i) => hunkState(file, i)));
   if (decisions.size === 1) return decisions.has('rejected') ? 'rejected' : 'accepted';
   return 'partial';
 }
@@ -31,11 +34,10 @@ export interface SummaryTurn {
   files: SummaryFile[];
 }
 
-/** A session's reviews by turn, oldest first; a file continued in a later turn is listed there only. */
+/** A session's reviews by turn, oldest first; each turn lists its own hunks' counts. */
 export function summarize(files: FileReview[]): { turns: SummaryTurn[]; pending: number } {
   const turns = new Map<string, SummaryTurn>();
   for (const file of files) {
-    if (!isLive(file) && !file.undone) continue;
     const turn = turns.get(file.turnId) ?? { turnId: file.turnId, undone: false, files: [] };
     turns.set(file.turnId, turn);
     const { added, removed } = fileLineCounts(file);
@@ -55,10 +57,10 @@ export function summarize(files: FileReview[]): { turns: SummaryTurn[]; pending:
 }
 
 /**
- * The review of `path` in a session that a tool card should show: the live
- * one (a later turn continues earlier ones), else the most recent.
+ * The review of `path` in a session that a tool card should show: the one of
+ * the card's turn when given and there is one, else the most recent.
  */
-export function reviewForPath(files: FileReview[], path: string): FileReview | undefined {
+export function reviewForPath(files: FileReview[], path: string, turnId?: string): FileReview | undefined {
   const matching = files.filter((f) => f.path === path || f.movedFrom === path);
-  return matching.find(isLive) ?? matching[matching.length - 1];
+  return matching.find((f) => turnId !== undefined && f.turnId === turnId) ?? matching[matching.length - 1];
 }

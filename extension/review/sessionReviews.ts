@@ -12,9 +12,11 @@ import type { FileReview } from './fileReview';
 import type { IsolatedWorkspaceSource } from './isolatedSource';
 import type { ReviewController } from './reviewController';
 import { reviewForPath, reviewState, summarize } from './reviewSummary';
+import { pathsToDiscard } from './reviewStore';
 import type { StagedWriteSource } from './stagedSource';
 import { projectTop } from './projectTop';
 import type { HostMessage } from '../../webview/protocol';
+import { quotedForNotification } from '../text/agentText';
 
 /** What the wiring needs of an agent: its name, what it advertised, a way to call it. */
 export interface ReviewAgent {
@@ -56,6 +58,8 @@ interface SessionState {
   inTurn: boolean;
   /** toolCallId → path as the agent named it → the ACP diff content, when it sent some. */
   toolPaths: Map<string, Map<string, { path: string; oldText: string | null; newText: string } | undefined>>;
+  /** toolCallId → the turn it ran in, so its card shows that turn's review of a file. */
+  toolTurns: Map<string, string>;
   /** What each tool card's badge last showed. */
   posted: Map<string, string>;
   /**
@@ -73,7 +77,8 @@ export class SessionReviews implements vscode.Disposable {
   private readonly isolatedByAgent = new WeakMap<ReviewAgent, IsolatedWorkspaceSource>();
   private readonly staged: StagedWriteSource;
   private readonly direct: DirectDiskSource;
-  private readonly discarded = new Set<string>();
+  /** session + path of discards under way, so a store change meanwhile does not send them twice. */
+  private readonly discarding = new Set<string>();
   private readonly warned = new Set<string>();
   private postTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly subscription: { dispose(): void };
@@ -147,15 +152,19 @@ export class SessionReviews implements vscode.Disposable {
   async openFromToolCall(sessionId: string, toolCallId: string, agentPath: string): Promise<void> {
     const state = this.sessions.get(sessionId);
     const path = state?.projectPaths.get(agentPath) ?? (await this.projectPath(state, sessionId, agentPath));
-    const file = reviewForPath(this.deps.review.store.inSession(sessionId), path);
+    const file = reviewForPath(this.deps.review.store.inSession(sessionId), path, state?.toolTurns.get(toolCallId));
     if (file) return this.deps.review.open(file);
     const diff = state?.toolPaths.get(toolCallId)?.get(agentPath);
     if (diff) return this.deps.review.toolDiffs.open(`${sessionId}\u0000${toolCallId}\u0000${agentPath}`, { ...diff, path });
-    void vscode.window.showInformationMessage(`Accord has no change to review for ${path} yet.`);
+    void vscode.window.showInformationMessage(`Accord has no change to review for ${quotedForNotification(path, 300)} yet.`);
   }
 
-  /** The panel's "Changes" list: open one file's review. */
-  async openFile(fileId: string): Promise<void> {
+  /** The panel's "Changes" list: open one file's review in the diff editor, or review it inside the file. */
+  async openFile(fileId: string, inFile = false): Promise<void> {
+    if (inFile) {
+      await vscode.commands.executeCommand('accord.review.reviewInFile', fileId);
+      return;
+    }
     await this.deps.review.open(this.deps.review.store.get(fileId));
   }
 
@@ -180,6 +189,7 @@ export class SessionReviews implements vscode.Disposable {
       turnId: '1',
       inTurn: false,
       toolPaths: new Map(),
+      toolTurns: new Map(),
       posted: new Map(),
       projectPaths: new Map(),
       queue: Promise.resolve(),
@@ -213,6 +223,7 @@ export class SessionReviews implements vscode.Disposable {
   private remember(state: SessionState, sessionId: string, call: ToolCallFacts): void {
     const paths = touchedPaths(call);
     if (paths.length === 0) return;
+    if (!state.toolTurns.has(call.toolCallId)) state.toolTurns.set(call.toolCallId, state.turnId);
     const known = state.toolPaths.get(call.toolCallId) ?? new Map();
     state.toolPaths.set(call.toolCallId, known);
     const diffs = new Map(diffBlocks(call).map((d) => [d.path, d]));
@@ -230,20 +241,23 @@ export class SessionReviews implements vscode.Disposable {
     return path;
   }
 
-  /** A file the person rejected (or whose turn they undid) goes back to the base in the agent's isolated copy too. */
+  /**
+   * A file every change of which the person rejected (or undid) in every turn
+   * goes back to the base in the agent's isolated copy too. A file with
+   * anything accepted keeps the agent's version; its note says what was not taken.
+   */
   private async syncDiscards(): Promise<void> {
     for (const [sessionId, state] of this.sessions) {
       if (!state.isolated) continue;
-      const rejected = this.deps.review.store
-        .inSession(sessionId)
-        .filter((f) => f.origin === 'isolated' && !this.discarded.has(f.id) && reviewState(f) === 'rejected' && !f.conflict);
-      if (rejected.length === 0) continue;
-      for (const file of rejected) this.discarded.add(file.id);
       // A move is discarded by its new path: the agent puts the old file back and removes the new one.
-      const paths = [...new Set(rejected.map((f) => f.path))];
+      const paths = pathsToDiscard(this.deps.review.store.inSession(sessionId)).filter((p) => !this.discarding.has(`${sessionId}\u0000${p}`));
+      if (paths.length === 0) continue;
+      const keys = paths.map((p) => `${sessionId}\u0000${p}`);
+      for (const key of keys) this.discarding.add(key);
       // An agent that is down gets the discard on the next sync, after it is back.
       const done = await this.guard(state, sessionId, () => state.isolated!.discard(sessionId, paths));
-      if (!done) for (const file of rejected) this.discarded.delete(file.id);
+      for (const key of keys) this.discarding.delete(key);
+      if (done) this.deps.review.store.discarded(sessionId, paths);
     }
   }
 
@@ -271,7 +285,7 @@ export class SessionReviews implements vscode.Disposable {
   private postToolStates(epoch: number, state: SessionState, files: FileReview[]): void {
     for (const [toolCallId, paths] of state.toolPaths) {
       for (const agentPath of paths.keys()) {
-        const file = reviewForPath(files, state.projectPaths.get(agentPath) ?? agentPath);
+        const file = reviewForPath(files, state.projectPaths.get(agentPath) ?? agentPath, state.toolTurns.get(toolCallId));
         if (!file) continue;
         const key = `${toolCallId}\u0000${agentPath}`;
         const value = reviewState(file);
@@ -297,7 +311,7 @@ export class SessionReviews implements vscode.Disposable {
       this.deps.log(`review of session ${sessionId}: ${text}`);
       // A stopped agent is already reported by its host, and reloading the session after the restart
       // collects its changes again: a second warning here would only mislead.
-      if (state.agent.connection) this.warnOnce(`${sessionId}:${text}`, `Accord could not collect the agent's changes for review: ${text}`);
+      if (state.agent.connection) this.warnOnce(`${sessionId}:${text}`, `Accord could not collect the agent's changes for review: ${quotedForNotification(text, 400)}`);
       return false;
     }
   }

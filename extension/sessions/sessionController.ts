@@ -8,9 +8,11 @@ import { methods, type ContentBlock, type SessionConfigOption, type SessionInfo,
 import type { AgentHost } from '../agents/agentHost';
 import type { ApprovalService } from '../approvals/approvalService';
 import type { UpdateRouter } from '../client/updateRouter';
-import type { HostMessage, PromptCapabilities, StopReason, WebviewMessageOf } from '../../webview/protocol';
+import type { AgentFailure, HostMessage, PromptCapabilities, StopReason, WebviewMessageOf } from '../../webview/protocol';
 import { modelSetting, reasoningEffort } from '../settings/settings';
 import { parseSelectionPath } from '../chat/panelServices';
+import { quotedForNotification } from '../text/agentText';
+import { sessionNotices } from './sessionNotices';
 
 export interface CurrentSession {
   host: AgentHost;
@@ -32,15 +34,24 @@ export interface SessionControllerDeps {
   approvals: ApprovalService;
   /** Posts to the chat panel. */
   post: (message: HostMessage) => void;
+  /** Records for a rebuilt panel only: the live panel already shows it (the person's own prompt). */
+  remember?: (message: HostMessage) => void;
   /** Bumps and returns the panel's session epoch. */
   nextEpoch: () => number;
   workspaceRoot: () => string | undefined;
   onTurnEnded: (session: CurrentSession, stopReason: StopReason, error?: string) => void;
+  /** The agent the panel is about changed (a session, or an attempt at one, with another agent). */
+  onViewHostChanged?: (host: AgentHost) => void;
   /** The panel now shows another session (possibly of another agent). */
   onSessionChanged: (session: CurrentSession) => void;
   /** The diff review follows each turn (extension/review/sessionReviews.ts). */
   turns?: TurnHooks;
+  /** Keeps the panel's session across a window reload (workspace state); undefined forgets it. */
+  rememberOpenSession?: (session: { agent: string; sessionId: string } | undefined) => void;
 }
+
+/** session/load `_meta` (Accord's daemon): the session is mid-turn, started by another client or an earlier window. */
+const RUNNING_META_KEY = 'accord/running';
 
 export interface TurnHooks {
   /** Before the prompt is sent; returns a note for the agent to read before the person's text (what they rejected or undid). */
@@ -54,10 +65,15 @@ export interface TurnHooks {
 export class SessionController {
   private currentValue: CurrentSession | undefined;
   private loading: string | undefined;
+  /** The panel's session is running a turn this window did not send (its end comes as a notification). */
+  private remoteTurn: string | undefined;
   /** The turn the agent's exit ended, to show again once the reloaded session has replaced the panel's transcript. */
   private lostTurn: { sessionId: string; error: string } | undefined;
   /** How the last turn ended (tests and notifications read it). */
   lastOutcome: TurnOutcome | undefined;
+  private viewHostValue: AgentHost | undefined;
+  /** The last failure shown in the panel (tests read it). */
+  lastFailure: AgentFailure | undefined;
 
   constructor(private readonly deps: SessionControllerDeps) {}
 
@@ -65,14 +81,68 @@ export class SessionController {
     return this.currentValue;
   }
 
+  /**
+   * The agent the panel is about: the one of its session, or the one a person
+   * last tried to use even when that failed, so the header, "Show Agent Log"
+   * and the failure notice all name the same agent.
+   */
+  get viewHost(): AgentHost | undefined {
+    return this.viewHostValue;
+  }
+
+  private view(host: AgentHost): void {
+    if (this.viewHostValue === host) return;
+    this.viewHostValue = host;
+    this.deps.onViewHostChanged?.(host);
+  }
+
+  /** Says in the panel that the agent failed, with its name, the error and actions; a notification too, escaped. */
+  private fail(host: AgentHost, stage: AgentFailure['stage'], error: unknown): void {
+    const message = (error instanceof Error ? error.message : typeof error === 'string' ? error : String((error as { message?: unknown })?.message ?? error)) || 'no reason given';
+    const failure: AgentFailure = { agentName: host.name.slice(0, 200), stage, message: message.slice(0, 4000) };
+    this.lastFailure = failure;
+    this.view(host);
+    this.deps.post({ type: 'agentFailure', failure });
+    // A failed turn already says so in the transcript and (per accord.notifications) in the turn-ended notification.
+    if (stage === 'session/prompt') return;
+    void vscode.window.showErrorMessage(`Accord: ${quotedForNotification(host.name, 80)} failed (${stage}): ${quotedForNotification(message, 400)}`, 'Show Log', 'Show ACP Traffic')
+      .then((choice) => {
+        if (choice === 'Show Log') host.showLog();
+        if (choice === 'Show ACP Traffic') void vscode.commands.executeCommand('accord.showAcpTraffic');
+      });
+  }
+
+  /** The failure notice is over (a session started, or the agent came back). */
+  clearFailure(): void {
+    if (!this.lastFailure) return;
+    this.lastFailure = undefined;
+    this.deps.post({ type: 'agentFailure', failure: null });
+  }
+
   async newSession(host: AgentHost): Promise<CurrentSession | undefined> {
     const connection = await this.connect(host);
     const cwd = this.cwd();
     if (!connection || !cwd) return undefined;
-    const response = await connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    let response;
+    try {
+      response = await connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    } catch (error) {
+      this.fail(host, 'session/new', error);
+      return undefined;
+    }
     const session = this.adopt(host, response.sessionId, response.configOptions ?? [], 'new');
+    this.showNotices(response._meta);
     await this.applySettings(session);
     return session;
+  }
+
+  /** A broken policy or failed MCP server, said once per new session; the agent's wording only ever in a modal's plain-text detail. */
+  private showNotices(meta: unknown): void {
+    for (const notice of sessionNotices(meta)) {
+      void vscode.window.showWarningMessage(notice.headline, 'Details').then((choice) => {
+        if (choice === 'Details') void vscode.window.showWarningMessage(notice.headline, { modal: true, detail: notice.detail });
+      });
+    }
   }
 
   /** Opens a past session with `session/load`: the transcript is cleared and the agent's replay renders once. */
@@ -81,24 +151,52 @@ export class SessionController {
     const cwd = this.cwd();
     if (!connection || !cwd) return;
     if (!host.info?.agentCapabilities?.loadSession) {
-      void vscode.window.showWarningMessage(`${host.name} cannot reopen past sessions (it does not support session/load).`);
+      void vscode.window.showWarningMessage(`Accord: ${quotedForNotification(host.name, 80)} cannot reopen past sessions (it does not support session/load).`);
       return;
     }
     if (this.loading === sessionId) return; // a second click while replaying would render the history twice
     this.loading = sessionId;
+    let running = false;
     try {
       const session = this.adopt(host, sessionId, [], 'load');
       this.deps.router.beginReplay(sessionId);
       this.deps.post({ type: 'replayBegin', epoch: session.epoch });
-      const response = await connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+      let response;
+      try {
+        response = await connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+      } catch (error) {
+        this.fail(host, 'session/load', error);
+        return;
+      }
       session.configOptions = response?.configOptions ?? [];
       this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
       void this.deps.turns?.loaded(session);
+      running = (response?._meta as Record<string, unknown> | undefined)?.[RUNNING_META_KEY] === true;
     } finally {
       this.deps.router.endReplay(sessionId);
       if (this.currentValue?.sessionId === sessionId) this.deps.post({ type: 'replayEnd', epoch: this.currentValue.epoch });
       this.loading = undefined;
     }
+    // Reattached mid-turn (after a window reload): the panel shows the live turn until the agent says it ended.
+    if (running) this.remoteTurnStarted(host, sessionId);
+  }
+
+  /** Another client (or this window before a reload) runs a turn in the panel's session. */
+  remoteTurnStarted(host: AgentHost, sessionId: string): void {
+    const session = this.currentValue;
+    if (session?.host !== host || session.sessionId !== sessionId || session.turnInFlight) return;
+    session.turnInFlight = true;
+    this.remoteTurn = sessionId;
+    this.deps.post({ type: 'turnStarted', epoch: session.epoch });
+  }
+
+  /** That turn ended (the agent's `_accord/turn_ended`). */
+  remoteTurnEnded(host: AgentHost, sessionId: string, stopReason: StopReason): void {
+    const session = this.currentValue;
+    if (session?.host !== host || session.sessionId !== sessionId || this.remoteTurn !== sessionId) return;
+    this.remoteTurn = undefined;
+    void this.deps.turns?.end(session);
+    this.endTurn(session, stopReason);
   }
 
   async listSessions(host: AgentHost): Promise<SessionInfo[]> {
@@ -120,7 +218,10 @@ export class SessionController {
     this.deps.approvals.cancelSession(sessionId);
     await connection.agent.request(methods.agent.session.close, { sessionId });
     this.deps.router.untrack(sessionId);
-    if (this.currentValue?.sessionId === sessionId) this.currentValue = undefined;
+    if (this.currentValue?.sessionId === sessionId) {
+      this.currentValue = undefined;
+      this.deps.rememberOpenSession?.(undefined);
+    }
   }
 
   /** Runs one turn; resolves with how it ended (undefined when no turn started). */
@@ -137,6 +238,11 @@ export class SessionController {
     if (!connection) return this.endTurn(session, 'error', `${session.host.name} is not running.`);
     session.turnInFlight = true;
     this.lostTurn = undefined;
+    // The panel drew the prompt itself and the agent's echo is not relayed; a rebuilt panel needs it from the journal.
+    const own = (content: Record<string, unknown>) =>
+      this.deps.remember?.({ type: 'sessionUpdate', epoch: session.epoch, sessionId: session.sessionId, update: { sessionUpdate: 'user_message_chunk', content } });
+    own({ type: 'text', text: message.text });
+    for (const m of message.mentions) own({ type: 'resource_link', uri: vscode.Uri.file(m.path).toString(), name: m.name });
     this.deps.post({ type: 'turnStarted', epoch: session.epoch });
     const turns = this.deps.turns;
     try {
@@ -151,6 +257,7 @@ export class SessionController {
       const reason = error instanceof Error ? error.message : String(error);
       const lost = connection.signal.aborted || !session.host.connection;
       if (lost) return this.loseTurn(session, `${session.host.name} stopped during the turn; the turn was lost (${reason}).`);
+      this.fail(session.host, 'session/prompt', error);
       return this.endTurn(session, 'error', `The turn ended with an error: ${reason}`);
     }
   }
@@ -165,6 +272,10 @@ export class SessionController {
 
   /** The agent process died: end the turn with a clear error; after a restart, reload the session if the agent can. */
   agentExited(host: AgentHost, message: string): void {
+    if (this.viewHostValue === host) {
+      this.lastFailure = { agentName: host.name.slice(0, 200), stage: 'exit', message: message.slice(0, 4000) };
+      this.deps.post({ type: 'agentFailure', failure: this.lastFailure });
+    }
     const session = this.currentValue;
     if (session?.host !== host) return;
     this.deps.approvals.cancelSession(session.sessionId);
@@ -183,13 +294,13 @@ export class SessionController {
     this.lostTurn = undefined;
     if (host.info?.agentCapabilities?.loadSession) {
       await this.loadSession(host, session.sessionId).catch((error) =>
-        void vscode.window.showWarningMessage(`${host.name} restarted but could not reload the session: ${String(error?.message ?? error)}`));
+        void vscode.window.showWarningMessage(`Accord: ${quotedForNotification(host.name, 80)} restarted but could not reload the session: ${quotedForNotification(String(error?.message ?? error), 400)}`));
       const shown = this.currentValue;
       // The reload cleared the panel, and the log's replay does not say the last turn died: say it again.
       if (lost && shown?.sessionId === lost.sessionId) this.deps.post({ type: 'turnEnded', epoch: shown.epoch, stopReason: 'error', error: lost.error.slice(0, 4000) });
     } else {
       this.currentValue = undefined;
-      void vscode.window.showInformationMessage(`${host.name} restarted. It cannot reload sessions, so your next prompt starts a new one.`);
+      void vscode.window.showInformationMessage(`Accord: ${quotedForNotification(host.name, 80)} restarted. It cannot reload sessions, so your next prompt starts a new one.`);
     }
   }
 
@@ -211,6 +322,10 @@ export class SessionController {
     if (previous && previous.sessionId !== sessionId) this.deps.router.untrack(previous.sessionId);
     const session: CurrentSession = { host, sessionId, epoch: this.deps.nextEpoch(), configOptions, turnInFlight: false };
     this.currentValue = session;
+    this.view(host);
+    this.lastFailure = undefined; // the panel clears its notice on sessionStarted
+    if (previous?.sessionId !== sessionId) this.remoteTurn = undefined;
+    this.deps.rememberOpenSession?.({ agent: host.name, sessionId });
     this.deps.router.track(sessionId);
     this.deps.post({ type: 'sessionStarted', epoch: session.epoch, sessionId, origin });
     this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions });
@@ -265,11 +380,11 @@ export class SessionController {
   }
 
   private async connect(host: AgentHost) {
+    this.view(host);
     await host.ensureStarted();
     const connection = host.connection;
-    if (!connection) {
-      const why = host.status.message ?? `${host.name} is not running.`;
-      void vscode.window.showErrorMessage(why, 'Show Log').then((c) => c && host.showLog());
+    if (!connection && host.status.state !== 'untrusted') {
+      this.fail(host, host.startFailure?.stage ?? 'start', host.startFailure?.message ?? host.status.message ?? `${host.name} is not running.`);
     }
     return connection;
   }

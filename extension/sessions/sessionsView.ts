@@ -2,15 +2,19 @@
 // agents that advertise it). Open = `session/load`; copy id; close.
 import * as vscode from 'vscode';
 import type { SessionInfo } from '@agentclientprotocol/sdk/unstable';
+import { agentLine, quoted } from '../text/agentText';
 
 export class SessionItem extends vscode.TreeItem {
   constructor(readonly agentName: string, readonly info: SessionInfo, current: boolean) {
-    super(info.title || `Session ${info.sessionId.slice(0, 8)}`, vscode.TreeItemCollapsibleState.None);
+    // Titles, ids and paths come from the agent: one plain line each (tree labels and string tooltips are not Markdown).
+    super(info.title ? agentLine(info.title, 120) : `Session ${agentLine(info.sessionId, 8)}`, vscode.TreeItemCollapsibleState.None);
     this.id = `${agentName}:${info.sessionId}`;
-    this.description = [current ? 'open' : '', info.updatedAt ? new Date(info.updatedAt).toLocaleString() : ''].filter(Boolean).join(' · ');
-    this.tooltip = `${info.title ?? ''}\n${agentName} · ${info.sessionId}\n${info.cwd}`.trim();
+    // Accord's daemon marks sessions running a turn right now (perhaps for another window or client).
+    const running = (info._meta as Record<string, unknown> | undefined | null)?.['accord/running'] === true;
+    this.description = [running ? 'running' : '', current ? 'open' : '', info.updatedAt ? new Date(info.updatedAt).toLocaleString() : ''].filter(Boolean).join(' · ');
+    this.tooltip = `${info.title ? quoted(info.title, 500) : ''}\n${agentLine(agentName, 80)} · ${agentLine(info.sessionId, 200)}${running ? ' · running' : ''}\n${agentLine(info.cwd, 500)}`.trim();
     this.contextValue = 'accord.session';
-    this.iconPath = new vscode.ThemeIcon(current ? 'comment-discussion' : 'history');
+    this.iconPath = new vscode.ThemeIcon(running ? 'sync~spin' : current ? 'comment-discussion' : 'history');
     this.command = { command: 'accord.openSession', title: 'Open Session', arguments: [this] };
   }
 }

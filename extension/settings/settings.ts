@@ -7,6 +7,8 @@ export interface AgentDefinition {
   command: string;
   args: string[];
   env: Record<string, string>;
+  /** Start from the extension host's whole environment instead of the minimal one (agents/agentEnv.ts). */
+  inheritEnv: boolean;
 }
 
 export const BUNDLED_AGENT_NAME = 'Accord';
@@ -35,7 +37,7 @@ export function configuredAgents(report: (problem: string) => void = () => {}): 
     const env = typeof e.env === 'object' && e.env !== null && !Array.isArray(e.env)
       ? Object.fromEntries(Object.entries(e.env).filter((kv): kv is [string, string] => typeof kv[1] === 'string'))
       : {};
-    agents.push({ name, command, args, env });
+    agents.push({ name, command, args, env, inheritEnv: e.inheritEnv === true });
   });
   return agents;
 }

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { SessionUpdate } from '@agentclientprotocol/sdk/unstable';
 import type { AgentStatus } from '../../webview/protocol';
+import { agentBlock, agentLine, forIconLabel, quoted } from '../text/agentText';
 
 export interface Usage {
   used: number;
@@ -75,7 +76,7 @@ export class StatusBar implements vscode.Disposable {
       return;
     }
     this.approvalItem.text = `$(shield) ${count} approval${count > 1 ? 's' : ''} waiting`;
-    this.approvalItem.tooltip = `${headline ?? 'An agent is waiting for your answer.'}\nClick to answer.`;
+    this.approvalItem.tooltip = `${headline ? `The agent asks: ${quoted(headline, 200)}` : 'An agent is waiting for your answer.'}\nClick to answer.`;
     this.approvalItem.accessibilityInformation = { label: this.approvalItem.text, role: 'button' };
     this.approvalItem.show();
   }
@@ -87,9 +88,10 @@ export class StatusBar implements vscode.Disposable {
 
   private render(): void {
     const icon = { connected: '$(hubot)', starting: '$(sync~spin)', restarting: '$(sync~spin)', stopped: '$(circle-slash)', error: '$(error)', untrusted: '$(shield)' }[this.status.state];
+    // The agent's name can come from its own `initialize` answer: icon syntax and markup shown as text.
     const name = this.status.agentName ?? 'Accord';
-    let text = `${icon} ${name}`;
-    const tooltip = [`${name}: ${this.status.state}${this.status.message ? ` — ${this.status.message}` : ''}`];
+    let text = `${icon} ${forIconLabel(name, 40)}`;
+    const tooltip = [`${agentLine(name, 80)}: ${this.status.state}${this.status.message ? ` — ${agentBlock(this.status.message, { maxLines: 6, maxLineLength: 300 }).text}` : ''}`];
     const u = this.usageValue;
     if (u) {
       if (u.size) {

@@ -11,6 +11,7 @@ import {
   type TerminalOutputResponse,
 } from '@agentclientprotocol/sdk/unstable';
 import { OutputBuffer } from './outputBuffer';
+import { agentLine, forIconLabel } from '../text/agentText';
 
 interface RunningTerminal {
   sessionId: string;
@@ -25,12 +26,19 @@ interface RunningTerminal {
 export class TerminalService implements vscode.Disposable {
   private readonly terminals = new Map<string, RunningTerminal>();
 
-  constructor(private readonly defaultCwd: () => string | undefined) {}
+  /**
+   * environmentFor: the environment an agent's commands start from (agents/agentEnv.ts): the
+   * agent's own, never the extension host's whole environment and never Accord's stored keys.
+   */
+  constructor(
+    private readonly defaultCwd: () => string | undefined,
+    private readonly environmentFor: (agentName: string) => Record<string, string> = () => ({}),
+  ) {}
 
   create(params: CreateTerminalRequest, agentName: string): { terminalId: string } {
     const terminalId = randomUUID();
     const cwd = params.cwd ?? this.defaultCwd();
-    const env = { ...process.env, ...Object.fromEntries((params.env ?? []).map((e) => [e.name, e.value])) };
+    const env = { ...this.environmentFor(agentName), ...Object.fromEntries((params.env ?? []).map((e) => [e.name, e.value])) };
     // A lone command string with spaces is a shell line (several agents send them so); argv otherwise.
     const shellLine = (params.args ?? []).length === 0 && /\s/.test(params.command.trim());
     const child = spawn(params.command, params.args ?? [], {
@@ -42,10 +50,11 @@ export class TerminalService implements vscode.Disposable {
     const pty: vscode.Pseudoterminal = {
       onDidWrite: writeEmitter.event,
       onDidClose: closeEmitter.event,
-      open: () => writeEmitter.fire(`\x1b[2m$ ${[params.command, ...(params.args ?? [])].join(' ')}${cwd ? `   (in ${cwd})` : ''}\x1b[0m\r\n`),
+      // The agent's command line is text, never escape sequences (an OSC 8 link or a cursor move would be live here).
+      open: () => writeEmitter.fire(`\x1b[2m$ ${agentLine([params.command, ...(params.args ?? [])].join(' '), 2000)}${cwd ? `   (in ${agentLine(cwd, 500)})` : ''}\x1b[0m\r\n`),
       close: () => killTree(child), // the person closed the terminal
     };
-    const terminal = vscode.window.createTerminal({ name: `${agentName}: ${params.command}`, pty, isTransient: true });
+    const terminal = vscode.window.createTerminal({ name: `${forIconLabel(agentName, 40)}: ${forIconLabel(params.command, 60)}`, pty, isTransient: true });
     const onData = (chunk: Buffer) => {
       output.append(chunk);
       writeEmitter.fire(chunk.toString('utf8').replace(/\r?\n/g, '\r\n'));

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk/unstable';
 import { redact } from './redact';
+import { forLog } from '../text/agentText';
 
 const MAX_LINE = 20_000;
 
@@ -43,7 +44,8 @@ export class TrafficLog implements vscode.Disposable {
   private append(agentName: string, arrow: string, message: AnyMessage): void {
     let text = JSON.stringify(redact(message, this.secrets()));
     if (text.length > MAX_LINE) text = `${text.slice(0, MAX_LINE)}… (${text.length} characters)`;
-    const line = `${new Date().toISOString()} ${agentName} ${arrow} ${text}`;
+    // JSON escapes controls but not bidi or zero-width characters: the log line goes through the same helper.
+    const line = forLog(`${new Date().toISOString()} ${agentName} ${arrow} ${text}`, MAX_LINE + 200);
     this.recent.push(line);
     if (this.recent.length > 500) this.recent.shift();
     this.channel?.appendLine(line);

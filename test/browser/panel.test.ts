@@ -125,7 +125,7 @@ describe('what the panel renders and posts', () => {
     await page.close();
   });
 
-  test('review changes: files per turn with kind, line counts and state; a click posts reviewFile', TIMEOUT, async () => {
+  test('review changes: files per turn with kind, line counts and state; a click posts reviewFile, the edit icon asks for in-file review', TIMEOUT, async () => {
     const { page, posted } = await panelWith('review-changes');
     await page.locator('.changes .plan-header').waitFor();
     assert.match(await page.locator('.changes .plan-header').innerText(), /Changes\s*5 files\s*2 to review/);
@@ -139,6 +139,9 @@ describe('what the panel renders and posts', () => {
     assert.match(rows[4]!, /README\.md[\s\S]*conflict/);
     await page.locator('.changes-file[data-file="lexer.ts"]').click();
     assert.deepEqual((await posted()).at(-1), { type: 'reviewFile', epoch: 1, fileId: 'sess-1\u00002\u0000/work/project/src/lexer.ts' });
+    assert.equal(await page.locator('.changes-file[data-file="lexer.ts"] [data-action="review-in-file"]').count(), 0, 'a move is reviewed in the diff only');
+    await page.locator('.changes-file[data-file="README.md"] [data-action="review-in-file"]').click();
+    assert.deepEqual((await posted()).at(-1), { type: 'reviewFile', epoch: 1, fileId: 'sess-1\u00002\u0000/work/project/README.md', inFile: true }, 'review in the file, not the diff');
     await page.close();
   });
 

@@ -51,7 +51,7 @@ test('an approval offers only "Allow once" and "Reject"; clicking "Allow once" a
   await page.getByRole('option', { name: /Raise Once-Only Approval/ }).first().waitFor({ timeout: 30_000 });
   await page.keyboard.press('Enter');
 
-  const prompt = await findMessage(page, 'Accord: Run npm test', 60_000);
+  const prompt = await findMessage(page, 'Accord asks for approval: “Run npm test”', 60_000);
   const labels = (await prompt.getByRole('button').allTextContents()).map((t) => t.trim()).filter(Boolean);
   assert.ok(labels.includes('Allow once') && labels.includes('Reject'), `buttons: ${labels.join(', ')}`);
   assert.ok(!labels.some((l) => /always/i.test(l)), `an "always" option was offered: ${labels.join(', ')}`);

@@ -72,7 +72,7 @@ test('a real approval notification is answered by clicking "Allow once"', { time
   await page.keyboard.press('Enter');
 
   // A modal dialog while the panel is visible and the window focused, else a notification (ApprovalService decides).
-  const approval = await findMessage(page, 'Accord: Run echo hello', 60_000);
+  const approval = await findMessage(page, 'Accord asks for approval: “Run echo hello”', 60_000);
   await page.waitForTimeout(500); // the toast slides in
   await screenshot('approval');
   await approval.getByRole('button', { name: 'Allow once', exact: true }).click();

@@ -12,6 +12,7 @@ import type { AgentHost } from '../../extension/agents/agentHost';
 import type { PendingApproval } from '../../extension/approvals/approvalService';
 import type { TurnOutcome } from '../../extension/sessions/sessionController';
 import { fileCompletions } from '../../extension/chat/panelServices';
+import { approvalPrompt } from '../../extension/approvals/approvalPrompt';
 import { eventually, ui } from './ui';
 
 const EXTENSION_ID = 'accord-dev.accord';
@@ -45,7 +46,7 @@ function nextApproval(): Promise<PendingApproval> {
 const clearStalePrompts = () => vscode.commands.executeCommand('notifications.clearAll');
 
 const lastText = (prefix: string) => [...texts].reverse().find((t) => t.startsWith(prefix));
-const approvalText = (a: PendingApproval) => `${a.agentName}: ${a.summary.title}`;
+const approvalText = (a: PendingApproval) => approvalPrompt({ agentName: a.agentName, title: a.summary.title, detail: a.summary.detail }).message;
 
 describe('ACP client against a scripted agent', function () {
   this.timeout(120_000);

@@ -13,6 +13,7 @@ import type { PendingApproval } from '../../extension/approvals/approvalService'
 import { reply, startFakeModelServer, type FakeModelServer } from '../fakeModelServer/index';
 import { eventually, ui } from './ui';
 import { useFakeModel } from './fakeModelEnv';
+import { approvalPrompt } from '../../extension/approvals/approvalPrompt';
 
 
 describe('the bundled agent end to end', function () {
@@ -66,7 +67,7 @@ describe('the bundled agent end to end', function () {
     const approval = await pending;
     assert.match(approval.summary.title, /echo/, `the first question is the command's: ${approval.summary.title}`);
     assert.equal(readFileSync(file, 'utf8'), 'console.log("hi");\n', "the person's file changed before review");
-    ui({ message: `${approval.agentName}: ${approval.summary.title}`, click: 'Allow once', screenshot: 'bundled-agent-approval' });
+    ui({ message: approvalPrompt({ agentName: approval.agentName, title: approval.summary.title, detail: approval.summary.detail }).message, click: 'Allow once', screenshot: 'bundled-agent-approval' });
     const outcome = await turn;
     assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
     // The agent changed its isolated copy; the person's file changes when they accept the review.

@@ -40,7 +40,7 @@ describe('Accord in a real VS Code', () => {
 
   it('gets allow_once when the person clicks "Allow once" on a real approval', async () => {
     const answer = vscode.commands.executeCommand<RequestPermissionResponse>('accord.test.raiseApproval', 'Run echo hello');
-    ui({ message: 'Accord: Run echo hello', click: 'Allow once' });
+    ui({ message: 'Accord asks for approval: “Run echo hello”', click: 'Allow once' });
     assert.deepEqual((await answer).outcome, { outcome: 'selected', optionId: 'allow' });
   });
 });

@@ -1,5 +1,5 @@
-// Points the bundled agent at the fake model server: the agent inherits the
-// extension host's environment at spawn, so the test sets it there and puts
+// Points the bundled agent at the fake model server: the agent gets the
+// extension host's ACCORD_* and provider variables at spawn (agents/agentEnv.ts), so the test sets it there and puts
 // everything back afterwards.
 import * as vscode from 'vscode';
 

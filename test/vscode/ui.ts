@@ -18,6 +18,8 @@ export interface UiAction {
   type?: string;
   /** Name of a screenshot to save as test-results/<name>.png. */
   screenshot?: string;
+  /** Name of a report of VS Code's surfaces as rendered (notifications, dialogs, tree rows, status bar: text and links), saved as test-results/<name>.json. */
+  inspect?: string;
 }
 
 export function ui(action: UiAction): void {

@@ -1,7 +1,7 @@
 // The panel's state: a reducer over validated host messages. ACP updates go
 // to the transcript of their session (the panel's session or a child);
 // session-wide updates (plan, usage, commands, config) land here.
-import type { AcpConfigOptions, AcpAvailableCommands, AgentStatus, ApprovalOption, DiffReviewState, FileCompletion, HostMessage, HostMessageOf, PromptCapabilities, PromptImage, PromptMention, SessionSummary } from '../protocol';
+import type { AcpConfigOptions, AcpAvailableCommands, AgentFailure, AgentStatus, ApprovalOption, DiffReviewState, FileCompletion, HostMessage, HostMessageOf, PromptCapabilities, PromptImage, PromptMention, SessionSummary } from '../protocol';
 import { isRecord, str } from './content';
 import { appendChunk, attachChild, cancelUnfinishedTools, newTranscript, patchTool, pushTurnEnd, runningToolId, touchTool, upsertCompaction, upsertTool } from './transcript';
 import type { Notice, PlanEntry, SubagentInfo, Transcript, Usage } from './types';
@@ -10,6 +10,7 @@ export interface PendingApproval {
   requestId: string;
   toolCallId: string;
   options: ApprovalOption[];
+  agentName?: string;
 }
 
 export interface Turn {
@@ -29,6 +30,8 @@ export class ChatStore {
   title: string | undefined;
   replaying = false;
   agent: AgentStatus = { state: 'starting' };
+  /** The agent in view failed: shown until it is over, a session starts or the person dismisses it. */
+  failure: AgentFailure | undefined;
   hideThoughts = false;
   sessions: SessionSummary[] = [];
   main: Transcript = newTranscript('');
@@ -68,6 +71,9 @@ export class ChatStore {
       case 'agentStatus':
         this.agent = message.status;
         return true;
+      case 'agentFailure':
+        this.failure = message.failure ?? undefined;
+        return true;
       case 'settings':
         this.hideThoughts = message.hideThoughts;
         return true;
@@ -75,6 +81,7 @@ export class ChatStore {
         this.sessions = message.sessions;
         return true;
       case 'sessionStarted':
+        this.failure = undefined;
         this.startSession(message.epoch, message.sessionId, message.title, message.origin);
         return true;
       case 'replayBegin':
@@ -93,7 +100,7 @@ export class ChatStore {
         this.endTurn(message.stopReason, message.error);
         return true;
       case 'approvalPending':
-        this.addApproval(message.requestId, message.toolCall, message.options);
+        this.addApproval(message.requestId, message.toolCall, message.options, message.agentName);
         return true;
       case 'approvalResolved':
         this.resolveApproval(message.requestId);
@@ -266,7 +273,7 @@ export class ChatStore {
     if (stopReason !== 'end_turn') pushTurnEnd(this.main, stopReason, error);
   }
 
-  private addApproval(requestId: string, toolCall: Record<string, unknown> & { toolCallId: string }, options: ApprovalOption[]): void {
+  private addApproval(requestId: string, toolCall: Record<string, unknown> & { toolCallId: string }, options: ApprovalOption[], agentName?: string): void {
     const t = this.main;
     const tool = t.tools.get(toolCall.toolCallId);
     if (tool) {
@@ -275,7 +282,7 @@ export class ChatStore {
     } else {
       upsertTool(t, toolCall, true);
     }
-    this.approvals.set(requestId, { requestId, toolCallId: toolCall.toolCallId, options });
+    this.approvals.set(requestId, { requestId, toolCallId: toolCall.toolCallId, options, ...(agentName ? { agentName } : {}) });
   }
 
   private resolveApproval(requestId: string): void {

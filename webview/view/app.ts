@@ -10,7 +10,7 @@ import { renderComposer } from './composer';
 import type { ViewContext } from './context';
 import type { Item } from '../state/types';
 import { renderItem } from './items';
-import { renderGauge, renderHeader, renderHistory, renderNotices, renderPlan } from './panels';
+import { renderFailure, renderGauge, renderHeader, renderHistory, renderNotices, renderPlan } from './panels';
 import { VirtualList } from './virtualList';
 
 function renderEmpty(ctx: ViewContext): TemplateResult {
@@ -52,6 +52,7 @@ export class App {
     const template = html`<div class="app ${store.turn.running ? 'running' : ''}">
       ${renderHeader(this.ctx)}
       ${renderHistory(this.ctx)}
+      ${renderFailure(this.ctx)}
       ${renderNotices(this.ctx)}
       <main class="transcript" aria-live="polite">
         ${items.length === 0 ? renderEmpty(this.ctx) : nothing}

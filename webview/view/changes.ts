@@ -31,6 +31,13 @@ export function renderChanges(ctx: ViewContext): TemplateResult | typeof nothing
                 <span class="plan-text">${clip(baseName(f.path), 200)}</span>
                 <span class="diff-stat">${f.binary ? 'binary' : html`<span class="diff-stat-add">+${f.added}</span> <span class="diff-stat-del">−${f.removed}</span>`}</span>
                 <span class="review-state review-${f.state}">${f.conflict ? 'conflict' : STATE_LABEL[f.state]}</span>
+                ${f.state === 'pending' && !f.binary && f.kind === 'modified'
+                  ? html`<span class="codicon codicon-edit changes-in-file" role="button" tabindex="0" title="Review in the file (Keep / Undo per change)" data-action="review-in-file"
+                      @click=${(event: Event) => {
+                        event.stopPropagation();
+                        ctx.post({ type: 'reviewFile', epoch: ctx.store.epoch, fileId: f.fileId, inFile: true });
+                      }}></span>`
+                  : nothing}
               </li>`,
             )}`,
         )}</ol>`

@@ -4,6 +4,7 @@ import { html, nothing, type TemplateResult } from 'lit';
 import { cssProps } from './cssom';
 import { breakable, clip } from '../render/longText';
 import type { ViewContext } from './context';
+import { agentLine, quoted } from '../../extension/text/agentText';
 
 const STATE_LABEL: Record<string, string> = {
   starting: 'Starting agent…',
@@ -42,6 +43,35 @@ export function renderHistory(ctx: ViewContext): TemplateResult | typeof nothing
         <span class="muted history-date">${s.updatedAt ? new Date(s.updatedAt).toLocaleString() : ''}</span>
       </div>`,
     )}
+  </div>`;
+}
+
+const STAGE_LABEL: Record<string, string> = {
+  start: 'could not be started',
+  initialize: 'did not complete initialize',
+  'session/new': 'could not start a session (session/new)',
+  'session/load': 'could not reopen the session (session/load)',
+  'session/prompt': 'failed during the turn',
+  exit: 'stopped',
+};
+
+/** The agent in view failed: its name and the stage in Accord's words, the error quoted as the agent's, and where to look. */
+export function renderFailure(ctx: ViewContext): TemplateResult | typeof nothing {
+  const failure = ctx.store.failure;
+  if (!failure) return nothing;
+  const act = (action: 'showLog' | 'showTraffic' | 'editSettings' | 'dismiss') => () => ctx.post({ type: 'failureAction', action });
+  return html`<div class="notice severity-error agent-failure" role="alert">
+    <span class="codicon codicon-error"></span>
+    <div class="failure-body">
+      <div class="accord-voice"><strong>${agentLine(failure.agentName, 60)} ${STAGE_LABEL[failure.stage] ?? 'failed'}</strong></div>
+      <div class="agent-words"><span class="agent-words-label">Error</span><span class="agent-words-text">${breakable(quoted(failure.message, 600))}</span></div>
+      <div class="failure-actions">
+        <vscode-button data-action="failure-show-log" @click=${act('showLog')}>Show Log</vscode-button>
+        <vscode-button secondary data-action="failure-show-traffic" @click=${act('showTraffic')}>Show ACP Traffic</vscode-button>
+        <vscode-button secondary data-action="failure-edit-settings" @click=${act('editSettings')}>Edit Agent Settings</vscode-button>
+        <vscode-button secondary data-action="failure-dismiss" @click=${act('dismiss')}>Dismiss</vscode-button>
+      </div>
+    </div>
   </div>`;
 }
 

@@ -16,6 +16,7 @@ import {
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionNotification,
+  type Stream,
 } from '@agentclientprotocol/sdk/unstable';
 import { createAccordAgent, type AccordAgentOptions } from '../../../agent/acp/app';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
@@ -35,6 +36,8 @@ export interface Harness {
   updates: SessionNotification[];
   permissionRequests: RequestPermissionRequest[];
   permissions: { policy: PermissionPolicy };
+  /** Extension notifications (`_accord/...`) the agent sent. */
+  extNotifications: Array<{ method: string; params: unknown }>;
   /** Resolves once an update matching `predicate` has arrived. */
   waitForUpdate(predicate: (n: SessionNotification) => boolean): Promise<SessionNotification>;
   /** Initializes (with `clientCapabilities`, default none) and opens a session in `cwd`. */
@@ -48,8 +51,12 @@ export function isolatedEnv(extra: Record<string, string>, configDir: string): R
   return { PATH: process.env.PATH, HOME: configDir, ACCORD_CONFIG_DIR: configDir, ACCORD_LOCAL_SERVERS: '', ...extra };
 }
 
-function clientApp(state: Pick<Harness, 'updates' | 'permissionRequests' | 'permissions'>, notify: () => void) {
+function clientApp(state: Pick<Harness, 'updates' | 'permissionRequests' | 'permissions' | 'extNotifications'>, notify: () => void) {
   return client({ name: 'accord-test' })
+    .onNotification('*', ({ method, params }) => {
+      state.extNotifications.push({ method, params });
+      notify();
+    })
     .onNotification(methods.client.session.update, ({ params }) => {
       state.updates.push(params);
       notify();
@@ -65,14 +72,16 @@ function harnessFor(connect: (app: ReturnType<typeof clientApp>) => ClientConnec
   const updates: SessionNotification[] = [];
   const permissionRequests: RequestPermissionRequest[] = [];
   const permissions = { policy: allowOnce };
+  const extNotifications: Harness['extNotifications'] = [];
   const waiters: Array<() => void> = [];
   const notify = () => waiters.splice(0).forEach((w) => w());
-  const connection = connect(clientApp({ updates, permissionRequests, permissions }, notify));
+  const connection = connect(clientApp({ updates, permissionRequests, permissions, extNotifications }, notify));
   const harness: Harness = {
     connection,
     updates,
     permissionRequests,
     permissions,
+    extNotifications,
     async waitForUpdate(predicate) {
       for (;;) {
         const found = updates.find(predicate);
@@ -97,6 +106,11 @@ function harnessFor(connect: (app: ReturnType<typeof clientApp>) => ClientConnec
   return harness;
 }
 
+/** The test client over any ACP stream (e.g. a WebSocket to `accord serve`). */
+export function harnessOverStream(stream: Stream, cleanup: () => Promise<void> = async () => {}): Harness {
+  return harnessFor((app) => app.connect(stream), cleanup);
+}
+
 export function inMemoryAgent(options: Partial<AccordAgentOptions> & { env: AccordAgentOptions['env'] }): Harness {
   const agentApp = createAccordAgent({ tools: builtinTools(), commands: new ProcessRunner(), maxRetries: 0, ...options });
   return harnessFor((app) => app.connect(agentApp), async () => {});
@@ -116,8 +130,13 @@ export interface ChildHarness extends Harness {
 /** Tests run from the repository root (npm test, node --test). */
 export const agentBundle = join(process.cwd(), 'dist/agent.js');
 
-export function childAgent(env: Record<string, string | undefined>, args: string[] = []): ChildHarness {
-  const child = spawn(process.execPath, [agentBundle, 'acp', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * `dist/agent.js acp` as a child. By default it serves in its own process
+ * (`--no-daemon`); `bridge: true` runs it as the bridge to the per-user daemon
+ * (test/unit/daemon/fixtures.ts stops the daemon it starts).
+ */
+export function childAgent(env: Record<string, string | undefined>, args: string[] = [], options: { bridge?: boolean } = {}): ChildHarness {
+  const child = spawn(process.execPath, [agentBundle, 'acp', ...args, ...(options.bridge ? [] : ['--no-daemon'])], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: string[] = [];
   child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));

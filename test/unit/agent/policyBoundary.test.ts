@@ -272,3 +272,27 @@ describe("edits of the session's own copy need no approval; everything else stil
     }
   });
 });
+
+describe('files an ask rule covers', () => {
+  const model = fakeModelFor('accord-boundary-askpaths-');
+
+  test('are left out of an unasked search, and shown in one the person was asked about and allowed; denied files never', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'private/notes.md': 'needle in private\n', 'private/secrets/k': `${SECRET} needle\n`, 'src/a.ts': 'needle in src\n' });
+    writePolicy(project, { version: 1, rules: [{ decision: 'ask', paths: ['private/**'] }, { decision: 'deny', paths: ['private/secrets/**'] }] });
+    const agent = isolatedAgent(model.env(), data);
+    try {
+      const { sessionId } = await agent.newSession(project);
+      model.server.script(reply.tool('s1', 'search', { pattern: 'needle' }), reply.tool('s2', 'search', { pattern: 'needle', path: 'private' }), reply.text('Done.'));
+      assert.equal(await agent.harness.prompt(sessionId, 'find needles'), 'end_turn');
+      const [, afterFirst, afterSecond] = model.server.requests.slice(-3).map((r) => JSON.stringify(r.body.messages.at(-1)));
+      assert.match(afterFirst!, /src\/a\.ts:1/);
+      assert.doesNotMatch(afterFirst!, /needle in private/);
+      assert.match(afterSecond!, /needle in private/);
+      assert.deepEqual(agent.harness.permissionRequests.map((r) => r.toolCall.toolCallId), ['s2']);
+      assert.ok(!seenByModel(model).includes(SECRET));
+    } finally {
+      await agent.close();
+      remove();
+    }
+  });
+});

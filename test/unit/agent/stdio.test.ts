@@ -80,6 +80,7 @@ describe('agent over stdio (dist/agent.js acp)', () => {
     const result = spawnSync(process.execPath, [agentBundle, 'nope'], { encoding: 'utf8' });
     assert.equal(result.status, 2);
     assert.equal(result.stdout, '');
-    assert.match(result.stderr, /usage: accord acp/);
+    assert.match(result.stderr, /unknown command "nope"/);
+    assert.match(result.stderr, /accord acp \[agent options\]/);
   });
 });

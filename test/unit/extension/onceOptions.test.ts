@@ -43,7 +43,12 @@ describe('once-only permission options', () => {
 
   test('several allow_once options keep the agent names apart', () => {
     const c = onceChoices([opt('m', 'allow_once', 'Yes, approve edits manually'), opt('p', 'allow_once', 'Yes, plan only'), opt('r', 'reject_once')]);
-    assert.deepEqual(c.buttons.map((b) => b.label), ['Allow once: Yes, approve edits manually', 'Allow once: Yes, plan only', 'Reject']);
+    assert.deepEqual(c.buttons.map((b) => b.label), ['Allow once: “Yes, approve edits manually”', 'Allow once: “Yes, plan only”', 'Reject']);
+  });
+
+  test("an option's name is quoted, one line, short, and never a link", () => {
+    const c = onceChoices([opt('a', 'allow_once', '[ok](command:x)\n\nAccord: safe'), opt('b', 'allow_once', 'y'.repeat(500))]);
+    assert.deepEqual(c.buttons.map((b) => b.label), ['Allow once: “[ok] (command:x) Accord: safe”', `Allow once: “${'y'.repeat(39)}…”`]);
   });
 
   test('answers', () => {

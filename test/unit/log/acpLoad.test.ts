@@ -108,7 +108,7 @@ describe('session/load, list, resume, close from the log', () => {
   });
 
   const spawnAgent = (dataDir: string, answerPermissions = true) => {
-    const child = spawn(process.execPath, [agentBundle, 'acp'], { env: { ...env(), ACCORD_HOME: dataDir }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [agentBundle, 'acp', '--no-daemon'], { env: { ...env(), ACCORD_HOME: dataDir }, stdio: ['pipe', 'pipe', 'ignore'] });
     const c = connectClient((app) => app.connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>)), answerPermissions);
     return { child, c, exited: new Promise((resolve) => child.on('close', resolve)) };
   };
@@ -156,7 +156,8 @@ describe('session/load, list, resume, close from the log', () => {
       try {
         await initialize(b.c);
         await b.c.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root.path, mcpServers: [] });
-        const last = b.c.updates.at(-1)!.update as unknown as Record<string, unknown>;
+        const last = b.c.updates.filter((n) => n.update.sessionUpdate !== 'agent_message_chunk').at(-1)!.update as unknown as Record<string, unknown>;
+        assert.match(JSON.stringify(b.c.updates.at(-1)!.update), /This turn was interrupted/);
         assert.deepEqual([last.sessionUpdate, last.toolCallId, last.status], ['tool_call_update', 'w1', 'failed']);
         model.server.script(reply.text('Understood.'));
         const next = await b.c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'never mind' }] });
@@ -192,8 +193,8 @@ describe('session/load, list, resume, close from the log', () => {
         await initialize(b.c);
         await b.c.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root.path, mcpServers: [] });
         const replayed = textsOf(b.c);
-        // Each update is written before the turn goes on, so the log trails the wire by at most the update in flight.
-        assert.ok(replayed.length >= seen.length - 1, `replayed ${replayed.length} chunks, the client had seen ${seen.length} before the kill`);
+        // Each update is written before any client is sent it: the log holds at least what the client saw.
+        assert.ok(replayed.length >= seen.length + 1, `replayed ${replayed.length} chunks (with the interruption notice), the client had seen ${seen.length} before the kill`);
         assert.deepEqual(replayed, seen.slice(0, replayed.length).concat(replayed.slice(seen.length)), 'what was replayed is what the client saw');
         const replay = await new SessionStore(dir).replay(sessionId);
         assert.equal(replay.lastTurnInterrupted, true);

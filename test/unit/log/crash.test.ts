@@ -98,8 +98,12 @@ describe('crash recovery', () => {
 
       const replay = await store.replay('midturn');
       assert.equal(replay.lastTurnInterrupted, true);
-      const closing = replay.updates.at(-1)!;
+      const [closing, notice] = replay.updates.slice(-2);
       assert.deepEqual(closing, { offset: before.size, update: { sessionUpdate: 'tool_call_update', toolCallId: 'call_2', status: 'failed' }, synthesized: true });
+      // The replay ends the turn with a message any client shows, saying it was interrupted and when.
+      assert.equal(notice!.update.sessionUpdate, 'agent_message_chunk');
+      assert.match((notice!.update.content as { text: string }).text, /This turn was interrupted: the agent stopped \(crashed or was killed\) at \d{4}-\d\d-\d\dT/);
+      assert.equal(notice!.synthesized, true);
       const lastMessage = replay.history.at(-1)!;
       assert.equal(lastMessage.role, 'tool');
       assert.deepEqual((lastMessage.content as Array<Record<string, unknown>>).map((p) => [p.type, p.toolCallId]), [['tool-result', 'call_2']]);

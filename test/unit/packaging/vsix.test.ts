@@ -16,6 +16,7 @@ const REQUIRED = [
   'extension/LICENSE.txt',
   'extension/dist/extension.js',
   'extension/dist/agent.js',
+  'extension/dist/agent-core.js',
   'extension/dist/webview.js',
   'extension/dist/webview.css',
 ];
@@ -23,7 +24,7 @@ const ALLOWED: RegExp[] = [
   /^extension\.vsixmanifest$/,
   /^\[Content_Types\]\.xml$/,
   /^extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt)$/,
-  /^extension\/dist\/(extension|agent|webview)\.js$/,
+  /^extension\/dist\/(extension|agent|agent-core|webview)\.js$/,
   /^extension\/dist\/webview\.css$/,
   /^extension\/dist\/[\w.-]+\.(ttf|woff2?)$/, // fonts the webview CSS references (codicons)
   /^extension\/media\/[\w.-]+\.(svg|png)$/,

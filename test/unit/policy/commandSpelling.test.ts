@@ -150,3 +150,22 @@ describe('allow rules cover the program PATH finds, not a look-alike', () => {
     assert.equal(g.explain(command(['nice', 'make'])).decision, 'ask');
   });
 });
+
+describe('path rules also see the files a command names', () => {
+  const g = gate([{ decision: 'deny', paths: ['.env', 'secrets/**'], reason: 'secrets stay secret' }, { decision: 'allow', paths: ['**'] }, { decision: 'allow', commands: [['cat', '**'], ['cp', '**'], ['grep', '**']] }]);
+  const at = (argv: string[], cwd = root): PolicyRequest => ({ tool: 'run_command', kind: 'execute', effect: { type: 'command', command: { argv, cwd, envChanges: {}, timeoutMs: 1000 } } });
+
+  test('cat .env, cp secrets/..., --file=.env, a script naming it, another spelling: denied', () => {
+    for (const argv of [['cat', '.env'], ['cp', 'secrets/k', '/tmp/x'], ['grep', '--file=.env', 'x'], ['bash', '-c', 'cat .env | head'], ['cat', 'sub/../.env'], ['cat', '.E\u200bNV'], ['cat', 'secrets']]) {
+      const decided = g.explain(at(argv));
+      assert.equal(decided.decision, 'deny', `${argv.join(' ')} → ${decided.reason}`);
+    }
+    assert.equal(g.explain(at(['cat', '../.env'], path.join(root, 'sub'))).decision, 'deny', 'relative to the working directory');
+  });
+
+  test('other files are unaffected, and a path allow never allows a command', () => {
+    assert.equal(g.explain(at(['cat', 'src/a.ts'])).decision, 'allow');
+    const pathsOnly = gate([{ decision: 'allow', paths: ['**'] }]);
+    assert.equal(pathsOnly.explain(at(['cat', 'src/a.ts'])).decision, 'ask');
+  });
+});

@@ -270,6 +270,9 @@ describe('issue 11 finding 9: no silent gaps in the policy', () => {
     assert.equal(policy({ version: 1, rules: [{ decision: 'deny', tool: 'mcp:docs:search' }] }).status, 'invalid');
     const g = gate(wrongCase);
     assert.equal(g.explain({ tool: 'read_file', kind: 'read', effect: { type: 'none' } }).decision, 'ask');
+    const unattended = gate(wrongCase, { alwaysApprove: true });
+    assert.equal(unattended.explain(command(['rm', '-rf', 'x'])).decision, 'ask', '--always-approve cannot wave through what a broken policy may deny');
+    assert.match(unattended.explain(command(['ls'])).reason, /--always-approve does not apply while the policy is invalid/);
     assert.match(g.explain({ tool: 'read_file', kind: 'read', effect: { type: 'none' } }).reason, /Read_File/);
   });
 
@@ -308,5 +311,30 @@ describe('issue 11 finding 9: no silent gaps in the policy', () => {
       assert.equal(g.decide(readFile, { path: p }, { type: 'none' }), 'deny', `read ${JSON.stringify(p)}`);
     }
     assert.equal(g.explain(edit('src/a.ts')).decision, 'allow');
+  });
+});
+
+describe('issue 11 finding 5: what listings and searches leave out', () => {
+  test('deny and ask path rules hide files from list_files and search; rules about reading or searching count for both', () => {
+    const loaded = policy({
+      version: 1,
+      rules: [
+        { decision: 'deny', paths: ['.env', 'secrets/**'] },
+        { decision: 'ask', kind: 'read', paths: ['private/**'] },
+        { decision: 'deny', tool: 'read_file', paths: ['only-read/**'] },
+        { decision: 'deny', kind: 'edit', paths: ['generated/**'] },
+      ],
+    });
+    const g = gate(loaded);
+    const search = { name: 'search', kind: 'search' as const };
+    const list = { name: 'list_files', kind: 'read' as const };
+    for (const tool of [search, list]) {
+      for (const file of ['.env', 'secrets/a/b.pem', 'private/notes.md', 'sub/../.env', '.E\u200bNV']) assert.ok(g.hides(tool, path.join(root, file)), `${tool.name} ${file}`);
+      for (const file of ['src/a.ts', 'generated/x.ts', 'only-read/x']) assert.equal(g.hides(tool, path.join(root, file)), undefined, `${tool.name} ${file}`);
+    }
+    assert.ok(g.hides({ name: 'read_file', kind: 'read' }, path.join(root, 'only-read/x')));
+    assert.ok(g.hides(search, '/elsewhere/x'), 'outside the workspace is never shown');
+    assert.equal(g.hides(search, path.join(root, 'private/notes.md'), true), undefined, 'an ask file is shown in a call the person allowed');
+    assert.ok(g.hides(search, path.join(root, 'secrets/k'), true), 'a denied file never is');
   });
 });

@@ -55,7 +55,7 @@ describe('review store, staged changes (nothing on disk until accepted)', () => 
     assert.equal(tree.text('/w/a.txt'), base);
     assert.equal(tree.writes, 0);
     assert.equal(isPending(file), false);
-    assert.match(store.takeContextNote('s1') ?? '', /rejected your changes to \/w\/a\.txt/);
+    assert.match(store.takeContextNote('s1') ?? '', /rejected 3 changes in \/w\/a\.txt \(not applied\): line 2 \(at "TWO"\)/);
     assert.equal(store.takeContextNote('s1'), undefined);
   });
 
@@ -189,19 +189,33 @@ describe('review store, direct-to-disk changes (already on disk, base is a snaps
 });
 
 describe('review store, a file changed again in a later turn', () => {
-  test('the later staged review continues the earlier one: decisions and landed text carry over', async () => {
+  test("the later turn's review holds only its own hunks, against the agent's text after the earlier turn", async () => {
     const tree = new MemoryTree();
     tree.set('/w/a.txt', base);
     const store = new ReviewStore(tree);
     const first = store.propose(change({ origin: 'staged' }));
     await store.decideHunk(first, 0, 'accepted');
-    const second = store.propose(change({ origin: 'staged', turnId: 't2', proposed: bytes(proposed.replace('ten', 'eleven')) }));
-    assert.equal(first.supersededBy, second.id);
-    assert.equal(isPending(first), false);
-    assert.equal(second.hunks.length, 3);
+    const second = store.propose(change({ origin: 'staged', turnId: 't2', base: bytes(base), proposed: bytes(proposed.replace('ten', 'eleven')) }));
+    assert.notEqual(first, second);
+    assert.equal(second.baseText, proposed, "the base is the agent's text after turn t1");
+    assert.equal(second.hunks.length, 1, 'only the change turn t2 made');
+    assert.equal(isPending(first), true, 'turn t1 keeps its own open hunks');
+    await store.decideFiles(store.inTurn('s1', 't2'), 'accepted');
+    assert.equal(tree.text('/w/a.txt'), base.replace('two', 'TWO'), "turn t2 rewrote turn t1's pending 'ten': it cannot land before that lands");
+    assert.match(second.conflict ?? '', /builds on a change from an earlier turn/);
+    await store.decideFiles(store.inTurn('s1', 't1'), 'accepted');
     await store.decideFiles(store.inTurn('s1', 't2'), 'accepted');
     assert.equal(tree.text('/w/a.txt'), proposed.replace('ten', 'eleven'));
-    await store.decideFile(second, 'rejected');
-    assert.equal(tree.text('/w/a.txt'), base);
+    const undone = await store.undoTurn('s1', 't2');
+    assert.equal(undone.conflicts.length, 0);
+    assert.equal(tree.text('/w/a.txt'), proposed, 'undoing turn t2 leaves turn t1 in place');
+  });
+
+  test('a proposal identical to the earlier turn is nothing new', () => {
+    const store = new ReviewStore(new MemoryTree());
+    const first = store.propose(change({ origin: 'isolated' }));
+    const again = store.propose(change({ origin: 'isolated', turnId: 't2' }));
+    assert.equal(again, first);
+    assert.deepEqual(store.turnIds('s1'), ['t1']);
   });
 });

@@ -19,7 +19,7 @@ function memoryTree(files: Record<string, string>): RealTree {
 }
 
 describe('review summary', () => {
-  test('states follow the decisions, and a file continued in a later turn is listed there only', async () => {
+  test("states follow the hunks' decisions, and each turn lists its own changes", async () => {
     const files = { '/p/a.txt': 'a\nb\nc\nd\ne\nf\ng\n' };
     const store = new ReviewStore(memoryTree(files));
     const first = store.propose({ origin: 'staged', sessionId: 's', turnId: '1', path: '/p/a.txt', base: enc(files['/p/a.txt']), proposed: enc('A\nb\nc\nd\ne\nf\nG\n') });
@@ -39,7 +39,13 @@ describe('review summary', () => {
     await store.decideFiles([second], 'rejected');
     assert.equal(reviewState(second), 'rejected');
     const again = store.propose({ origin: 'staged', sessionId: 's', turnId: '3', path: '/p/a.txt', base: enc('a\nb\nc\nd\ne\nf\ng\n'), proposed: enc('A\nb\nc\nd\ne\nf\nGG\n') });
-    assert.equal(reviewForPath(store.inSession('s'), '/p/a.txt'), again, 'the live review of a path is the latest');
-    assert.deepEqual(summarize(store.inSession('s')).turns.map((t) => t.turnId), ['2', '3']);
+    assert.equal(reviewForPath(store.inSession('s'), '/p/a.txt'), again, 'without a turn, the latest review of a path');
+    assert.equal(reviewForPath(store.inSession('s'), '/p/a.txt', '1'), first, "a tool card of turn 1 shows turn 1's review");
+    const turns = summarize(store.inSession('s')).turns;
+    assert.deepEqual(turns.map((t) => [t.turnId, t.files.map((f) => [f.path, f.added, f.removed, f.state])]), [
+      ['1', [['/p/a.txt', 2, 2, 'partial']]],
+      ['2', [['/p/new.txt', 1, 0, 'rejected']]],
+      ['3', [['/p/a.txt', 1, 1, 'pending']]],
+    ], "each turn lists its own counts: turn 3 changed only G's line again");
   });
 });

@@ -38,6 +38,8 @@ describe('webview protocol', () => {
     assert.equal(parseHostMessage({ type: 'reviewChanges', epoch: 1, pending: 0, turns: [{ turnId: '1', undone: false, files: [{ ...file, state: 'maybe' }] }] }).ok, false);
     assert.equal(parseHostMessage({ type: 'reviewChanges', epoch: 1, pending: -1, turns: [] }).ok, false);
     assert.ok(parseWebviewMessage({ type: 'reviewFile', epoch: 1, fileId }).ok);
+    assert.ok(parseWebviewMessage({ type: 'reviewFile', epoch: 1, fileId, inFile: true }).ok);
+    assert.equal(parseWebviewMessage({ type: 'reviewFile', epoch: 1, fileId, inFile: 'yes' }).ok, false);
   });
 
   test('webview messages: ready, prompts, approvals; rejects forged shapes', () => {

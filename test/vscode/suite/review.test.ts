@@ -115,7 +115,7 @@ describe('Diff review in a real VS Code', () => {
     await vscode.commands.executeCommand('accord.review.rejectFile', reviewUri(file, 'proposed'));
     assert.equal(readFileSync(filePath, 'utf8'), BASE);
     assert.equal(isPending(file), false);
-    assert.match(api.review.takeContextNote(sessionId) ?? '', /rejected your changes to .*reject\.txt/);
+    assert.match(api.review.takeContextNote(sessionId) ?? '', /rejected 3 changes in .*reject\.txt \(not applied\)/);
   });
 
   it('accepts all of a turn, then undoes the turn as a set', async () => {

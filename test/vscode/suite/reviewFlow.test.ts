@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import * as vscode from 'vscode';
 import type { AccordApi } from '../../../extension/extension';
 import type { AgentHost } from '../../../extension/agents/agentHost';
-import { isPending, type FileReview } from '../../../extension/review/fileReview';
+import { hunkState, isPending, type FileReview } from '../../../extension/review/fileReview';
 import { reviewUri } from '../../../extension/review/reviewDocuments';
 import { servesChanges } from '../../../extension/review/sessionReviews';
 import { WORKSPACE_METHODS } from '../../../extension/review/isolatedSource';
@@ -304,6 +304,202 @@ describe('Review wired to live sessions', function () {
       const sent = JSON.stringify(server.requests.slice(asked).map((r) => r.body));
       assert.ok(sent.includes('Review note from the person'), 'the next prompt carries the review note');
       assert.ok(sent.includes('undid turn'), 'the note says the turn was undone');
+    });
+
+    it('five turns in a git folder: per-turn hunks and counts, a rejected hunk stays out, a conflict finished through the conflict-marker actions, undo takes back only its turn', async function () {
+      this.timeout(300_000);
+      const file = path.join(scratch, 'five.txt');
+      const other = path.join(scratch, 'five-b.txt');
+      const numbered = (n: number, change: Record<number, string> = {}) => lines(...Array.from({ length: n }, (_, i) => change[i + 1] ?? `line ${i + 1}`));
+      writeFileSync(file, numbered(20));
+      writeFileSync(other, numbered(3));
+      const rel = (f: string) => path.relative(workspace, f).split(path.sep).join('/');
+      const session = await api.client.controller.newSession(api.agent);
+      assert.ok(session, `no session: ${api.agent.status.message}`);
+      const approvals: string[] = [];
+      const approving = api.client.approvals.onDidChange(({ approval, settled }) => {
+        const allow = approval.choices.buttons.find((b) => b.kind === 'allow_once');
+        if (!settled && allow) {
+          approvals.push(approval.requestId);
+          api.client.approvals.answer(approval.requestId, allow.optionId);
+        }
+      });
+      // When the editor asks for lenses, and how many it gets, per review document.
+      const lensCalls: { uri: string; at: number; count: number }[] = [];
+      const provide = api.review.documents.provideCodeLenses.bind(api.review.documents);
+      api.review.documents.provideCodeLenses = (document: vscode.TextDocument) => {
+        const lenses = provide(document);
+        lensCalls.push({ uri: document.uri.toString(), at: performance.now(), count: lenses.length });
+        return lenses;
+      };
+      const edit = (id: string, f: string, from: string, to: string) => reply.tool(id, 'edit_file', { path: rel(f), old_string: `${from}\n`, new_string: `${to}\n` });
+      let turnNo = 0;
+      const turn = async (...tools: ReturnType<typeof reply.tool>[]) => {
+        server.script(...tools, reply.text('Done.'));
+        const outcome = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: `turn ${++turnNo}`, mentions: [], images: [] });
+        assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
+        return String(turnNo);
+      };
+      const review = (turnId: string, f: string) => {
+        const found = api.review.store.inTurn(session.sessionId, turnId).find((r) => r.path === f);
+        assert.ok(found, `turn ${turnId} reviews ${f}: ${api.review.store.inSession(session.sessionId).map((r) => `${r.turnId}:${r.path}`).join(', ')}`);
+        return found;
+      };
+      const hunkOf = (r: FileReview, text: string) => r.hunks.findIndex((h) => h.proposedLines.join('') === `${text}\n`);
+      const turnNode = (turnId: string) => ({ type: 'turn', sessionId: session.sessionId, turnId });
+      const listed = (turnId: string) =>
+        eventually(`the Changes list with turn ${turnId}`, () => {
+          const last = [...posted].reverse().find((m) => m.type === 'reviewChanges');
+          return last?.type === 'reviewChanges' ? last.turns.find((t) => t.turnId === turnId) : undefined;
+        });
+      try {
+        // Turn 1: accept one hunk, reject the other, from the review editor's lenses.
+        const t1 = await turn(edit('f1a', file, 'line 2', 'LINE 2'), edit('f1b', file, 'line 18', 'LINE 18'));
+        const r1 = review(t1, file);
+        const opened = performance.now();
+        await api.review.open(r1);
+        const proposedUri = reviewUri(r1, 'proposed').toString();
+        const firstLens = await eventually('lenses on the opened review', () => lensCalls.find((c) => c.uri === proposedUri && c.at >= opened && c.count > 0));
+        const openToLens = firstLens.at - opened;
+        await vscode.commands.executeCommand('accord.review.acceptHunk', proposedUri, hunkOf(r1, 'LINE 2'));
+        const decided = performance.now();
+        const afterLens = await eventually('lenses without the accepted hunk', () => lensCalls.find((c) => c.uri === proposedUri && c.at >= decided && c.count === 2));
+        const decisionToLens = afterLens.at - decided;
+        await vscode.commands.executeCommand('accord.review.rejectHunk', proposedUri, hunkOf(r1, 'LINE 18'));
+        assert.equal(readFileSync(file, 'utf8'), numbered(20, { 2: 'LINE 2' }));
+
+        // Turn 2: only its own hunk and counts; accept all in it leaves turn 1's rejected hunk out.
+        const t2 = await turn(edit('f2a', file, 'line 10', 'LINE 10'));
+        assert.equal(review(t2, file).hunks.length, 1);
+        const listed2 = await listed(t2);
+        assert.deepEqual(listed2.files.map((f) => [f.path, f.added, f.removed]), [[file, 1, 1]]);
+        await vscode.commands.executeCommand('accord.review.acceptTurn', turnNode(t2));
+        assert.equal(readFileSync(file, 'utf8'), numbered(20, { 2: 'LINE 2', 10: 'LINE 10' }));
+
+        // Turn 3: the person changed the same line, unsaved: the other file lands, this hunk is a conflict in every view.
+        const t3 = await turn(edit('f3a', file, 'line 5', 'LINE 5'), edit('f3b', other, 'line 1', 'B 1'));
+        const editor = await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false });
+        await editor.edit((e) => e.replace(new vscode.Range(4, 0, 4, 'line 5'.length), 'person 5'));
+        await vscode.commands.executeCommand('accord.review.acceptTurn', turnNode(t3));
+        const r3 = review(t3, file);
+        assert.equal(hunkState(r3, 0), 'conflict');
+        assert.equal(readFileSync(other, 'utf8'), numbered(3, { 1: 'B 1' }), 'the clean file landed');
+        await eventually('the conflict in the Changes list, not marked accepted', () => {
+          const last = [...posted].reverse().find((m) => m.type === 'reviewChanges');
+          return last?.type === 'reviewChanges' && last.turns.find((t) => t.turnId === t3)?.files.find((f) => f.path === file && f.conflict && f.state === 'pending');
+        });
+        await api.review.open(r3);
+        await new Promise((resolve) => setTimeout(resolve, 1500)); // let the editor draw its CodeLens for the picture
+        await screenshot('review-five-turns-conflict-lenses');
+
+        // Resolve in File: both versions between markers; VS Code's Accept Incoming finishes it.
+        await vscode.commands.executeCommand('accord.review.resolveHunk', reviewUri(r3, 'proposed').toString(), 0);
+        const document = editor.document;
+        await eventually('conflict markers in the file', () => document.getText().includes('<<<<<<< Your version\nperson 5\n=======\nLINE 5\n>>>>>>>'));
+        const shown = await vscode.window.showTextDocument(document, { preview: false });
+        const marker = document.getText().split('\n').findIndex((l) => l.startsWith('<<<<<<<'));
+        shown.selection = new vscode.Selection(marker + 1, 0, marker + 1, 0);
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await screenshot('review-five-turns-conflict-markers');
+        const commands = await vscode.commands.getCommands(true);
+        assert.ok(commands.includes('merge-conflict.accept.incoming'), "VS Code's merge-conflict actions are there");
+        await vscode.commands.executeCommand('merge-conflict.accept.incoming');
+        await eventually('the conflict decided once a side is picked', () => hunkState(r3, 0) === 'accepted');
+        assert.equal(document.getText(), numbered(20, { 2: 'LINE 2', 5: 'LINE 5', 10: 'LINE 10' }));
+        await document.save();
+
+        // Turns 4 and 5 accepted, then undone one by one: each takes back only its own line.
+        const t4 = await turn(edit('f4a', file, 'line 15', 'LINE 15'));
+        await vscode.commands.executeCommand('accord.review.acceptTurn', turnNode(t4));
+        const t5 = await turn(edit('f5a', file, 'line 12', 'LINE 12'));
+        await vscode.commands.executeCommand('accord.review.acceptTurn', turnNode(t5));
+        assert.equal(readFileSync(file, 'utf8'), numbered(20, { 2: 'LINE 2', 5: 'LINE 5', 10: 'LINE 10', 12: 'LINE 12', 15: 'LINE 15' }));
+        await vscode.commands.executeCommand('accord.review.undoTurn', turnNode(t5));
+        assert.equal(readFileSync(file, 'utf8'), numbered(20, { 2: 'LINE 2', 5: 'LINE 5', 10: 'LINE 10', 15: 'LINE 15' }), 'undoing turn 5 kept turn 4');
+        await vscode.commands.executeCommand('accord.review.undoTurn', turnNode(t4));
+        assert.equal(readFileSync(file, 'utf8'), numbered(20, { 2: 'LINE 2', 5: 'LINE 5', 10: 'LINE 10' }), 'undoing turn 4 kept turns 1-3');
+
+        const asked = server.requests.length;
+        await turn();
+        const sent = JSON.stringify(server.requests.slice(asked).map((r) => r.body));
+        assert.ok(sent.includes("undid turn 5 (only that turn's changes; changes from other turns are kept)"), 'the agent hears exactly what was undone');
+        assert.ok(sent.includes('1 change reverted'));
+        assert.ok(!sent.includes('state before that turn'));
+        console.log(`[measure] review opened → first lenses ${openToLens.toFixed(0)} ms; hunk accepted → lenses without it ${decisionToLens.toFixed(0)} ms; approval prompts in five turns: ${approvals.length}`);
+      } finally {
+        approving.dispose();
+        api.review.documents.provideCodeLenses = provide;
+        await vscode.commands.executeCommand('workbench.action.files.revert').then(undefined, () => undefined);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      }
+    });
+
+    it('in-file review: Review in File writes the pending hunks in, Keep and Undo per hunk, an edited proposal kept as edited, and the agent hears both', async () => {
+      const file = path.join(scratch, 'infile.txt');
+      const numbered = (n: number, change: Record<number, string> = {}) => lines(...Array.from({ length: n }, (_, i) => change[i + 1] ?? `line ${i + 1}`));
+      writeFileSync(file, numbered(12));
+      const rel = (f: string) => path.relative(workspace, f).split(path.sep).join('/');
+      const session = await api.client.controller.newSession(api.agent);
+      assert.ok(session, `no session: ${api.agent.status.message}`);
+      const approving = api.client.approvals.onDidChange(({ approval, settled }) => {
+        const allow = approval.choices.buttons.find((b) => b.kind === 'allow_once');
+        if (!settled && allow) api.client.approvals.answer(approval.requestId, allow.optionId);
+      });
+      try {
+        server.script(
+          reply.tool('i1', 'edit_file', { path: rel(file), old_string: 'line 3\n', new_string: 'LINE THREE\n' }),
+          reply.tool('i2', 'edit_file', { path: rel(file), old_string: 'line 9\n', new_string: 'LINE NINE\nLINE NINE AND A HALF\n' }),
+          reply.tool('i3', 'edit_file', { path: rel(file), old_string: 'line 12\n', new_string: 'LINE TWELVE\n' }),
+          reply.text('Done.'),
+        );
+        const outcome = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'shout lines 3 and 9', mentions: [], images: [] });
+        assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
+        const review = api.review.store.inSession(session.sessionId).find((f) => f.path === file);
+        assert.ok(review, 'the change is under review');
+        const uri = vscode.Uri.file(file);
+        const titles = async () => ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? []).map((l) => l.command?.title ?? '');
+        await vscode.window.showTextDocument(uri, { preview: false });
+        assert.ok((await titles()).includes('$(edit) Review in File'), "the file's own tab offers review in the file");
+
+        await vscode.commands.executeCommand('accord.review.reviewInFile', review.id);
+        const written = numbered(12, { 3: 'LINE THREE', 9: 'LINE NINE\nLINE NINE AND A HALF', 12: 'LINE TWELVE' });
+        assert.equal(readFileSync(file, 'utf8'), written, 'the pending hunks are in the file');
+        await eventually('the editor to show the hunks written in', () => vscode.window.activeTextEditor?.document.getText() === written);
+        const inFileLenses = await titles();
+        assert.equal(inFileLenses.filter((t) => t === '$(check) Keep').length, 3, `Keep on each hunk: ${inFileLenses.join(' | ')}`);
+        assert.ok(inFileLenses.includes('1 of 3') && inFileLenses.includes('$(discard) Undo All'));
+        const editor = vscode.window.activeTextEditor!;
+        await vscode.commands.executeCommand('accord.review.nextInFile');
+        assert.equal(editor.selection.active.line, 8, 'next goes to the second change');
+        await vscode.commands.executeCommand('accord.review.previousInFile');
+        assert.equal(editor.selection.active.line, 2, 'previous goes back to the first');
+        await new Promise((resolve) => setTimeout(resolve, 1500)); // let the editor draw decorations and lenses for the picture
+        await screenshot('review-in-file');
+
+        await vscode.commands.executeCommand('accord.review.keepInFile', review.id, 0);
+        await vscode.commands.executeCommand('accord.review.undoInFile', review.id, 1);
+        assert.equal(readFileSync(file, 'utf8'), numbered(12, { 3: 'LINE THREE', 12: 'LINE TWELVE' }), 'kept stays, undone is gone');
+        // The person edits the proposed line in place, then keeps it: their version stays.
+        await eventually('the editor to show the file as written', () => editor.document.getText() === readFileSync(file, 'utf8'));
+        const twelve = editor.document.getText().split('\n').indexOf('LINE TWELVE');
+        await editor.edit((e) => e.insert(new vscode.Position(twelve, 'LINE TWELVE'.length), ' (mine)'));
+        assert.ok((await titles()).includes('$(check) Keep Your Version'), 'the edited change offers to keep the edit');
+        await vscode.commands.executeCommand('accord.review.keepInFile', review.id, 2);
+        assert.equal(editor.document.getText(), numbered(12, { 3: 'LINE THREE', 12: 'LINE TWELVE (mine)' }));
+        await editor.document.save();
+        assert.deepEqual(review.hunks.map((_, i) => hunkState(review, i)), ['accepted', 'rejected', 'accepted']);
+        assert.ok(!(await titles()).some((t) => t.startsWith('$(check) Keep')), 'no Keep/Undo left');
+
+        server.script(reply.text('Understood.'));
+        const asked = server.requests.length;
+        await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'next', mentions: [], images: [] });
+        const sent = JSON.stringify(server.requests.slice(asked).map((r) => r.body));
+        assert.ok(sent.includes('rejected 1 change in') && sent.includes('LINE NINE'), 'the agent hears which change was undone');
+        assert.ok(sent.includes('after editing it') && sent.includes('LINE TWELVE (mine)'), 'the agent hears what the person made of its change');
+      } finally {
+        approving.dispose();
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      }
     });
 
     it("a deletion and a move in the agent's copy: the move accepted lands, the deletion rejected keeps the file (and is undone in the copy)", async () => {

@@ -1,0 +1,51 @@
+// How the adapter lets sessions outlive one connection (the daemon): each
+// connection gets its own view, and the adapter asks it instead of owning
+// updates, approvals and session lifetime itself.
+import type { AgentContext, ContentBlock } from '@agentclientprotocol/sdk/unstable';
+import type { PermissionAsker } from '../core/gate';
+import type { ClientFeatures } from './clientView';
+import type { Session } from '../core/session';
+
+/** What the connection that created a session granted it (recorded with the session; never widened by another client). */
+export interface SessionFlags {
+  alwaysApprove?: boolean;
+  durableRequests?: boolean;
+}
+
+export interface SessionSharing {
+  /** Flags for sessions this connection creates. */
+  readonly flags: SessionFlags;
+  /** Model for sessions this connection creates, if the person chose one. */
+  readonly model?: string;
+  /** Directory for a session/new that names none (empty or "."). */
+  readonly project?: string;
+  /** The session is live in this process (perhaps mid-turn): load/resume join it instead of reopening its log. */
+  isLive(sessionId: string): boolean;
+  /**
+   * Joins a live session: replays its log to `client` (for load) and forwards
+   * what follows, each update shaped for what the client can read
+   * (`features`, see clientView.ts); re-asks pending approvals.
+   */
+  join(sessionId: string, cwd: string, client: AgentContext, replay: boolean, features: ClientFeatures): Promise<{ _meta?: Record<string, unknown> }>;
+  /** A new or reopened session: this connection watches it from now on (updates shaped for `features`). */
+  attach(session: Session, client: AgentContext, flags: SessionFlags, features: ClientFeatures): Promise<void>;
+  /** Asks every attached client; the first answer wins. */
+  permissions(session: Session): PermissionAsker;
+  /** A prompt from this connection, shown to every other attached client as a user message. */
+  promptStarted(session: Session, prompt: ContentBlock[]): void;
+  /** The turn a prompt from this connection started has ended; the other clients are told. */
+  turnEnded(session: Session, stopReason: string): void;
+  /** session/close from this connection: it stops watching; the session and its turn go on. */
+  detach(sessionId: string): Promise<void>;
+  /** `_meta` entries every client sees for the session (its flags). */
+  meta(sessionId: string): Record<string, unknown>;
+}
+
+export const FLAGS_CONFIG_KEY = 'accord/flags';
+
+export function flagsMeta(flags: SessionFlags): Record<string, unknown> {
+  return {
+    ...(flags.alwaysApprove ? { 'accord/alwaysApprove': true } : {}),
+    ...(flags.durableRequests ? { 'accord/durableRequests': true } : {}),
+  };
+}

@@ -1,0 +1,137 @@
+// Reaching the daemon from a small process (the bridge, `daemon status|stop`):
+// connect, and start the daemon when none answers. Starting is race-safe
+// because the daemon itself takes an exclusive lock before it listens; a
+// daemon that loses the race exits, and every starter simply connects to the
+// winner.
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { checkSocketPath, type DaemonAddress } from './address';
+import { parseJsonLine, readFirstLine, type Hello, type Welcome } from './handshake';
+
+export class DaemonUnavailableError extends Error {}
+
+function code(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** Resolves with a connected socket, or undefined when nothing listens there (no socket, or a stale one). */
+export function tryConnect(address: DaemonAddress): Promise<Socket | undefined> {
+  checkSocketPath(address);
+  return new Promise((resolve, reject) => {
+    const socket = connect(address.path);
+    socket.once('connect', () => {
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', (error) => {
+      socket.destroy();
+      if (['ENOENT', 'ECONNREFUSED', 'ECONNRESET'].includes(code(error) ?? '')) resolve(undefined);
+      else reject(error);
+    });
+  });
+}
+
+export interface StartOptions {
+  /** The CLI bundle to run as `<bundle> daemon`. */
+  cliPath: string;
+  /** Where the daemon's stderr goes (appended). */
+  logPath: string;
+  /** `--listen` for a non-default address. */
+  explicit: boolean;
+  env?: NodeJS.ProcessEnv;
+  /** How long to wait for a started daemon to answer. */
+  timeoutMs?: number;
+}
+
+/** Connects, starting the daemon first if none answers. */
+export async function connectOrStart(address: DaemonAddress, options: StartOptions): Promise<Socket> {
+  const first = await tryConnect(address);
+  if (first) return first;
+  const started = startDaemon(address, options);
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    const socket = await tryConnect(address);
+    if (socket) return socket;
+    // Our daemon is gone and no live daemon holds the lock: it failed (a race loser exits while the winner holds it).
+    const pid = started.pid;
+    if (started.failed || (pid !== undefined && !pidAlive(pid) && !lockHolderAlive(address.lockPath))) {
+      throw new Error(`the Accord daemon exited before listening on ${address.path} (see ${options.logPath}).`);
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`the Accord daemon did not start listening on ${address.path} (see ${options.logPath}).`);
+    }
+  }
+}
+
+/**
+ * Starts the daemon through a launcher that exits at once, so the daemon is
+ * nobody's descendant: clients that kill their agent's whole process tree
+ * when they end (acpx does) must not take the daemon, and every session
+ * with it, down too. The launcher prints the daemon's pid.
+ */
+const LAUNCHER = [
+  "const { spawn } = require('node:child_process');",
+  "const child = spawn(process.execPath, process.argv.slice(1), { detached: true, stdio: ['ignore', 2, 2] });",
+  "child.on('error', () => process.exit(127));",
+  "child.unref();",
+  "process.stdout.write(String(child.pid), () => process.exit(0));",
+].join('\n');
+
+function startDaemon(address: DaemonAddress, options: StartOptions): { pid?: number; failed: boolean } {
+  mkdirSync(join(options.logPath, '..'), { recursive: true });
+  const log = openSync(options.logPath, 'a', 0o600);
+  const state: { pid?: number; failed: boolean } = { failed: false };
+  try {
+    const args = ['-e', LAUNCHER, options.cliPath, 'daemon', ...(options.explicit ? ['--listen', address.path] : [])];
+    const launcher = spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'pipe', log], env: options.env ?? process.env });
+    let out = '';
+    launcher.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    launcher.on('exit', (code) => {
+      const pid = Number(out.trim());
+      if (Number.isInteger(pid) && pid > 0) state.pid = pid;
+      if (code !== 0) state.failed = true;
+    });
+    launcher.on('error', () => (state.failed = true));
+    launcher.unref();
+    return state;
+  } finally {
+    closeSync(log);
+  }
+}
+
+/** Alive and not a zombie (an exited daemon in a container without init stays unreaped). */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return code(error) === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+function lockHolderAlive(lockPath: string): boolean {
+  try {
+    const { pid } = JSON.parse(readFileSync(lockPath, 'utf8')) as { pid?: unknown };
+    return typeof pid === 'number' && pidAlive(pid);
+  } catch {
+    return false;
+  }
+}
+
+/** Sends the first line and reads the daemon's answer (for `hello` a Welcome; for control lines their reply). */
+export async function handshake<T = Welcome>(socket: Socket, hello: Hello): Promise<T> {
+  socket.write(`${JSON.stringify(hello)}\n`);
+  const line = await readFirstLine(socket);
+  const reply = parseJsonLine<T & { accord?: string; error?: string }>(line);
+  if (!reply || typeof reply.accord !== 'string') throw new DaemonUnavailableError(`the daemon answered something unexpected: ${line.slice(0, 200)}`);
+  if (reply.accord === 'error') throw new DaemonUnavailableError(reply.error ?? 'the daemon refused the connection');
+  return reply;
+}

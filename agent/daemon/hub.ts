@@ -1,0 +1,226 @@
+// The daemon's sessions, shared by every connection: who is attached to
+// which session, the fan-out of updates and prompts, the permission broker,
+// and when a session may leave memory (nobody attached, no turn running).
+import { resolve } from 'node:path';
+import { methods, RequestError, type AgentContext, type ContentBlock } from '@agentclientprotocol/sdk/unstable';
+import { forwardUpdates } from '../acp/app';
+import { forClient, type ClientFeatures } from '../acp/clientView';
+import { RUNNING_META_KEY, type SessionLogPersistence } from '../acp/sessionLog';
+import { flagsMeta, type SessionFlags, type SessionSharing } from '../acp/sharing';
+import type { SessionWorkspaces } from '../acp/workspaces';
+import type { PermissionAsker } from '../core/gate';
+import type { Session } from '../core/session';
+import type { SessionStore as LiveSessions } from '../core/sessionStore';
+import { withLogOffset, type SessionStore } from '../log';
+import { PermissionBroker, type Asked } from './permissionBroker';
+
+export interface HubDeps {
+  live: LiveSessions;
+  persistence: SessionLogPersistence;
+  isolation: SessionWorkspaces;
+  logs: SessionStore;
+  /** How long an approval waits with no client attached (sessions without --durable-requests). */
+  approvalTimeoutMs: number;
+  /** Called whenever the hub may have become idle (a client left, a turn ended). */
+  onMaybeIdle(): void;
+}
+
+/** To the clients that did not send the prompt: a turn started / ended in a session they watch. */
+export const TURN_STARTED_METHOD = '_accord/turn_started';
+export const TURN_ENDED_METHOD = '_accord/turn_ended';
+
+interface Link extends Asked {
+  connection: HubConnection;
+  unsubscribe(): void;
+}
+
+class SharedSession {
+  readonly links = new Map<HubConnection, Link>();
+  readonly broker: PermissionBroker;
+
+  constructor(
+    readonly session: Session,
+    readonly flags: SessionFlags,
+    approvalTimeoutMs: number,
+  ) {
+    this.broker = new PermissionBroker(session.id, () => [...this.links.values()], () => (flags.durableRequests ? null : approvalTimeoutMs));
+  }
+}
+
+export class SessionHub {
+  readonly sessions = new Map<string, SharedSession>();
+  readonly connections = new Set<HubConnection>();
+
+  constructor(readonly deps: HubDeps) {}
+
+  connect(options: { flags: SessionFlags; model?: string; project?: string }): HubConnection {
+    const connection = new HubConnection(this, options);
+    this.connections.add(connection);
+    return connection;
+  }
+
+  /** Clients connected, or a turn running: the daemon must not exit. */
+  get busy(): boolean {
+    return this.connections.size > 0 || [...this.sessions.values()].some((s) => s.session.turnRunning || s.session.waitingPrompts > 0 || s.broker.waiting > 0);
+  }
+
+  status() {
+    return [...this.sessions.values()].map((s) => ({
+      sessionId: s.session.id,
+      cwd: s.session.cwd,
+      clients: s.links.size,
+      turnRunning: s.session.turnRunning,
+      pendingPermissions: s.broker.waiting,
+    }));
+  }
+
+  ensure(session: Session, flags: SessionFlags): SharedSession {
+    let shared = this.sessions.get(session.id);
+    if (!shared || shared.session !== session) {
+      shared = new SharedSession(session, flags, this.deps.approvalTimeoutMs);
+      this.sessions.set(session.id, shared);
+    }
+    return shared;
+  }
+
+  /** A session nobody watches and nothing runs in leaves memory; its log and workspace stay for a later load. */
+  async maybeRelease(sessionId: string): Promise<void> {
+    const shared = this.sessions.get(sessionId);
+    // A prompt queued behind the turn that just ended still needs the session.
+    if (shared && shared.links.size === 0 && !shared.session.turnRunning && shared.session.waitingPrompts === 0 && shared.broker.waiting === 0) {
+      this.sessions.delete(sessionId);
+      this.deps.live.remove(sessionId);
+      await this.deps.persistence.release(sessionId);
+      await this.deps.isolation.release(sessionId);
+    }
+    this.deps.onMaybeIdle();
+  }
+
+  /** Ends every turn (stop, shutdown) and waits for them to finish recording. */
+  async cancelAll(timeoutMs: number): Promise<void> {
+    for (const shared of this.sessions.values()) shared.session.cancel();
+    const deadline = Date.now() + timeoutMs;
+    while ([...this.sessions.values()].some((s) => s.session.turnRunning) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+/** One client connection's view of the hub (the adapter's SessionSharing). */
+export class HubConnection implements SessionSharing {
+  private open = true;
+  readonly flags: SessionFlags;
+  readonly model?: string;
+  readonly project?: string;
+
+  constructor(
+    private readonly hub: SessionHub,
+    options: { flags: SessionFlags; model?: string; project?: string },
+  ) {
+    this.flags = options.flags;
+    if (options.model) this.model = options.model;
+    if (options.project) this.project = options.project;
+  }
+
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  isLive(sessionId: string): boolean {
+    return this.hub.sessions.has(sessionId) && this.hub.deps.live.get(sessionId) !== undefined;
+  }
+
+  async join(sessionId: string, cwd: string, client: AgentContext, replay: boolean, features: ClientFeatures): Promise<{ _meta?: Record<string, unknown> }> {
+    const shared = this.hub.sessions.get(sessionId);
+    if (!shared) throw RequestError.sessionNotFound(sessionId);
+    const { session } = shared;
+    if (resolve(session.cwd) !== resolve(cwd)) {
+      throw RequestError.invalidParams({ cwd }, `Session ${sessionId} belongs to ${session.cwd}; open that folder to load it (got ${cwd}).`);
+    }
+    // Everything handed to the log is written first; then, with the stream held, the replay and
+    // the subscription happen between two updates, so nothing is missed or sent twice.
+    await this.hub.deps.persistence.flush(sessionId);
+    await session.updates.barrier(async () => {
+      if (replay) {
+        const replayed = await this.hub.deps.logs.replay(sessionId);
+        for (const { update, offset } of replayed.updates) {
+          for (const shaped of forClient(sessionId, update as never, features)) {
+            await client.notify(methods.client.session.update, { ...shaped, update: withLogOffset(shaped.update, offset) } as never);
+          }
+        }
+      }
+      this.link(shared, client, features);
+    });
+    shared.broker.attachedClient(shared.links.get(this)!);
+    const meta = { ...this.hub.deps.isolation.get(sessionId)?.meta, ...flagsMeta(shared.flags), ...(session.turnRunning ? { [RUNNING_META_KEY]: true } : {}) };
+    return Object.keys(meta).length > 0 ? { _meta: meta } : {};
+  }
+
+  async attach(session: Session, client: AgentContext, flags: SessionFlags, features: ClientFeatures): Promise<void> {
+    const shared = this.hub.ensure(session, flags);
+    this.link(shared, client, features);
+    shared.broker.attachedClient(shared.links.get(this)!);
+  }
+
+  private link(shared: SharedSession, client: AgentContext, features: ClientFeatures): void {
+    shared.links.get(this)?.unsubscribe();
+    // Each client gets the updates it said it can read: compaction and child sessions only if advertised.
+    const unsubscribe = forwardUpdates(shared.session, client, features);
+    shared.links.set(this, { connection: this, client, unsubscribe, isOpen: () => this.open });
+  }
+
+  permissions(session: Session): PermissionAsker {
+    const shared = this.hub.sessions.get(session.id);
+    if (!shared) throw RequestError.sessionNotFound(session.id);
+    return shared.broker;
+  }
+
+  promptStarted(session: Session, prompt: ContentBlock[]): void {
+    const shared = this.hub.sessions.get(session.id);
+    if (!shared) return;
+    for (const [connection, link] of shared.links) {
+      if (connection === this || !connection.open) continue;
+      // The others have no prompt request of their own: they learn that a turn runs, and later that it ended.
+      void link.client.notify(TURN_STARTED_METHOD, { sessionId: session.id }).catch(() => undefined);
+      for (const content of prompt) {
+        void link.client
+          .notify(methods.client.session.update, { sessionId: session.id, update: { sessionUpdate: 'user_message_chunk', content, _meta: { 'accord/fromAnotherClient': true } } })
+          .catch(() => undefined);
+      }
+    }
+  }
+
+  turnEnded(session: Session, stopReason: string): void {
+    const shared = this.hub.sessions.get(session.id);
+    for (const [connection, link] of shared?.links ?? []) {
+      if (connection === this || !connection.open) continue;
+      void link.client.notify(TURN_ENDED_METHOD, { sessionId: session.id, stopReason }).catch(() => undefined);
+    }
+    void this.hub.maybeRelease(session.id);
+  }
+
+  async detach(sessionId: string): Promise<void> {
+    const shared = this.hub.sessions.get(sessionId);
+    const link = shared?.links.get(this);
+    if (!shared || !link) return;
+    link.unsubscribe();
+    shared.links.delete(this);
+    shared.broker.detachedClient(link);
+    await this.hub.maybeRelease(sessionId);
+  }
+
+  meta(sessionId: string): Record<string, unknown> {
+    const shared = this.hub.sessions.get(sessionId);
+    return shared ? flagsMeta(shared.flags) : {};
+  }
+
+  /** The connection ended: detached from everything; turns go on. */
+  async disconnect(): Promise<void> {
+    this.open = false;
+    this.hub.connections.delete(this);
+    for (const [sessionId, shared] of [...this.hub.sessions]) {
+      if (shared.links.has(this)) await this.detach(sessionId);
+    }
+    this.hub.deps.onMaybeIdle();
+  }
+}

@@ -1,0 +1,102 @@
+// A private daemon per test: its own ACCORD_HOME (so its own socket), the
+// fake model server, and a teardown that stops the daemon and waits for its
+// process to be gone before the temp directory is removed.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { methods } from '@agentclientprotocol/sdk/unstable';
+import { agentBundle, childAgent, isolatedEnv, tempDir, type ChildHarness } from '../agent/harness';
+
+export function ensureBuilt(): void {
+  if (!existsSync(agentBundle) || !existsSync(join(process.cwd(), 'dist/agent-core.js'))) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
+}
+
+export interface DaemonWorld {
+  root: string;
+  home: string;
+  env: Record<string, string | undefined>;
+  /** A bridge (`accord acp`) connected to this world's daemon, initialized. */
+  bridge(args?: string[], extraEnv?: Record<string, string>): Promise<ChildHarness>;
+  /** Runs `accord <args>` to completion. */
+  cli(args: string[], extraEnv?: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  daemonPid(): number | undefined;
+  /** Stops the daemon (if any) and waits until its process is gone. */
+  stopDaemon(): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+/** Alive and not a zombie (a killed daemon whose parent is gone may stay unreaped in a container). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return process.platform === 'linux' ? false : true;
+  }
+}
+
+export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export function daemonWorld(prefix: string, baseEnv: () => Record<string, string | undefined> = () => ({})): DaemonWorld {
+  const dir = tempDir(prefix);
+  const home = join(dir.path, 'home');
+  const bridges: ChildHarness[] = [];
+  const world: DaemonWorld = {
+    root: dir.path,
+    home,
+    get env() {
+      return isolatedEnv({ ACCORD_HOME: home, ACCORD_SANDBOX: 'off', ...(baseEnv() as Record<string, string>) }, dir.path);
+    },
+    async bridge(args = [], extraEnv = {}) {
+      const harness = childAgent({ ...world.env, ...extraEnv }, args, { bridge: true });
+      bridges.push(harness);
+      await harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      return harness;
+    },
+    cli(args, extraEnv = {}) {
+      return new Promise((resolve) => {
+        const child = spawn(process.execPath, [agentBundle, ...args], { env: { ...world.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c) => (stdout += c));
+        child.stderr.on('data', (c) => (stderr += c));
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    },
+    daemonPid() {
+      const lock = join(home, 'run', 'daemon.lock');
+      if (!existsSync(lock)) return undefined;
+      try {
+        return (JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }).pid;
+      } catch {
+        return undefined;
+      }
+    },
+    async stopDaemon() {
+      const pid = world.daemonPid();
+      await world.cli(['daemon', 'stop']);
+      if (pid !== undefined && pidAlive(pid)) {
+        await waitFor('the daemon to exit', () => !pidAlive(pid), 30_000).catch(() => process.kill(pid, 'SIGKILL'));
+      }
+    },
+    async cleanup() {
+      for (const bridge of bridges.splice(0)) await bridge.close().catch(() => undefined);
+      await world.stopDaemon();
+      dir.remove();
+    },
+  };
+  return world;
+}
