@@ -60,6 +60,19 @@ function aptGet(prefix, args) {
   return { ok: result.status === 0, command: command.join(' '), output: `${result.stdout ?? ''}${result.stderr ?? ''}${result.error?.message ?? ''}` };
 }
 
+/**
+ * What to do about missing packages: nothing, install them (how), or stop with the exact command.
+ * Pure, so the decision is tested without root: `runner` is what aptRunner() found.
+ */
+export function planDebianInstall(command, missing, runner) {
+  if (missing.length === 0) return { action: 'none' };
+  const byHand = `sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing.join(' ')}`;
+  if (!runner) {
+    return { action: 'stop', byHand, message: `npm ${command} needs these Debian packages: ${missing.join(' ')}\nInstall them, then run npm ${command} again:\n  ${byHand}` };
+  }
+  return { action: 'install', byHand, prefix: runner.prefix, line: `installing Debian packages ${missing.join(' ')} with apt-get (${runner.how})` };
+}
+
 /** Installs the missing Debian packages `command` needs, or throws with the exact command to run. */
 export function ensureDebianPackages(command) {
   if (process.platform !== 'linux') return;
@@ -69,20 +82,17 @@ export function ensureDebianPackages(command) {
     say(`no dpkg here (not Debian/Ubuntu): make sure these are installed: ${names.join(', ')}`);
     return;
   }
-  if (missing.length === 0) return;
-  const installCommand = `sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing.join(' ')}`;
-  const runner = aptRunner();
-  if (!runner) {
-    throw new Error(`npm ${command} needs these Debian packages: ${missing.join(' ')}\nInstall them, then run npm ${command} again:\n  ${installCommand}`);
-  }
-  say(`installing Debian packages ${missing.join(' ')} with apt-get (${runner.how})`);
+  const plan = planDebianInstall(command, missing, missing.length > 0 ? aptRunner() : undefined);
+  if (plan.action === 'none') return;
+  if (plan.action === 'stop') throw new Error(plan.message);
+  say(plan.line);
   // A fresh machine may have no package lists at all; a failed update (one mirror down) may still leave usable ones.
-  const update = aptGet(runner.prefix, ['update', '-qq']);
-  const install = aptGet(runner.prefix, ['install', '-y', '-qq', '--no-install-recommends', ...missing]);
+  const update = aptGet(plan.prefix, ['update', '-qq']);
+  const install = aptGet(plan.prefix, ['install', '-y', '-qq', '--no-install-recommends', ...missing]);
   const still = missingDebianPackages(missing) ?? missing;
   if (!install.ok || still.length > 0) {
     const updateLog = update.ok ? '' : `${update.command} failed:\n${update.output}\n`;
-    throw new Error(`${updateLog}${install.command} failed:\n${install.output}\nstill missing: ${still.join(' ')}; try by hand:\n  ${installCommand}`);
+    throw new Error(`${updateLog}${install.command} failed:\n${install.output}\nstill missing: ${still.join(' ')}; try by hand:\n  ${plan.byHand}`);
   }
 }
 
@@ -101,8 +111,14 @@ export function ensureNodeModules() {
   if (!reason) return;
   say(`${reason}: running npm ci`);
   // Windows needs a shell to run npm.cmd.
-  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit', shell: windows });
-  if (result.status !== 0) throw new Error(`npm ci failed (exit ${result.status ?? result.error?.message}); see above. Fix that, then run the command again.`);
+  const npmCi = () => spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit', shell: windows });
+  let result = npmCi();
+  if (result.status !== 0) {
+    // A network hiccup on one of hundreds of downloads should not fail a fresh clone's first run.
+    say('npm ci failed (see above); trying once more');
+    result = npmCi();
+  }
+  if (result.status !== 0) throw new Error(`npm ci failed twice (exit ${result.status ?? result.error?.message}); see above. Fix that, then run the command again.`);
 }
 
 /** Everything `npm start` or `npm test` needs before it can build; exits with a clear message when it cannot. */

@@ -50,6 +50,12 @@ function run(command, commandArgs, { capture = false } = {}) {
     child.on('close', (code) => {
       clearTimeout(timer);
       current = undefined;
+      // Whatever the stage left running in its process group (a helper, a server) would skew the next stage.
+      try {
+        process.kill(-child.pid, 0);
+        console.error(`${command} ${commandArgs.slice(0, 4).join(' ')}... left processes running in its group: stopped them.`);
+        process.kill(-child.pid, 'SIGKILL');
+      } catch { /* none left */ }
       resolve({ code: code ?? 1, out });
     });
   });
@@ -70,7 +76,9 @@ async function nodeTestStage(stage, files, concurrency) {
   const { code, out } = await run(
     process.execPath,
     // --test-force-exit: a file whose tests are done ends even if a stray handle (socket, child) stays open.
-    ['--import', 'tsx', '--test', '--test-force-exit', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files],
+    // --test-timeout: a test that hangs fails by name after 5 min (tests that need longer say so) instead of
+    // the whole stage being stopped with no name at ACCORD_STAGE_TIMEOUT_MIN.
+    ['--import', 'tsx', '--test', '--test-force-exit', '--test-timeout=300000', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files],
     { capture: true },
   );
   const pass = Number(/^ℹ pass (\d+)/m.exec(out)?.[1] ?? 0);

@@ -34,8 +34,13 @@ export function vscodePaths() {
 /** Installs VS Code once (a no-op when its stamp file exists). Throws when the install fails. */
 export function ensureVscode() {
   if (vscodePaths().installed) return vscodePaths();
-  const result = spawnSync('bash', [path.join(root, 'scripts/install-vscode.sh')], { stdio: 'inherit' });
-  if (result.status !== 0) throw new Error('Installing VS Code failed (see the output above).');
+  const install = () => spawnSync('bash', [path.join(root, 'scripts/install-vscode.sh')], { stdio: 'inherit' }).status;
+  // The install fetches hundreds of packages and compiles native modules: one network hiccup should not fail a
+  // fresh machine's first run, so it gets a second try (the script starts over cleanly).
+  if (install() !== 0) {
+    console.error('Installing VS Code failed (see above); trying once more.');
+    if (install() !== 0) throw new Error('Installing VS Code failed twice (see the output above).');
+  }
   return vscodePaths();
 }
 
