@@ -5,7 +5,7 @@
 //   --only unit|vscode|e2e|fresh-clone   run one stage (plus what it needs)
 //   --fresh-clone                        also run the fresh-clone check last (CI does)
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setUp } from './setup.mjs';
 import { ensureVscode } from './vscode-harness.mjs';
@@ -33,6 +33,21 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
+/** The live processes of a process group ("pid command"), read from /proc; none where there is no /proc. */
+function groupMembers(pgid) {
+  if (!existsSync('/proc')) return [];
+  const members = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      // Fields after the parenthesised command: state, ppid, pgrp.
+      const [state, , pgrp] = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      if (Number(pgrp) !== pgid || state === 'Z') continue;
+      members.push(`${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').slice(0, 160)}`);
+    } catch { /* gone meanwhile */ }
+  }
+  return members;
+}
+
 /** Runs a command in its own process group; a stage that outlives the timeout is stopped and fails. */
 function run(command, commandArgs, { capture = false } = {}) {
   return new Promise((resolve) => {
@@ -51,11 +66,12 @@ function run(command, commandArgs, { capture = false } = {}) {
       clearTimeout(timer);
       current = undefined;
       // Whatever the stage left running in its process group (a helper, a server) would skew the next stage.
-      try {
-        process.kill(-child.pid, 0);
-        console.error(`${command} ${commandArgs.slice(0, 4).join(' ')}... left processes running in its group: stopped them.`);
-        process.kill(-child.pid, 'SIGKILL');
-      } catch { /* none left */ }
+      const left = groupMembers(child.pid);
+      if (left.length > 0) {
+        console.error(`${command} ${commandArgs.slice(0, 4).join(' ')}... left ${left.length} process(es) running; stopping them:`);
+        for (const p of left) console.error(`  ${p}`);
+        try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone meanwhile */ }
+      }
       resolve({ code: code ?? 1, out });
     });
   });
