@@ -28,7 +28,7 @@ async function registryProblem() {
     await fetch(new URL('-/ping', registry.endsWith('/') ? registry : `${registry}/`), { signal: AbortSignal.timeout(20_000) });
     return undefined;
   } catch (error) {
-    return `skipped: the npm registry (${registry}) cannot be reached (${error?.cause?.code ?? error?.message ?? error}), so npm ci cannot run in a fresh clone`;
+    return `skipped: the npm registry (${registry}) cannot be reached (${error?.cause?.code ?? error?.cause?.errors?.[0]?.code ?? error?.cause?.message ?? error?.message ?? error}), so npm ci cannot run in a fresh clone`;
   }
 }
 
