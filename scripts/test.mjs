@@ -101,7 +101,9 @@ async function nodeTestStage(stage, files, concurrency) {
   const fail = Number(/^ℹ fail (\d+)/m.exec(out)?.[1] ?? 0);
   // The spec reporter repeats each failed test after "✖ failing tests:"; keep those names for the summary.
   const failing = out.split('\n✖ failing tests:')[1] ?? '';
-  const failures = [...new Set([...failing.matchAll(/^\s*✖ (.+?)(?: \([\d.]+m?s\))?$/gm)].map((m) => m[1]))];
+  // Each entry: "test at FILE:LINE:COL", "✖ NAME (DURATION)", then the error's first line.
+  const failures = [...new Set([...failing.matchAll(/^(?:test at (.+)\n)?\s*✖ (.+?)(?: \([\d.]+m?s\))?\n\s*(.*)$/gm)]
+    .map(([, where, name, error]) => `${name}${where ? ` (${where})` : ''}${error ? `: ${error.slice(0, 200)}` : ''}`))];
   if (code !== 0 && fail === 0) failures.push(`the test run itself exited with code ${code} (see its output above)`);
   record(stage, pass, fail + (code !== 0 && fail === 0 ? 1 : 0), failures);
 }
@@ -112,8 +114,10 @@ async function vscodeStage() {
   const counts = [...out.matchAll(/^(\d+) passed, (\d+) failed$/gm)].at(-1);
   const pass = Number(counts?.[1] ?? 0);
   const fail = Number(counts?.[2] ?? 0);
-  // mocha lists each failure as "  1) suite" + "     test:" in its closing report.
-  const failures = [...out.matchAll(/^\s+\d+\) (.+)\n\s+(.+?):?$/gm)].map((m) => `${m[1]} › ${m[2]}`);
+  // After "N failing", mocha lists each failure as "  1) suite", nested titles, "test title:", then the error.
+  const report = out.split(/^\s+\d+ failing$/m)[1] ?? '';
+  const failures = [...report.matchAll(/^\s+\d+\) (.+)\n((?:.*\n)*?)\s*(.+):\n\s*(.*)$/gm)]
+    .map(([, suite, middle, name, error]) => [suite, ...middle.split('\n').map((l) => l.trim()).filter(Boolean), name].join(' › ') + (error ? `: ${error.slice(0, 200)}` : ''));
   if (code !== 0 && fail === 0) failures.push(`the extension-host run exited with code ${code} (see its output above)`);
   record('vscode', pass, fail + (code !== 0 && fail === 0 ? 1 : 0), failures);
 }
