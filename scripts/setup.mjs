@@ -88,7 +88,14 @@ export function ensureDebianPackages(command) {
   say(plan.line);
   // A fresh machine may have no package lists at all; a failed update (one mirror down) may still leave usable ones.
   const update = aptGet(plan.prefix, ['update', '-qq']);
-  const install = aptGet(plan.prefix, ['install', '-y', '-qq', '--no-install-recommends', ...missing]);
+  let install = aptGet(plan.prefix, ['install', '-y', '-qq', '--no-install-recommends', ...missing]);
+  if (!install.ok && /dpkg --configure -a/.test(install.output)) {
+    // An earlier install was interrupted (a killed CI run, a reboot): apt refuses until dpkg finishes it.
+    say('dpkg was interrupted earlier: running dpkg --configure -a, then the install again');
+    const [program, ...args] = [...plan.prefix, 'env', 'DEBIAN_FRONTEND=noninteractive', 'dpkg', '--configure', '-a'];
+    spawnSync(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    install = aptGet(plan.prefix, ['install', '-y', '-qq', '--no-install-recommends', ...missing]);
+  }
   const still = missingDebianPackages(missing) ?? missing;
   if (!install.ok || still.length > 0) {
     const updateLog = update.ok ? '' : `${update.command} failed:\n${update.output}\n`;
