@@ -42,7 +42,8 @@ function groupMembers(pgid) {
       // Fields after the parenthesised command: state, ppid, pgrp.
       const [state, , pgrp] = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
       if (Number(pgrp) !== pgid || state === 'Z') continue;
-      members.push(`${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').slice(0, 160)}`);
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+      if (cmdline) members.push(`${pid} ${cmdline.slice(0, 160)}`); // an empty one is a process already exiting
     } catch { /* gone meanwhile */ }
   }
   return members;
