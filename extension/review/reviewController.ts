@@ -5,13 +5,13 @@
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { hunkConflict, hunkDecision, hunkState, isPending, type Decision, type FileReview } from './fileReview';
-import { ReviewStore, type LandResult } from './reviewStore';
+import { ReviewStore, sameContent, type LandResult } from './reviewStore';
 import { EditorTree } from './editorTree';
 import { ReviewDocuments, reviewOf, reviewUri } from './reviewDocuments';
 import { pendingHunks } from './reviewSides';
 import { ChangesTree, type ChangesNode } from './changesTree';
-import { StagedWriteSource } from './stagedSource';
-import { DirectDiskSource } from './directSource';
+import { StagedWriteSource, type EarlierSnapshots } from './stagedSource';
+import { DirectDiskSource, type DirectSourceOptions } from './directSource';
 import { IsolatedWorkspaceSource, type AgentExtCall, type IsolatedSourceOptions } from './isolatedSource';
 import { ToolDiffDocuments } from './toolDiffDocuments';
 import { InFileReview } from './inFileReview';
@@ -82,16 +82,19 @@ export class ReviewController implements vscode.Disposable {
   }
 
   /** A source for `fs/write_text_file` from third-party agents. */
-  createStagedSource(): StagedWriteSource {
-    return this.own(new StagedWriteSource(this.store, this.tree));
+  createStagedSource(snapshots?: EarlierSnapshots): StagedWriteSource {
+    return this.own(new StagedWriteSource(this.store, this.tree, snapshots));
   }
 
   /** A source for agents that write straight to disk; watches the workspace for their writes. */
-  createDirectSource(): DirectDiskSource {
+  createDirectSource(more: Pick<DirectSourceOptions, 'failed' | 'projectRoot'> = {}): DirectDiskSource {
     const source = this.own(
       new DirectDiskSource(this.store, this.tree, {
+        projectRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+        ...more,
         knownPaths: () => vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file').map((d) => d.uri.fsPath),
-        handledElsewhere: (sessionId, path) => this.store.inSession(sessionId).some((f) => f.path === path && f.origin !== 'direct'),
+        handledElsewhere: (sessionId, path, now) =>
+          this.store.inSession(sessionId).some((f) => f.path === path && f.origin !== 'direct' && sameContent(f.landed.get(path) ?? null, now)),
         modifiedAt: async (path) => {
           try {
             return (await vscode.workspace.fs.stat(vscode.Uri.file(path))).mtime;

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { diffBlocks, touchedPaths, type ToolCallFacts, type TurnAwareSource } from './changeSource';
-import type { DirectDiskSource } from './directSource';
+import type { DirectDiskSource, SnapshotFailure } from './directSource';
 import type { FileReview } from './fileReview';
 import type { IsolatedWorkspaceSource } from './isolatedSource';
 import type { ReviewController } from './reviewController';
@@ -84,8 +84,15 @@ export class SessionReviews implements vscode.Disposable {
   private readonly subscription: { dispose(): void };
 
   constructor(private readonly deps: SessionReviewsDeps) {
-    this.staged = deps.review.createStagedSource();
-    this.direct = deps.review.createDirectSource();
+    // A write staged after the agent already wrote the file itself keeps the snapshot taken before the call ran.
+    this.staged = deps.review.createStagedSource({
+      snapshotOf: (sessionId, path) => this.direct.snapshotOf(sessionId, path),
+      keep: (sessionId, path, content) => this.direct.keep(sessionId, path, content),
+    });
+    this.direct = deps.review.createDirectSource({
+      failed: (sessionId, { path, why }) =>
+        this.warnOnce(`${sessionId}:snapshot:${path}`, `Accord could not keep a copy of ${path} before the agent could change it (${why}); a change the agent makes to it will not be reviewable.`),
+    });
     this.subscription = deps.review.store.onDidChange(() => {
       void this.syncDiscards();
       this.schedulePost();
@@ -140,7 +147,28 @@ export class SessionReviews implements vscode.Disposable {
   /** `fs/write_text_file`: held for review; resolves once staged so the agent can be answered. */
   async stageWrite(sessionId: string, path: string, content: string): Promise<void> {
     const state = this.sessions.get(sessionId);
+    // After the snapshots of the calls announced before it: an agent that wrote the file itself keeps that "before".
+    if (state) await state.queue;
     await this.staged.stage(sessionId, state?.turnId ?? '1', path, content);
+  }
+
+  /**
+   * A permission request is about to be shown: every file the call may write
+   * gets its "before" now, while nothing can have written it. Returns what
+   * could not be kept, so the dialog can say the change would not be
+   * reviewable; empty when all of it is (or the agent works in an isolated
+   * copy, where nothing lands without review anyway).
+   */
+  async prepareApproval(sessionId: string, call: ToolCallFacts): Promise<SnapshotFailure[]> {
+    const state = this.sessions.get(sessionId);
+    if (!state || state.isolated) return [];
+    if (!state.inTurn) return [{ path: '(this call)', why: 'it came outside a prompt turn, so Accord took no snapshot' }];
+    const turnId = state.turnId;
+    let failures: SnapshotFailure[] = [];
+    const done = await this.enqueue(state, sessionId, async () => {
+      failures = await this.direct.prepare(sessionId, turnId, call);
+    });
+    return done ? failures : [{ path: '(this call)', why: 'taking its snapshots failed' }];
   }
 
   /** `fs/read_text_file`: the session's own staged text while it waits for review. */
@@ -296,9 +324,11 @@ export class SessionReviews implements vscode.Disposable {
     }
   }
 
-  private enqueue(state: SessionState, sessionId: string, run: () => Promise<unknown>): Promise<void> {
-    state.queue = state.queue.then(async () => void (await this.guard(state, sessionId, run)));
-    return state.queue;
+  /** Runs `run` after the session's earlier review steps; resolves false when it failed (already reported). */
+  private enqueue(state: SessionState, sessionId: string, run: () => Promise<unknown>): Promise<boolean> {
+    const step = state.queue.then(() => this.guard(state, sessionId, run));
+    state.queue = step.then(() => undefined);
+    return step;
   }
 
   /** Runs one step of a session's review; false when it failed (logged, and told to the person unless the agent is down). */
