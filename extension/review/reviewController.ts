@@ -25,7 +25,9 @@ export class ReviewController implements vscode.Disposable {
   private readonly tree = new EditorTree();
   readonly store = new ReviewStore(this.tree);
   readonly documents = new ReviewDocuments(this.store);
-  readonly changes = new ChangesTree(this.store);
+  /** sessionId → how the person tells that session apart (set by the session wiring). */
+  private readonly sessionLabels = new Map<string, string>();
+  readonly changes = new ChangesTree(this.store, (sessionId) => this.sessionLabel(sessionId));
   /** Keep/Undo per hunk inside the normal editor. */
   readonly inFile = new InFileReview(this.store);
   /** ACP diff content of a tool call, for changes no review holds. */
@@ -75,10 +77,23 @@ export class ReviewController implements vscode.Disposable {
       await vscode.window.showTextDocument(reviewUri(file, 'proposed'), { preview: false });
       return;
     }
-    // A later turn is diffed against the agent's text after the turn before; the title says so.
+    // A later turn is diffed against the agent's text after the turn before; the title says so. The session is named too.
     const builtOn = file.builtOn !== undefined ? this.store.get(file.builtOn) : undefined;
-    const title = builtOn ? `${name} (Accord review, turn ${file.turnId}: changes since turn ${builtOn.turnId})` : `${name} (Accord review, turn ${file.turnId})`;
+    const where = `${this.sessionLabel(file.sessionId)}, turn ${file.turnId}`;
+    const title = builtOn ? `${name} (Accord review: ${where}: changes since turn ${builtOn.turnId})` : `${name} (Accord review: ${where})`;
     await vscode.commands.executeCommand('vscode.diff', reviewUri(file, 'base'), reviewUri(file, 'proposed'), title, { preview: false });
+  }
+
+  /** Names a session in the Changes view and review tabs: agent and start time rather than an id prefix. */
+  labelSession(sessionId: string, label: string): void {
+    const taken = new Set([...this.sessionLabels].filter(([id]) => id !== sessionId).map(([, l]) => l));
+    let unique = label;
+    for (let n = 2; taken.has(unique); n++) unique = `${label} (${n})`;
+    this.sessionLabels.set(sessionId, unique);
+  }
+
+  sessionLabel(sessionId: string): string {
+    return this.sessionLabels.get(sessionId) ?? `session ${sessionId}`;
   }
 
   /** A source for `fs/write_text_file` from third-party agents. */

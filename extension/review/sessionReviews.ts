@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { diffBlocks, touchedPaths, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import type { DirectDiskSource, SnapshotFailure } from './directSource';
-import type { FileReview } from './fileReview';
+import { fileLineCounts, kindOf, type FileReview } from './fileReview';
 import type { IsolatedWorkspaceSource } from './isolatedSource';
 import type { ReviewController } from './reviewController';
 import { reviewForPath, reviewState, summarize } from './reviewSummary';
@@ -223,6 +223,8 @@ export class SessionReviews implements vscode.Disposable {
       queue: Promise.resolve(),
     };
     this.sessions.set(sessionId, state);
+    const started = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    this.deps.review.labelSession(sessionId, `${agent.name} session of ${started}`);
     return state;
   }
 
@@ -316,10 +318,13 @@ export class SessionReviews implements vscode.Disposable {
         const file = reviewForPath(files, state.projectPaths.get(agentPath) ?? agentPath, state.toolTurns.get(toolCallId));
         if (!file) continue;
         const key = `${toolCallId}\u0000${agentPath}`;
-        const value = reviewState(file);
+        // The same numbers as the Changes list: the review's, not the agent's diff.
+        const { added, removed } = fileLineCounts(file);
+        const message = { type: 'diffReview' as const, epoch, toolCallId, path: agentPath, state: reviewState(file), kind: kindOf(file), added, removed };
+        const value = JSON.stringify([message.state, message.kind, added, removed]);
         if (state.posted.get(key) === value) continue;
         state.posted.set(key, value);
-        this.deps.post({ type: 'diffReview', epoch, toolCallId, path: agentPath, state: value });
+        this.deps.post(message);
       }
     }
   }
