@@ -52,6 +52,8 @@ export interface DirectSourceOptions {
 export class DirectDiskSource implements TurnAwareSource {
   readonly origin = 'direct' as const;
   private readonly active = new Map<string, ActiveTurn>();
+  /** sessionId → its last ended turn: a staged write that arrives late still finds the snapshots. */
+  private readonly ended = new Map<string, ActiveTurn>();
   /** sessionId → paths touched in its earlier turns: worth a snapshot at its next turn's start. */
   private readonly touched = new Map<string, Map<string, true>>();
 
@@ -63,6 +65,7 @@ export class DirectDiskSource implements TurnAwareSource {
 
   async beginTurn(sessionId: string, turnId: string): Promise<void> {
     const turn: ActiveTurn = { turnId, startedAt: Date.now(), snapshots: new Map(), trees: new Set(), failed: new Map() };
+    this.ended.delete(sessionId);
     const paths = new Set([...this.options.knownPaths(), ...(this.touched.get(sessionId)?.keys() ?? [])]);
     // Files only: a folder touched before gets its snapshot again when a call names it.
     for (const path of paths) this.report(sessionId, await this.snapshot(turn, path, false));
@@ -100,7 +103,7 @@ export class DirectDiskSource implements TurnAwareSource {
 
   /** The earliest "before" this session's running turn holds for `path` (a staged write of the same file uses it). */
   snapshotOf(sessionId: string, path: string): { content: Content } | undefined {
-    const turn = this.active.get(sessionId);
+    const turn = this.active.get(sessionId) ?? this.ended.get(sessionId);
     return turn?.snapshots.has(path) ? { content: turn.snapshots.get(path)! } : undefined;
   }
 
@@ -156,10 +159,12 @@ export class DirectDiskSource implements TurnAwareSource {
     }
     for (const path of turn.snapshots.keys()) await this.collect(sessionId, turn, path);
     this.active.delete(sessionId);
+    this.ended.set(sessionId, turn);
   }
 
   forgetSession(sessionId: string): void {
     this.active.delete(sessionId);
+    this.ended.delete(sessionId);
     this.touched.delete(sessionId);
   }
 
@@ -261,6 +266,7 @@ export class DirectDiskSource implements TurnAwareSource {
 
   dispose(): void {
     this.active.clear();
+    this.ended.clear();
     this.touched.clear();
   }
 }

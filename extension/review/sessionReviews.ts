@@ -147,9 +147,13 @@ export class SessionReviews implements vscode.Disposable {
   /** `fs/write_text_file`: held for review; resolves once staged so the agent can be answered. */
   async stageWrite(sessionId: string, path: string, content: string): Promise<void> {
     const state = this.sessions.get(sessionId);
-    // After the snapshots of the calls announced before it: an agent that wrote the file itself keeps that "before".
-    if (state) await state.queue;
-    await this.staged.stage(sessionId, state?.turnId ?? '1', path, content);
+    const stage = () => this.staged.stage(sessionId, state?.turnId ?? '1', path, content);
+    if (!state) return stage();
+    // In arrival order with the session's calls (after their snapshots, before the turn's end): an agent
+    // that wrote the file itself keeps the "before" taken when it announced the call.
+    const step = state.queue.then(stage);
+    state.queue = step.catch(() => undefined);
+    await step;
   }
 
   /**
