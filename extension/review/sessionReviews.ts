@@ -91,7 +91,10 @@ export class SessionReviews implements vscode.Disposable {
     });
     this.direct = deps.review.createDirectSource({
       failed: (sessionId, { path, why }) =>
-        this.warnOnce(`${sessionId}:snapshot:${path}`, `Accord could not keep a copy of ${path} before the agent could change it (${why}); a change the agent makes to it will not be reviewable.`),
+        this.warnOnce(
+          `${sessionId}:snapshot:${path}`,
+          `Accord could not keep a copy of ${path} before the agent could change it (${why}); a change the agent makes to it will not be reviewable.`,
+        ),
     });
     this.subscription = deps.review.store.onDidChange(() => {
       void this.syncDiscards();
@@ -358,11 +361,21 @@ export class SessionReviews implements vscode.Disposable {
   private warnOnce(key: string, message: string): void {
     if (this.warned.has(key)) return;
     this.warned.add(key);
-    void vscode.window.showWarningMessage(message);
+    // Every warning here carries paths or errors an agent chose.
+    void vscode.window.showWarningMessage(inert(message));
   }
 
   dispose(): void {
     if (this.postTimer) clearTimeout(this.postTimer);
     this.subscription.dispose();
   }
+}
+
+/**
+ * A path the agent chose, made inert for a notification: VS Code renders
+ * `[label](target)` there as a live link (command links included), so the
+ * `](` pair is broken and line breaks are flattened.
+ */
+function inert(text: string): string {
+  return text.replace(/\]\(/g, ']\u200b(').replace(/[\r\n]+/g, ' ');
 }
