@@ -58,7 +58,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     completeToolCall: (sessionId, toolCall) => toolCalls.complete(sessionId, toolCall),
     announcedToolCall: (sessionId, toolCallId) => toolCalls.announced(sessionId, toolCallId),
     prepareReview: (sessionId, toolCall) => reviews.prepareApproval(sessionId, toolCall),
-    readCurrent: currentText,
+    readCurrent: async (sessionId, path) => (reviews.writesToDisk(sessionId) ? currentText(path) : undefined),
   });
   const reviews = new SessionReviews({
     review,

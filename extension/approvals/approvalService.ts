@@ -42,8 +42,11 @@ export interface ApprovalServiceOptions {
   announcedToolCall?: (sessionId: string, toolCallId: string) => ToolCallUpdate | undefined;
   /** Takes the review's snapshots for the call before anyone can allow it; returns what could not be kept. */
   prepareReview?: (sessionId: string, toolCall: ToolCallUpdate) => Promise<{ path: string; why: string }[]>;
-  /** A file's text as it is now (`null`: absent; undefined: unreadable), to compare with the agent's claim. */
-  readCurrent?: (path: string) => Promise<string | null | undefined>;
+  /**
+   * A file's text as it is now (`null`: absent; undefined: unreadable or not comparable), to compare with
+   * the agent's claim. Undefined for an agent that works in its own copy, whose claim is about that copy.
+   */
+  readCurrent?: (sessionId: string, path: string) => Promise<string | null | undefined>;
 }
 
 export class ApprovalService implements vscode.Disposable {
@@ -106,7 +109,7 @@ export class ApprovalService implements vscode.Disposable {
       const current = new Map<string, string | null>();
       for (const block of toolCall.content ?? []) {
         if (block.type !== 'diff' || current.has(block.path)) continue;
-        const text = await readCurrent(block.path).catch(() => undefined);
+        const text = await readCurrent(sessionId, block.path).catch(() => undefined);
         if (text !== undefined) current.set(block.path, text);
       }
       facts.current = current;

@@ -159,6 +159,11 @@ export class SessionReviews implements vscode.Disposable {
     await step;
   }
 
+  /** Whether the session's agent changes the person's files itself (not an isolated copy): its claims about them can be checked on disk. */
+  writesToDisk(sessionId: string): boolean {
+    return !this.sessions.get(sessionId)?.isolated;
+  }
+
   /**
    * A permission request is about to be shown: every file the call may write
    * gets its "before" now, while nothing can have written it. Returns what
