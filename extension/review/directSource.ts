@@ -10,7 +10,7 @@
 // Everything is kept per session: one agent's locations, snapshots and
 // failures never reach another session's turn. A snapshot that cannot be
 // taken is recorded with its reason and blocks nothing else.
-import { fileId, type Content } from './fileReview';
+import { desiredTree, fileId, type Content } from './fileReview';
 import { commandCwd, diffBlocks, isFinished, mayWriteAnywhere, touchedPaths, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import { sameContent, type RealTree } from './reviewStore';
 import { isUnder, listTree, pathKind, unsnapshottable, type PathKind } from './treeSnapshot';
@@ -140,9 +140,9 @@ export class DirectDiskSource implements TurnAwareSource {
     const [sessionId, turn] = [...this.active][0]!;
     const now = await this.tree.read(path);
     if (now === null) return;
-    const modified = await this.options.modifiedAt?.(path);
+    const modified = await (this.options.modifiedAt ? this.options.modifiedAt(path).then((m) => m ?? Number.NEGATIVE_INFINITY) : undefined);
     // Whole milliseconds on both sides: a file the person wrote in the same millisecond the turn began
-    // is theirs (no agent acts that fast), so equal means before.
+    // is theirs (no agent acts that fast), so equal means before. A file whose time cannot be read is not claimed.
     if (modified !== undefined && modified <= turn.startedAt) return;
     turn.snapshots.set(path, null);
     this.remember(sessionId, path);
@@ -259,8 +259,11 @@ export class DirectDiskSource implements TurnAwareSource {
     if (this.options.handledElsewhere?.(sessionId, path, now)) return;
     const existing = this.sink.get(fileId({ sessionId, turnId: turn.turnId, path }));
     // The review's own writes (a rejection restoring the snapshot) come back
-    // through the watcher; they are not the agent's.
-    if (existing ? sameContent(existing.landed.get(path) ?? null, now) : sameContent(base, now)) return;
+    // through the watcher; they are not the agent's. The event can come before
+    // the review has recorded the write as landed, so what its decisions ask
+    // for counts as its own too.
+    if (existing && (sameContent(existing.landed.get(path) ?? null, now) || sameContent(desiredTree(existing).get(path) ?? null, now))) return;
+    if (!existing && sameContent(base, now)) return;
     this.sink.propose({ origin: 'direct', sessionId, turnId: turn.turnId, path, base, proposed: now });
   }
 

@@ -121,6 +121,34 @@ describe('an agent that writes the file itself, then sends fs/write_text_file wi
   });
 });
 
+describe('the review\'s own restore seen by the watcher', () => {
+  test('a watcher event that arrives before the store records the restore is not a new change (the card stays rejected)', async () => {
+    const dir = await scratch();
+    const file = join(dir, 'race.txt');
+    await writeFile(file, FOUR);
+    let direct: DirectDiskSource | undefined;
+    // The watcher reports the write while the review's write call has not returned yet.
+    const racingTree: RealTree = {
+      read: diskTree.read,
+      async write(path, content) {
+        await diskTree.write(path, content);
+        await direct!.fileChanged(path, 'changed');
+      },
+    };
+    const store = new ReviewStore(racingTree);
+    direct = new DirectDiskSource(store, racingTree, { knownPaths: () => [file] });
+    await direct.beginTurn('s', '1');
+    await writeFile(file, 'agent\n');
+    await direct.fileChanged(file, 'changed');
+    const [review] = store.all();
+    assert.ok(review);
+    await store.decideFile(review, 'rejected');
+    assert.equal(await text(file), FOUR);
+    assert.equal(review.proposedText, 'agent\n', 'still the agent\'s change');
+    assert.equal(isPending(review), false, 'still rejected');
+  });
+});
+
 describe('a folder as a location', () => {
   test('is handled, not an error: its files are kept, a change and an addition under it are reviewed and undone', async () => {
     const dir = await scratch();
