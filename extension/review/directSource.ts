@@ -66,9 +66,13 @@ export class DirectDiskSource implements TurnAwareSource {
   async beginTurn(sessionId: string, turnId: string): Promise<void> {
     const turn: ActiveTurn = { turnId, startedAt: Date.now(), snapshots: new Map(), trees: new Set(), failed: new Map() };
     this.ended.delete(sessionId);
-    const paths = new Set([...this.options.knownPaths(), ...(this.touched.get(sessionId)?.keys() ?? [])]);
-    // Files only: a folder touched before gets its snapshot again when a call names it.
-    for (const path of paths) this.report(sessionId, await this.snapshot(turn, path, false));
+    const touched = new Set(this.touched.get(sessionId)?.keys() ?? []);
+    // Files only: a folder touched before gets its snapshot again when a call names it. An open
+    // document that cannot be kept (a link the person opened) is only worth a word once the agent names it.
+    for (const path of new Set([...this.options.knownPaths(), ...touched])) {
+      const failures = await this.snapshot(turn, path, false);
+      if (touched.has(path)) this.report(sessionId, failures);
+    }
     // Active only once the snapshots exist: a watcher event in between must not be taken for the agent's.
     this.active.set(sessionId, turn);
   }
@@ -130,8 +134,13 @@ export class DirectDiskSource implements TurnAwareSource {
   async fileChanged(path: string, event: 'created' | 'changed' | 'deleted'): Promise<void> {
     const claimed = [...this.active].filter(([, turn]) => turn.snapshots.has(path) || [...turn.trees].some((dir) => isUnder(dir, path)));
     if (claimed.length > 0) {
+      // New under a folder whose every regular file was kept: an addition, unless it is a link or folder the snapshot left out.
+      const kind = claimed.some(([, turn]) => !turn.snapshots.has(path)) ? await (this.options.pathKind ?? pathKind)(path).catch(() => 'other' as const) : 'file';
       for (const [sessionId, turn] of claimed) {
-        if (!turn.snapshots.has(path)) turn.snapshots.set(path, null); // new under a folder whose every file was kept
+        if (!turn.snapshots.has(path)) {
+          if (kind !== 'file') continue;
+          turn.snapshots.set(path, null);
+        }
         await this.collect(sessionId, turn, path);
       }
       return;

@@ -88,6 +88,7 @@ export class SessionReviews implements vscode.Disposable {
     this.staged = deps.review.createStagedSource({
       snapshotOf: (sessionId, path) => this.direct.snapshotOf(sessionId, path),
       keep: (sessionId, path, content) => this.direct.keep(sessionId, path, content),
+      projectFolder: (path) => vscode.workspace.getWorkspaceFolder(vscode.Uri.file(path))?.uri.fsPath,
     });
     this.direct = deps.review.createDirectSource({
       failed: (sessionId, { path, why }) =>

@@ -15,6 +15,7 @@ import type { ChangeSink, ChangeSource } from './changeSource';
 import { fileId, isPending, type Content } from './fileReview';
 import { sameContent, type RealTree } from './reviewStore';
 import { mapFor } from './innerMap';
+import { linkOnTheWay } from './treeSnapshot';
 
 /** The direct-to-disk review's snapshots, which a staged write of the same file shares. */
 export interface EarlierSnapshots {
@@ -22,6 +23,8 @@ export interface EarlierSnapshots {
   snapshotOf?(sessionId: string, path: string): { content: Content } | undefined;
   /** Keeps `content` as `path`'s "before" in the running turn unless it has one. */
   keep?(sessionId: string, path: string, content: Content): void;
+  /** The project folder that holds `path`: links below it are refused. */
+  projectFolder?(path: string): string | undefined;
 }
 
 export class StagedWriteSource implements ChangeSource {
@@ -39,6 +42,9 @@ export class StagedWriteSource implements ChangeSource {
 
   /** Stages one `fs/write_text_file`. Resolves once the proposal is under review. */
   async stage(sessionId: string, turnId: string, path: string, content: string): Promise<void> {
+    // Accepting would write through it, wherever it points: refused before anything is held.
+    const link = await linkOnTheWay(path, this.snapshots.projectFolder?.(path));
+    if (link) throw new Error(link);
     const baselines = mapFor(this.baselines, sessionId);
     const now = await this.tree.read(path);
     if (!baselines.has(path)) baselines.set(path, this.snapshots.snapshotOf?.(sessionId, path)?.content ?? now);

@@ -4,7 +4,7 @@
 // project, and following one would snapshot (and on reject, restore) a file
 // outside it. Pure Node; no vscode import.
 import { lstat, readdir } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 
 export type PathKind = 'missing' | 'file' | 'directory' | 'symlink' | 'other';
 
@@ -68,4 +68,22 @@ export async function listTree(dir: string, limits = TREE_LIMITS): Promise<TreeL
 export function isUnder(dir: string, path: string): boolean {
   const prefix = dir.endsWith(sep) ? dir : `${dir}${sep}`;
   return path.startsWith(prefix);
+}
+
+/**
+ * Why writing `path` could land somewhere else than it says: the path, or a
+ * folder between `root` (the project folder holding it) and it, is a symbolic
+ * link — an agent can plant one to aim an accepted write outside the project.
+ * Folders above `root` are the person's own layout and are not judged.
+ * Undefined when the path is plain.
+ */
+export async function linkOnTheWay(path: string, root?: string): Promise<string | undefined> {
+  const kind = await pathKind(path);
+  if (kind === 'symlink') return 'it is a symbolic link, which Accord does not write through';
+  if (kind === 'directory' || kind === 'other') return 'it is not a regular file';
+  if (root === undefined || !isUnder(root, path)) return undefined;
+  for (let dir = dirname(path); dir !== root && isUnder(root, dir); dir = dirname(dir)) {
+    if ((await pathKind(dir)) === 'symlink') return `the folder ${dir} on its way is a symbolic link, which Accord does not write through`;
+  }
+  return undefined;
 }

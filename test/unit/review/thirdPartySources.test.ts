@@ -58,6 +58,7 @@ function sources(project?: string) {
   const staged = new StagedWriteSource(store, diskTree, {
     snapshotOf: (sessionId, path) => direct.snapshotOf(sessionId, path),
     keep: (sessionId, path, content) => direct.keep(sessionId, path, content),
+    projectFolder: () => root,
   });
   return { store, direct, staged, failures };
 }
@@ -149,6 +150,28 @@ describe('the review\'s own restore seen by the watcher', () => {
   });
 });
 
+describe('fs/write_text_file through a planted link (attack)', () => {
+  test('a write to a symbolic link, or under a linked folder, is refused with the reason and nothing is held', async () => {
+    const dir = await scratch();
+    const outside = await mkdtemp(join(tmpdir(), 'accord-outside-'));
+    try {
+      await writeFile(join(outside, 'bashrc'), 'safe\n');
+      await symlink(join(outside, 'bashrc'), join(dir, 'notes.md'));
+      await symlink(outside, join(dir, 'linked-dir'));
+      const { store, staged } = sources();
+      await assert.rejects(staged.stage('s', '1', join(dir, 'notes.md'), 'evil\n'), /symbolic link/);
+      await assert.rejects(staged.stage('s', '1', join(dir, 'linked-dir', 'bashrc'), 'evil\n'), /linked-dir on its way is a symbolic link/);
+      await assert.rejects(staged.stage('s', '1', join(dir, 'linked-dir', 'new', 'x.txt'), 'evil\n'), /linked-dir on its way is a symbolic link/);
+      assert.equal(store.all().length, 0);
+      assert.equal(await text(join(outside, 'bashrc')), 'safe\n');
+      await staged.stage('s', '1', join(dir, 'plain', 'new.txt'), 'fine\n'); // a plain path that does not exist yet is fine
+      assert.equal(store.all().length, 1);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a folder as a location', () => {
   test('is handled, not an error: its files are kept, a change and an addition under it are reviewed and undone', async () => {
     const dir = await scratch();
@@ -224,6 +247,18 @@ describe('a snapshot that cannot be taken', () => {
     await direct.toolCall('s', '1', { toolCallId: 'c', status: 'completed', locations: [{ path: link }, { path: good }] });
     assert.equal(store.all().find((f) => f.path === good)?.baseText, 'good\n', 'the other file is still reviewed');
     assert.equal(store.all().find((f) => f.path === link), undefined, 'the link is never restored through');
+  });
+
+  test("a link already in a kept folder is not taken for the agent's new file (rejecting it would delete the person's link)", async () => {
+    const dir = await scratch();
+    await writeFile(join(dir, 'target.txt'), 'target\n');
+    await symlink(join(dir, 'target.txt'), join(dir, 'mine-link.txt'));
+    const { store, direct } = sources();
+    await direct.beginTurn('s', '1');
+    assert.deepEqual(await direct.prepare('s', '1', { toolCallId: 'c', kind: 'execute', locations: [{ path: dir }] }), []);
+    await direct.fileChanged(join(dir, 'mine-link.txt'), 'changed');
+    await direct.endTurn('s', '1');
+    assert.equal(store.all().length, 0);
   });
 
   test('a request outside any turn is said to be unreviewable', async () => {
