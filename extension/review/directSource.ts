@@ -138,7 +138,7 @@ export class DirectDiskSource implements TurnAwareSource {
       const kind = claimed.some(([, turn]) => !turn.snapshots.has(path)) ? await (this.options.pathKind ?? pathKind)(path).catch(() => 'other' as const) : 'file';
       for (const [sessionId, turn] of claimed) {
         if (!turn.snapshots.has(path)) {
-          if (kind !== 'file') continue;
+          if (kind !== 'file' || !(await this.madeDuring(turn, path))) continue;
           turn.snapshots.set(path, null);
         }
         await this.collect(sessionId, turn, path);
@@ -148,11 +148,7 @@ export class DirectDiskSource implements TurnAwareSource {
     if (event !== 'created' || this.active.size !== 1) return;
     const [sessionId, turn] = [...this.active][0]!;
     const now = await this.tree.read(path);
-    if (now === null) return;
-    const modified = await (this.options.modifiedAt ? this.options.modifiedAt(path).then((m) => m ?? Number.NEGATIVE_INFINITY) : undefined);
-    // Whole milliseconds on both sides: a file the person wrote in the same millisecond the turn began
-    // is theirs (no agent acts that fast), so equal means before. A file whose time cannot be read is not claimed.
-    if (modified !== undefined && modified <= turn.startedAt) return;
+    if (now === null || !(await this.madeDuring(turn, path))) return;
     turn.snapshots.set(path, null);
     this.remember(sessionId, path);
     await this.collect(sessionId, turn, path);
@@ -162,10 +158,7 @@ export class DirectDiskSource implements TurnAwareSource {
     const turn = this.turnOf(sessionId, turnId);
     if (!turn) return;
     // Files that appeared under a kept folder and the watcher has not reported (yet).
-    for (const dir of turn.trees) {
-      const listing = await listTree(dir).catch(() => undefined);
-      for (const file of listing?.files ?? []) if (!turn.snapshots.has(file)) turn.snapshots.set(file, null);
-    }
+    for (const dir of turn.trees) await this.newFilesUnder(turn, dir);
     for (const path of turn.snapshots.keys()) await this.collect(sessionId, turn, path);
     this.active.delete(sessionId);
     this.ended.set(sessionId, turn);
@@ -233,6 +226,26 @@ export class DirectDiskSource implements TurnAwareSource {
     return failures;
   }
 
+  /** Files under a kept folder that it did not hold and that were made during the turn: the agent's additions. */
+  private async newFilesUnder(turn: ActiveTurn, dir: string): Promise<void> {
+    const listing = await listTree(dir).catch(() => undefined);
+    for (const file of listing?.files ?? []) {
+      if (!turn.snapshots.has(file) && (await this.madeDuring(turn, file))) turn.snapshots.set(file, null);
+    }
+  }
+
+  /**
+   * Whether a file with no snapshot was made after the turn began, so it may be the agent's. Whole
+   * milliseconds on both sides: a file the person wrote in the same millisecond the turn began is
+   * theirs (no agent acts that fast), so equal means before. A file whose time cannot be read is not
+   * claimed. Without a clock (unit tests), every file counts.
+   */
+  private async madeDuring(turn: ActiveTurn, path: string): Promise<boolean> {
+    if (!this.options.modifiedAt) return true;
+    const modified = await this.options.modifiedAt(path).catch(() => undefined);
+    return modified !== undefined && modified > turn.startedAt;
+  }
+
   private fail(turn: ActiveTurn, path: string, why: string): SnapshotFailure[] {
     turn.failed.set(path, why);
     return [{ path, why }];
@@ -248,8 +261,7 @@ export class DirectDiskSource implements TurnAwareSource {
 
   private async collectPath(sessionId: string, turn: ActiveTurn, path: string): Promise<void> {
     if (turn.trees.has(path)) {
-      const listing = await listTree(path).catch(() => undefined);
-      for (const file of listing?.files ?? []) if (!turn.snapshots.has(file)) turn.snapshots.set(file, null);
+      await this.newFilesUnder(turn, path);
       for (const file of [...turn.snapshots.keys()].filter((f) => isUnder(path, f))) await this.collect(sessionId, turn, file);
       return;
     }
