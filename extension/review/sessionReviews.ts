@@ -94,7 +94,7 @@ export class SessionReviews implements vscode.Disposable {
       failed: (sessionId, { path, why }) =>
         this.warnOnce(
           `${sessionId}:snapshot:${path}`,
-          `Accord could not keep a copy of ${path} before the agent could change it (${why}); a change the agent makes to it will not be reviewable.`,
+          `Accord could not keep a copy of ${quotedForNotification(path, 300)} before the agent could change it (${quotedForNotification(why, 300)}); a change the agent makes to it will not be reviewable.`,
         ),
     });
     this.subscription = deps.review.store.onDidChange(() => {
@@ -254,7 +254,7 @@ export class SessionReviews implements vscode.Disposable {
         root,
         {
           projectTop: (mode) => (mode === 'git-clone' ? projectTop(root) : Promise.resolve(root)),
-          skipped: (sessionId, path, why) => this.warnOnce(`${sessionId}:${path}`, `Accord cannot review ${path} from ${agent.name}: ${why}.`),
+          skipped: (sessionId, path, why) => this.warnOnce(`${sessionId}:${path}`, `Accord cannot review ${quotedForNotification(path, 300)} from ${agent.name}: ${quotedForNotification(why, 300)}.`),
         },
       );
       this.isolatedByAgent.set(agent, source);
@@ -367,21 +367,11 @@ export class SessionReviews implements vscode.Disposable {
   private warnOnce(key: string, message: string): void {
     if (this.warned.has(key)) return;
     this.warned.add(key);
-    // Every warning here carries paths or errors an agent chose.
-    void vscode.window.showWarningMessage(inert(message));
+    void vscode.window.showWarningMessage(message);
   }
 
   dispose(): void {
     if (this.postTimer) clearTimeout(this.postTimer);
     this.subscription.dispose();
   }
-}
-
-/**
- * A path the agent chose, made inert for a notification: VS Code renders
- * `[label](target)` there as a live link (command links included), so the
- * `](` pair is broken and line breaks are flattened.
- */
-function inert(text: string): string {
-  return text.replace(/\]\(/g, ']\u200b(').replace(/[\r\n]+/g, ' ');
 }
