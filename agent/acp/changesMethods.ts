@@ -1,13 +1,13 @@
 // The `_accord/workspace/status` and `_accord/changes/*` extension methods
-// (spec: agent/workspace/README.md): the client reviews what a session
+// (spec: agent/session/README.md): the client reviews what a session
 // changed in its workspace and applies or discards it. Paths are relative to
 // the top of the session's work tree (`applyTo` in the person's project).
 import { RequestError, type AgentApp } from '@agentclientprotocol/sdk';
 import { z } from 'zod';
-import { applyToProject } from '../workspace/isolatedApply';
-import { discard, listChanges, patch, readBase, readCurrent, type ChangedFile } from '../workspace/isolatedDiff';
-import type { IsolatedSession } from '../workspace/isolatedSession';
-import type { SessionWorkspaces } from './workspaces';
+import { applyToProject } from '../session/isolatedApply';
+import { discard, listChanges, patch, readBase, readCurrent, type ChangedFile } from '../session/isolatedDiff';
+import type { IsolatedSession } from '../session/isolatedSession';
+import type { SessionWorkspaces } from '../session/workspaces';
 
 /** Advertised in `initialize` (`agentCapabilities._meta`); clients call the methods only when it is present. */
 export const CHANGES_CAPABILITY = { accord: { changes: 1 } } as const;

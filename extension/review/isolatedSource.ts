@@ -2,7 +2,7 @@
 // reaches the person's tree until accepted. Its changes are read through the
 // agent's `_accord/changes/*` ACP extension methods whenever a tool call
 // finishes — so a file can be reviewed while the turn still runs — and at turn
-// end. Method names and shapes: agent/workspace/README.md.
+// end. Method names and shapes: agent/session/README.md.
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';

@@ -162,7 +162,7 @@ describe('StagedWriteSource', () => {
 });
 
 describe('IsolatedWorkspaceSource', () => {
-  /** A scripted stand-in for the agent's `_accord/...` methods (agent/workspace/README.md shapes). */
+  /** A scripted stand-in for the agent's `_accord/...` methods (agent/session/README.md shapes). */
   function scriptedAgent(agentFiles: Record<string, { base: string | null; current: string | null }>, calls: string[]) {
     return async (method: string, params: Record<string, unknown>): Promise<unknown> => {
       calls.push(method);

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { setUpIsolatedSession } from '../../../agent/workspace/isolatedSession';
+import { setUpIsolatedSession } from '../../../agent/session/isolatedSession';
 
 let dir = '';
 after(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { lstat, mkdir, mkdtemp, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { applyPatch, structuredPatch } from 'diff';
-import { protectedPathReason, resolveInside } from './containment';
+import { protectedPathReason, resolveInside } from '../workspace/containment';
 import type { IsolatedWorkspace } from './isolated';
 import { listChanges, readBase, readCurrent, type ChangedFile } from './isolatedDiff';
 
