@@ -11,11 +11,21 @@
 //   size, with a private git repository recording the base.
 // - in place (an explicit option): the agent works in the real tree; a
 //   private git dir beside the session records snapshots before changes.
+//
+// Everything a sandboxed command can write (the work tree, the session tmp)
+// is hostile input for the code here. So the git dir host-side code runs git
+// on lives outside the work tree (`<session>/git`, which commands can read
+// but never write), and host-side scratch files live in
+// `<dataDir>/private/<id>`, a 0700 directory made exclusively that commands
+// cannot even read. The work tree's own `.git` is the agent's: a clone of
+// that git dir it may commit in, which host-side code never reads (git skips
+// `.git` when it walks the work tree).
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
-import { cp, lstat, mkdir, readdir, realpath, rm, symlink, appendFile } from 'node:fs/promises';
+import { copyFile, cp, lstat, mkdir, readdir, realpath, rm, symlink, appendFile } from 'node:fs/promises';
 import path from 'node:path';
-import { git, gitRaw, splitZ } from './isolatedGit';
+import { git, gitRaw, splitZ, type GitOptions } from './isolatedGit';
+import { makePrivateDir } from './privateDir';
 
 export type WorkspaceMode = 'git-clone' | 'shadow-copy' | 'in-place';
 
@@ -28,7 +38,7 @@ export interface IsolatedWorkspace {
   workTree: string;
   /** Where the agent works: `workTree`, or the matching subfolder when `source` is inside a repository. */
   root: string;
-  /** The git dir tracking changes (the clone's `.git`, or a private one for in-place). */
+  /** The git dir host-side code tracks changes in: `<session>/git`, or `<session>/snapshots.git` in place. Never inside the work tree. */
   gitDir: string;
   /** The folder accepted changes are written to: the source repository's top, or `source`. */
   applyTo: string;
@@ -36,6 +46,8 @@ export interface IsolatedWorkspace {
   base: string;
   /** Session temp dir (TMPDIR for commands). */
   tmp: string;
+  /** Host-side scratch (private index, merge files): 0700, invisible to commands. */
+  privateDir: string;
   /** Ignored build inputs symlinked read-only into the workspace, relative to `workTree`. */
   linkedReadOnly: string[];
 }
@@ -66,35 +78,72 @@ function sessionDir(options: CreateWorkspaceOptions): string {
   return path.join(options.dataDir, 'sessions', options.sessionId);
 }
 
-async function repositoryTop(source: string): Promise<string | undefined> {
+/** Where a session's host-side scratch lives: never under `sessions/`, so no session's sandbox can see it. */
+export function privateRoot(dataDir: string): string {
+  return path.join(dataDir, 'private');
+}
+
+/** The person's repository: its top and git dir, named explicitly from then on. */
+interface PersonRepo {
+  top: string;
+  gitDir: string;
+  /** The person's global excludes file, read from their config without running anything (global config is otherwise off). */
+  config: string[];
+}
+
+async function personRepo(source: string): Promise<PersonRepo | undefined> {
   try {
-    return await realpath(await git(['rev-parse', '--show-toplevel'], { cwd: source }));
+    const [top, gitDir] = (await git(['rev-parse', '--show-toplevel', '--absolute-git-dir'], { cwd: source })).split('\n');
+    if (!top || !gitDir) return undefined;
+    const excludes = await personalExcludesFile();
+    return { top: await realpath(top), gitDir, config: excludes ? [`core.excludesFile=${excludes}`] : [] };
   } catch {
     return undefined;
   }
 }
 
+/**
+ * Global config is never loaded (it could name programs), but what the person
+ * ignores globally (`core.excludesFile`, often `.env` files) must stay out of
+ * the copy: that one value is read from their config files.
+ */
+async function personalExcludesFile(): Promise<string | undefined> {
+  const home = process.env.HOME;
+  if (!home) return undefined;
+  const xdg = process.env.XDG_CONFIG_HOME || path.join(home, '.config');
+  let found: string | undefined;
+  for (const file of [path.join(xdg, 'git', 'config'), path.join(home, '.gitconfig')]) {
+    const value = await git(['config', '--file', file, '--path', '--get', 'core.excludesFile'], { cwd: home }).catch(() => '');
+    if (value) found = value;
+  }
+  return found;
+}
+
+const inRepo = (repo: PersonRepo): GitOptions => ({ cwd: repo.top, gitDir: repo.gitDir, workTree: repo.top, config: repo.config });
+
 /** Commits the project's current state (HEAD + uncommitted + untracked, minus ignored) without touching its index or files. */
-async function captureBase(top: string, indexFile: string, sessionId: string): Promise<string> {
-  const unmerged = await git(['ls-files', '--unmerged'], { cwd: top });
+async function captureBase(repo: PersonRepo, indexFile: string, sessionId: string): Promise<string> {
+  const top = repo.top;
+  const unmerged = await git(['ls-files', '--unmerged'], inRepo(repo));
   if (unmerged) {
     throw new WorkspaceError(`${top} has unresolved merge conflicts, so its current state cannot be copied. Resolve them (or abort the merge) and start the session again, or start it in place.`);
   }
-  const head = await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { cwd: top }).catch(() => '');
-  const stash = head ? await git(['stash', 'create'], { cwd: top }) : '';
-  const env = { GIT_INDEX_FILE: indexFile };
-  await git(['read-tree', ...(stash ? [`${stash}^{tree}`] : head ? [head] : ['--empty'])], { cwd: top, env });
-  const untracked = splitZ((await gitRaw(['ls-files', '-z', '--others', '--exclude-standard'], { cwd: top })).stdout);
-  const tracked = head ? [] : splitZ((await gitRaw(['ls-files', '-z', '--cached'], { cwd: top })).stdout);
+  const head = await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], inRepo(repo)).catch(() => '');
+  const stash = head ? await git(['stash', 'create'], inRepo(repo)) : '';
+  const scratch = { ...inRepo(repo), indexFile };
+  await git(['read-tree', ...(stash ? [`${stash}^{tree}`] : head ? [head] : ['--empty'])], scratch);
+  const untracked = splitZ((await gitRaw(['ls-files', '-z', '--others', '--exclude-standard'], inRepo(repo))).stdout);
+  const tracked = head ? [] : splitZ((await gitRaw(['ls-files', '-z', '--cached'], inRepo(repo))).stdout);
   const files = [...tracked, ...untracked].filter((f) => !f.endsWith('/'));
-  if (files.length > 0) await gitRaw(['update-index', '--add', '-z', '--stdin'], { cwd: top, env, input: files.join('\0') + '\0' });
-  const tree = await git(['write-tree'], { cwd: top, env });
+  if (files.length > 0) await gitRaw(['update-index', '--add', '-z', '--stdin'], { ...scratch, input: files.join('\0') + '\0' });
+  const tree = await git(['write-tree'], scratch);
   const message = `Accord session ${sessionId}: base (HEAD + uncommitted + untracked)`;
-  return git(['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', message], { cwd: top });
+  return git(['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', message], inRepo(repo));
 }
 
-async function linkBuildInputs(top: string, workTree: string, names: readonly string[]): Promise<string[]> {
-  const listed = splitZ((await gitRaw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], { cwd: top })).stdout);
+async function linkBuildInputs(repo: PersonRepo, workTree: string, names: readonly string[]): Promise<string[]> {
+  const top = repo.top;
+  const listed = splitZ((await gitRaw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], inRepo(repo))).stdout);
   const linked: string[] = [];
   for (const entry of listed) {
     if (!entry.endsWith('/')) continue;
@@ -109,19 +158,50 @@ async function linkBuildInputs(top: string, workTree: string, names: readonly st
   return linked;
 }
 
-async function createClone(options: CreateWorkspaceOptions, top: string, dir: string, tmp: string): Promise<IsolatedWorkspace> {
-  const base = await captureBase(top, path.join(dir, 'base-index'), options.sessionId);
-  await git(['update-ref', `refs/accord/sessions/${options.sessionId}`, base], { cwd: top });
+/**
+ * The agent's own repository in the work tree (`.git`): a clone borrowing the
+ * session git dir's objects, on the session branch, with an index matching
+ * the checkout, so `git status`/`commit` in a command behave as in any
+ * clone. Made before any command runs; from then on it is the agent's, and
+ * nothing host-side reads it.
+ */
+async function makeAgentGit(workTree: string, gitDir: string): Promise<void> {
+  const agentGit = path.join(workTree, '.git');
+  await rm(agentGit, { recursive: true, force: true });
+  await git(['clone', '--bare', '--shared', '--quiet', '--template=', gitDir, agentGit], { cwd: workTree });
+  const inAgentGit: GitOptions = { cwd: workTree, gitDir: agentGit, workTree };
+  await git(['config', 'core.bare', 'false'], inAgentGit);
+  await git(['remote', 'remove', 'origin'], inAgentGit).catch(() => undefined);
+  await git(['read-tree', 'HEAD'], inAgentGit);
+  await mkdir(path.join(agentGit, 'info'), { recursive: true });
+  await copyFile(path.join(gitDir, 'info', 'exclude'), path.join(agentGit, 'info', 'exclude')).catch(() => undefined);
+}
+
+async function excludeFromChanges(gitDir: string, lines: readonly string[]): Promise<void> {
+  await mkdir(path.join(gitDir, 'info'), { recursive: true });
+  await appendFile(path.join(gitDir, 'info', 'exclude'), ['', '# Accord: read-only links and sandbox mount points', ...lines, ''].join('\n'));
+}
+
+async function createClone(options: CreateWorkspaceOptions, repo: PersonRepo, dir: string, tmp: string, privateDir: string): Promise<IsolatedWorkspace> {
+  const base = await captureBase(repo, path.join(privateDir, 'base-index'), options.sessionId);
+  await git(['update-ref', `refs/accord/sessions/${options.sessionId}`, base], inRepo(repo));
   const workTree = path.join(dir, 'ws');
+  const gitDir = path.join(dir, 'git');
   // --shared borrows objects through alternates (never hardlinks: a sandboxed
   // command could rewrite a hardlinked object and corrupt the person's repo).
-  await git(['clone', '--shared', '--no-checkout', '--quiet', top, workTree], { cwd: dir });
-  await git(['remote', 'remove', 'origin'], { cwd: workTree });
-  await git(['checkout', '--quiet', '-b', `accord/${options.sessionId}`, base], { cwd: workTree });
-  const linkedReadOnly = await linkBuildInputs(top, workTree, options.buildInputs ?? DEFAULT_BUILD_INPUTS);
-  await appendFile(path.join(workTree, '.git/info/exclude'), ['', '# Accord: read-only links and sandbox mount points', ...linkedReadOnly.map((p) => `/${p}`), ...SANDBOX_ARTIFACTS.map((p) => `/${p}`), ''].join('\n'));
-  const root = path.join(workTree, path.relative(top, options.source));
-  return { sessionId: options.sessionId, mode: 'git-clone', source: options.source, workTree, root, gitDir: path.join(workTree, '.git'), applyTo: top, base, tmp, linkedReadOnly };
+  // --bare + an explicit work tree: the git dir is never inside the copy.
+  await git(['clone', '--bare', '--shared', '--quiet', '--template=', repo.top, gitDir], { cwd: dir, config: repo.config });
+  const inClone: GitOptions = { cwd: dir, gitDir };
+  await git(['config', 'core.bare', 'false'], inClone);
+  await git(['config', 'core.worktree', workTree], inClone);
+  await git(['remote', 'remove', 'origin'], inClone).catch(() => undefined);
+  await mkdir(workTree);
+  await git(['checkout', '--quiet', '-b', `accord/${options.sessionId}`, base], { ...inClone, cwd: workTree, workTree });
+  const linkedReadOnly = await linkBuildInputs(repo, workTree, options.buildInputs ?? DEFAULT_BUILD_INPUTS);
+  await excludeFromChanges(gitDir, [...linkedReadOnly.map((p) => `/${p}`), ...SANDBOX_ARTIFACTS.map((p) => `/${p}`)]);
+  await makeAgentGit(workTree, gitDir);
+  const root = path.join(workTree, path.relative(repo.top, options.source));
+  return { sessionId: options.sessionId, mode: 'git-clone', source: options.source, workTree, root, gitDir, applyTo: repo.top, base, tmp, privateDir, linkedReadOnly };
 }
 
 async function folderSize(folder: string, cap: number): Promise<number> {
@@ -153,13 +233,13 @@ async function copyTree(from: string, to: string): Promise<void> {
 }
 
 async function commitEverything(gitDir: string, workTree: string, message: string): Promise<string> {
-  const opts = { cwd: workTree, env: { GIT_DIR: gitDir, GIT_WORK_TREE: workTree } };
+  const opts: GitOptions = { cwd: gitDir, gitDir, workTree };
   await git(['add', '-A', '--', '.'], opts);
   const tree = await git(['write-tree'], opts);
   return git(['commit-tree', tree, '-m', message], opts);
 }
 
-async function createShadow(options: CreateWorkspaceOptions, dir: string, tmp: string): Promise<IsolatedWorkspace> {
+async function createShadow(options: CreateWorkspaceOptions, dir: string, tmp: string, privateDir: string): Promise<IsolatedWorkspace> {
   const cap = options.maxCopyBytes ?? DEFAULT_MAX_COPY_BYTES;
   const size = await folderSize(options.source, cap);
   if (size > cap) {
@@ -171,18 +251,23 @@ async function createShadow(options: CreateWorkspaceOptions, dir: string, tmp: s
   }
   const workTree = path.join(dir, 'ws');
   await copyTree(options.source, workTree);
-  const gitDir = path.join(workTree, '.git');
-  await git(['init', '--quiet', workTree], { cwd: dir });
-  await appendFile(path.join(gitDir, 'info/exclude'), ['', ...SANDBOX_ARTIFACTS.map((p) => `/${p}`), ''].join('\n'));
+  const gitDir = path.join(dir, 'git');
+  await git(['init', '--quiet', '--bare', '--template=', gitDir], { cwd: dir });
+  await git(['config', 'core.bare', 'false'], { cwd: dir, gitDir });
+  await git(['config', 'core.worktree', workTree], { cwd: dir, gitDir });
+  // A copied `.git` (a broken repository the folder held) is not carried over.
+  await rm(path.join(workTree, '.git'), { recursive: true, force: true });
+  await excludeFromChanges(gitDir, SANDBOX_ARTIFACTS.map((p) => `/${p}`));
   const base = await commitEverything(gitDir, workTree, `Accord session ${options.sessionId}: base (copy of ${options.source})`);
-  await git(['update-ref', 'HEAD', base], { cwd: workTree });
-  return { sessionId: options.sessionId, mode: 'shadow-copy', source: options.source, workTree, root: workTree, gitDir, applyTo: options.source, base, tmp, linkedReadOnly: [] };
+  await git(['update-ref', 'HEAD', base], { cwd: dir, gitDir });
+  await makeAgentGit(workTree, gitDir);
+  return { sessionId: options.sessionId, mode: 'shadow-copy', source: options.source, workTree, root: workTree, gitDir, applyTo: options.source, base, tmp, privateDir, linkedReadOnly: [] };
 }
 
-async function createInPlace(options: CreateWorkspaceOptions, dir: string, tmp: string): Promise<IsolatedWorkspace> {
+async function createInPlace(options: CreateWorkspaceOptions, dir: string, tmp: string, privateDir: string): Promise<IsolatedWorkspace> {
   const gitDir = path.join(dir, 'snapshots.git');
-  await git(['init', '--quiet', '--bare', gitDir], { cwd: dir });
-  const workspace: IsolatedWorkspace = { sessionId: options.sessionId, mode: 'in-place', source: options.source, workTree: options.source, root: options.source, gitDir, applyTo: options.source, base: '', tmp, linkedReadOnly: [] };
+  await git(['init', '--quiet', '--bare', '--template=', gitDir], { cwd: dir });
+  const workspace: IsolatedWorkspace = { sessionId: options.sessionId, mode: 'in-place', source: options.source, workTree: options.source, root: options.source, gitDir, applyTo: options.source, base: '', tmp, privateDir, linkedReadOnly: [] };
   workspace.base = await snapshot(workspace, 'base');
   return workspace;
 }
@@ -195,7 +280,7 @@ let snapshotCounter = 0;
  */
 export async function snapshot(workspace: IsolatedWorkspace, label: string): Promise<string> {
   const sha = await commitEverything(workspace.gitDir, workspace.workTree, `Accord session ${workspace.sessionId}: ${label}`);
-  await git(['update-ref', `refs/accord/snapshots/${Date.now()}-${++snapshotCounter}`, sha], { cwd: workspace.workTree, env: { GIT_DIR: workspace.gitDir } });
+  await git(['update-ref', `refs/accord/snapshots/${Date.now()}-${++snapshotCounter}`, sha], { cwd: workspace.gitDir, gitDir: workspace.gitDir });
   return sha;
 }
 
@@ -211,19 +296,27 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   await mkdir(tmp, { recursive: true });
   const realDir = await realpath(dir);
   const realTmp = await realpath(tmp);
+  let privateDir: string;
   try {
-    if (options.inPlace) return await createInPlace(resolved, realDir, realTmp);
-    const top = await repositoryTop(source);
-    if (top) return await createClone(resolved, top, realDir, realTmp);
+    privateDir = await makePrivateDir(privateRoot(options.dataDir), options.sessionId);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw new WorkspaceError(`Cannot create the session's private folder: ${(error as Error).message}`);
+  }
+  try {
+    if (options.inPlace) return await createInPlace(resolved, realDir, realTmp, privateDir);
+    const repo = await personRepo(source);
+    if (repo) return await createClone(resolved, repo, realDir, realTmp, privateDir);
     if (realDir.startsWith(source + path.sep)) {
       throw new WorkspaceError(
         `${source} contains Accord's data directory (${options.dataDir}), so it cannot be copied into it. ` +
           'Open a project folder instead, start the session in place, or point ACCORD_HOME elsewhere.',
       );
     }
-    return await createShadow(resolved, realDir, realTmp);
+    return await createShadow(resolved, realDir, realTmp, privateDir);
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
+    await rm(privateDir, { recursive: true, force: true });
     throw error;
   }
 }
@@ -235,15 +328,19 @@ export function workspaceFromRecord(record: Record<string, unknown>): IsolatedWo
   const text = (key: string) => (typeof record[key] === 'string' ? (record[key] as string) : undefined);
   const mode = modes.find((m) => m === record.mode);
   const linked = Array.isArray(record.linkedReadOnly) && record.linkedReadOnly.every((p) => typeof p === 'string') ? (record.linkedReadOnly as string[]) : undefined;
-  const [sessionId, source, workTree, root, gitDir, applyTo, base, tmp] = ['sessionId', 'source', 'workTree', 'root', 'gitDir', 'applyTo', 'base', 'tmp'].map(text);
+  const [sessionId, source, workTree, root, gitDir, applyTo, base, tmp, recordedPrivate] = ['sessionId', 'source', 'workTree', 'root', 'gitDir', 'applyTo', 'base', 'tmp', 'privateDir'].map(text);
   if (!mode || !linked || !sessionId || !source || !workTree || !root || !gitDir || !applyTo || base === undefined || !tmp) return undefined;
-  return { sessionId, mode, source, workTree, root, gitDir, applyTo, base, tmp, linkedReadOnly: linked };
+  // Sessions recorded before the private folder existed: it sits at the same place beside `sessions/`.
+  const privateDir = recordedPrivate ?? path.join(privateRoot(path.resolve(tmp, '..', '..', '..')), sessionId);
+  return { sessionId, mode, source, workTree, root, gitDir, applyTo, base, tmp, privateDir, linkedReadOnly: linked };
 }
 
 /** Deletes the session's copy and unpins its base. The person's tree is not touched. */
 export async function removeWorkspace(workspace: IsolatedWorkspace, dataDir: string): Promise<void> {
   if (workspace.mode === 'git-clone') {
-    await git(['update-ref', '-d', `refs/accord/sessions/${workspace.sessionId}`], { cwd: workspace.applyTo }).catch(() => undefined);
+    const repo = await personRepo(workspace.applyTo);
+    if (repo) await git(['update-ref', '-d', `refs/accord/sessions/${workspace.sessionId}`], inRepo(repo)).catch(() => undefined);
   }
   await rm(path.join(dataDir, 'sessions', workspace.sessionId), { recursive: true, force: true });
+  await rm(path.join(privateRoot(dataDir), workspace.sessionId), { recursive: true, force: true });
 }
