@@ -6,7 +6,7 @@ import { copyFile, stat, symlink, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import type { IsolatedWorkspace } from './isolated';
 import { git, gitRaw, splitZ, type GitOptions } from './isolatedGit';
-import { megabytes, readNoFollow, removeNoFollow, REVIEW_LIMIT_BYTES, writeNoFollow, type SafeRead } from './safeFs';
+import { kindAt, megabytes, readNoFollow, removeNoFollow, REVIEW_LIMIT_BYTES, writeNoFollow, type SafeRead } from './safeFs';
 
 export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 
@@ -62,9 +62,26 @@ export function currentTree(workspace: IsolatedWorkspace): Promise<string> {
         .catch(() => undefined);
     }
     const options = gitOptions(workspace, index);
-    await git(['add', '-A', '--', '.'], options);
+    // --ignore-errors: one entry git cannot add (a fifo where a file was, a
+    // nested repository with no commit) must not hide every other change.
+    const added = await gitRaw(['add', '-A', '--ignore-errors', '--', '.'], { ...options, okCodes: [1] });
+    if (added.code === 1) await dropUnaddable(workspace, options);
     return git(['write-tree'], options);
   });
+}
+
+/**
+ * After a partial `git add`, entries whose path now holds something git
+ * cannot record (fifo, socket, device) still carry their old content: they
+ * are removed from the private index, so the change shows as a deletion.
+ */
+async function dropUnaddable(workspace: IsolatedWorkspace, options: GitOptions): Promise<void> {
+  const entries = splitZ((await gitRaw(['ls-files', '-z', '--cached'], options)).stdout);
+  const gone: string[] = [];
+  for (const entry of entries) {
+    if ((await kindAt(workspace.workTree, entry).catch(() => 'missing')) === 'special') gone.push(entry);
+  }
+  if (gone.length > 0) await gitRaw(['update-index', '-z', '--force-remove', '--stdin'], { ...options, input: gone.join('\0') + '\0' });
 }
 
 const statusByLetter: Record<string, ChangeStatus> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted', R: 'renamed' };
@@ -189,9 +206,11 @@ async function restoreFromBase(workspace: IsolatedWorkspace, file: string): Prom
   const content = (await gitRaw(['cat-file', 'blob', sha!], gitOptions(workspace))).stdout;
   if (mode === '120000') {
     // The base had a link here: put the link itself back (symlink() never follows its target).
+    await writeNoFollow(workspace.workTree, file, Buffer.alloc(0), 0o644, { replaceParents: true });
     await removeNoFollow(workspace.workTree, file);
     await symlink(content.toString(), path.join(workspace.workTree, file));
     return;
   }
-  await writeNoFollow(workspace.workTree, file, content, mode === '100755' ? 0o755 : 0o644);
+  // The base had folders on this path: links or files the agent put in their place go (never what they point to).
+  await writeNoFollow(workspace.workTree, file, content, mode === '100755' ? 0o755 : 0o644, { replaceParents: true });
 }

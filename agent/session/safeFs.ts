@@ -132,11 +132,17 @@ export async function readNoFollow(root: string, relative: string, limit = REVIE
   }
 }
 
-/** Makes the folders of `relative` under `root` one by one, refusing any that is a link. */
-async function makeParents(root: string, parts: readonly string[], relative: string): Promise<Stats[]> {
+/**
+ * Makes the folders of `relative` under `root` one by one. A link (or file)
+ * where a folder belongs is refused, or with `replace` removed (the link
+ * itself, never its target) and replaced by a folder.
+ */
+async function makeParents(root: string, parts: readonly string[], relative: string, replace: boolean): Promise<Stats[]> {
   let dir = root;
   for (const part of parts.slice(0, -1)) {
     dir = path.join(dir, part);
+    const existing = await lstat(dir).catch(() => undefined);
+    if (existing && !existing.isDirectory() && replace) await unlink(dir);
     await mkdir(dir).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'EEXIST') throw error;
     });
@@ -151,9 +157,9 @@ async function makeParents(root: string, parts: readonly string[], relative: str
  * exclusively, never through a link) renamed over the target: a link at the
  * target is replaced, not written through; a link among the folders is refused.
  */
-export async function writeNoFollow(root: string, relative: string, data: Buffer, mode = 0o644): Promise<void> {
+export async function writeNoFollow(root: string, relative: string, data: Buffer, mode = 0o644, options: { replaceParents?: boolean } = {}): Promise<void> {
   const parts = components(relative);
-  const parents = await makeParents(root, parts, relative);
+  const parents = await makeParents(root, parts, relative, options.replaceParents ?? false);
   const full = path.join(root, ...parts);
   const existing = await lstat(full).catch(() => undefined);
   if (existing?.isDirectory()) throw new UnsafePathError(`${relative} is a folder now; it was not overwritten`);

@@ -1,0 +1,219 @@
+// Issue 11, the copy half: nothing a sandboxed command writes is trusted by
+// host-side code. The bundled agent runs under real bubblewrap with real git;
+// the fake model scripts the attacker's tool calls; the test then plays the
+// review (`_accord/changes/*`) as the extension does after every tool call.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
+import { tempDir } from '../agent/harness';
+import { lines } from '../agent/isolationFixtures';
+import { buildBundle, ext, markers, openSession, run, sandboxed, scene, SECRET, startAgent, toolStep, treeHash } from './trustBoundaryFixtures';
+
+const policy = (extra: Record<string, unknown> = {}) => JSON.stringify({ version: 1, rules: [], network: { allowedDomains: ['example.invalid'] }, ...extra });
+
+describe('the session copy is hostile input (real bubblewrap, real git, scripted model)', () => {
+  let model: FakeModelServer;
+  const config = tempDir('accord-trust-config-');
+  before(async () => {
+    buildBundle();
+    model = await startFakeModelServer();
+  });
+  after(async () => {
+    await model.close();
+    config.remove();
+  });
+
+  test('git metadata planted anywhere in the copy is never read: no fsmonitor payload runs behind list, file, patch or discard', { timeout: 300_000 }, async (t) => {
+    const s = scene({ 'a.txt': 'a\n', '.accord/policy.json': policy() });
+    const agent = startAgent(model, s, config.path, ['--always-approve']);
+    try {
+      const { sessionId, meta } = await openSession(agent, s.project);
+      if (!sandboxed(meta)) return t.skip(`no sandbox here: ${JSON.stringify(meta['accord/sandbox'])}`);
+      const payload = (name: string) => `[core]\n\tfsmonitor = "touch ${join(s.outside, name)}; false"\n\tpager = "touch ${join(s.outside, name)}-pager"\n[include]\n\tpath = ${join('..', 'evil', 'config')}\n`;
+      // A would-be common dir whose config runs a payload, and an alternates file.
+      await run(agent, model, sessionId, 'git', 'init', '-q', '--bare', 'evil');
+      await toolStep(agent, model, sessionId, 'write_file', { path: 'evil/config', content: payload('commondir') });
+      const status = await ext(agent, '_accord/workspace/status', { sessionId });
+      await toolStep(agent, model, sessionId, 'write_file', { path: 'pointer', content: `${join(status.root, 'evil')}\n` });
+      // The agent's own .git in the copy: commondir, alternates, index, HEAD.
+      const planted = [
+        await run(agent, model, sessionId, 'cp', 'pointer', '.git/commondir'),
+        await run(agent, model, sessionId, 'cp', 'pointer', '.git/objects/info/alternates'),
+        await run(agent, model, sessionId, 'cp', 'evil/config', '.git/config'),
+      ];
+      assert.equal(planted[0]!.status, 'completed', `the agent may change its own repository: ${planted[0]!.output}`);
+      // A nested repository whose config and commondir carry payloads.
+      await run(agent, model, sessionId, 'git', 'init', '-q', 'sub');
+      await toolStep(agent, model, sessionId, 'write_file', { path: 'sub/f.txt', content: 'f\n' });
+      await run(agent, model, sessionId, 'cp', 'evil/config', 'sub/.git/config');
+      await run(agent, model, sessionId, 'cp', 'pointer', 'sub/.git/commondir');
+      // .gitattributes naming a filter and a diff driver the planted configs define.
+      await toolStep(agent, model, sessionId, 'write_file', { path: '.gitattributes', content: '* filter=evil diff=evil\n' });
+      await toolStep(agent, model, sessionId, 'write_file', { path: 'a.txt', content: 'A\n' });
+
+      const { changes } = await ext(agent, '_accord/changes/list', { sessionId });
+      const paths = changes.map((c: any) => c.path);
+      assert.ok(paths.includes('a.txt') && paths.includes('evil/config'), JSON.stringify(paths));
+      for (const change of changes) await ext(agent, '_accord/changes/file', { sessionId, path: change.path }).catch(() => undefined);
+      const { patch } = await ext(agent, '_accord/changes/patch', { sessionId });
+      assert.match(patch, /^\+A$/m);
+      await ext(agent, '_accord/changes/discard', { sessionId, paths: ['a.txt'] });
+      assert.equal(readFileSync(join(status.root, 'a.txt'), 'utf8'), 'a\n');
+      await ext(agent, '_accord/changes/list', { sessionId });
+      assert.deepEqual(markers(s), [], 'a payload ran outside the sandbox');
+    } finally {
+      await agent.close();
+      s.remove();
+    }
+  });
+
+  test('a predictable temp file in a folder the sandbox writes is never used: links planted there are not written through', { timeout: 300_000 }, async (t) => {
+    const s = scene({ 'a.txt': 'a\n', '.accord/policy.json': policy() });
+    const agent = startAgent(model, s, config.path, ['--always-approve']);
+    try {
+      const { sessionId, meta } = await openSession(agent, s.project);
+      if (!sandboxed(meta)) return t.skip('no sandbox here');
+      const tmp = join(s.data, 'sessions', sessionId, 'tmp');
+      // Where the index copy used to be made: $TMPDIR/.accord-index-<pid>-<n>.
+      for (let n = 1; n <= 3; n++) await run(agent, model, sessionId, 'ln', '-s', join(s.outside, `victim-${n}`), join(tmp, `.accord-index-${agent.child.pid}-${n}`));
+      await toolStep(agent, model, sessionId, 'write_file', { path: 'a.txt', content: 'A\n' });
+      for (let n = 0; n < 3; n++) await ext(agent, '_accord/changes/list', { sessionId });
+      assert.deepEqual(markers(s), [], 'the index copy was written through a planted link');
+    } finally {
+      await agent.close();
+      s.remove();
+    }
+  });
+
+  test("nothing inside the sandbox reveals the agent's pid or private paths; the private folder is 0700 and unreadable", { timeout: 300_000 }, async (t) => {
+    const s = scene({ 'a.txt': 'a\n', '.accord/policy.json': policy() });
+    const agent = startAgent(model, s, config.path, ['--always-approve']);
+    try {
+      const { sessionId, meta } = await openSession(agent, s.project);
+      if (!sandboxed(meta)) return t.skip('no sandbox here');
+      const pid = String(agent.child.pid);
+      const privateRoot = join(s.data, 'private');
+      const privateDir = join(privateRoot, sessionId);
+      await toolStep(agent, model, sessionId, 'write_file', { path: 'a.txt', content: 'A\n' });
+      await ext(agent, '_accord/changes/list', { sessionId });
+      assert.equal(statSync(privateRoot).mode & 0o777, 0o700);
+      assert.equal(statSync(privateDir).mode & 0o777, 0o700);
+      assert.ok(readdirSync(privateDir).includes('index'), 'the list index lives in the private folder');
+
+      const env = await run(agent, model, sessionId, 'env');
+      assert.equal(env.status, 'completed', env.output);
+      assert.match(env.output, /PROXY=/i, 'the proxy variables are there (the network is on for example.invalid)');
+      const users = [...env.output.matchAll(/:\/\/([^:@\s]+)(?::[^@\s]*)?@/g)].map((m) => decodeURIComponent(m[1]!));
+      const encoded = [...env.output.matchAll(/^SRT_ENCODED_CMD=(.*)$/gm)].map((m) => m[1]!);
+      const decoded = [...users, ...encoded].map((u) => Buffer.from(u, 'base64').toString('utf8'));
+      const visible = [env.output, ...users, ...decoded].join('\n');
+      assert.doesNotMatch(visible, new RegExp(`(^|\\D)${pid}(\\D|$)`), `the agent's pid ${pid} is visible: ${visible}`);
+      assert.ok(!visible.includes(privateRoot), 'the private folder is named inside the sandbox');
+
+      const listing = await run(agent, model, sessionId, 'ls', '-la', privateDir);
+      assert.notEqual(listing.status, 'completed', `the private folder is readable in the sandbox: ${listing.output}`);
+      const index = await run(agent, model, sessionId, 'cat', join(privateDir, 'index'));
+      assert.notEqual(index.status, 'completed');
+      const proc = await run(agent, model, sessionId, 'cat', `/proc/${pid}/cmdline`);
+      assert.ok(proc.status !== 'completed' || !proc.output.includes('agent.js'), `the agent's own process is visible in /proc: ${proc.output}`);
+      const write = await run(agent, model, sessionId, 'touch', join(s.data, 'sessions', sessionId, 'git', 'HEAD'));
+      assert.notEqual(write.status, 'completed', 'the git dir host-side code uses is writable from the sandbox');
+    } finally {
+      await agent.close();
+      s.remove();
+    }
+  });
+
+  test('in place: all of .git, .accord and .vscode are read-only inside the sandbox, files and folders alike', { timeout: 300_000 }, async (t) => {
+    const s = scene({ 'a.txt': 'a\n', '.accord/policy.json': policy(), '.vscode/settings.json': '{}\n' });
+    const agent = startAgent(model, s, config.path, ['--always-approve']);
+    try {
+      const { sessionId, meta } = await openSession(agent, s.project, { 'accord/workspace': 'in-place' });
+      if (!sandboxed(meta)) return t.skip('no sandbox here');
+      assert.equal(meta['accord/workspace'].mode, 'in-place');
+      const before = treeHash(join(s.project, '.git'));
+      const attempts = [
+        ['cp', 'a.txt', '.git/HEAD'],
+        ['cp', 'a.txt', '.git/commondir'],
+        ['cp', 'a.txt', '.git/index'],
+        ['cp', 'a.txt', '.git/packed-refs'],
+        ['mkdir', '-p', '.git/refs/heads/evil'],
+        ['mkdir', '.git/objects/info/new'],
+        ['cp', 'a.txt', '.git/objects/info/alternates'],
+        ['rm', '-rf', '.git/refs'],
+        ['cp', 'a.txt', '.accord/policy.json'],
+        ['mkdir', '.accord/more'],
+        ['cp', 'a.txt', '.vscode/tasks.json'],
+        ['mkdir', '.vscode/sub'],
+      ];
+      for (const argv of attempts) {
+        const result = await run(agent, model, sessionId, ...argv);
+        assert.notEqual(result.status, 'completed', `${argv.join(' ')} succeeded inside the sandbox`);
+      }
+      assert.equal(treeHash(join(s.project, '.git')), before, "the person's .git changed");
+      assert.ok(!existsSync(join(s.project, '.vscode/tasks.json')));
+      const edit = await run(agent, model, sessionId, 'cp', 'a.txt', 'b.txt');
+      assert.equal(edit.status, 'completed', `the rest of the tree stays writable: ${edit.output}`);
+    } finally {
+      await agent.close();
+      s.remove();
+    }
+  });
+
+  test('no link is followed: file, patch, discard and apply never read or write through a planted link; fifos and huge files are refused', { timeout: 600_000 }, async (t) => {
+    const s = scene({ 'a.txt': lines(3), 'dir/b.txt': 'b\n', 'p.txt': 'p\n', '.accord/policy.json': policy() });
+    const agent = startAgent(model, s, config.path, ['--always-approve']);
+    try {
+      const { sessionId, meta } = await openSession(agent, s.project);
+      if (!sandboxed(meta)) return t.skip('no sandbox here');
+      const root = (await ext(agent, '_accord/workspace/status', { sessionId })).root;
+      // A link to the person's key, a folder swapped for a link to a folder outside, a fifo, a 2 GB sparse file.
+      await run(agent, model, sessionId, 'ln', '-s', s.secret, 'leak.txt');
+      await run(agent, model, sessionId, 'rm', '-r', 'dir');
+      await run(agent, model, sessionId, 'ln', '-s', s.outside, 'dir');
+      await run(agent, model, sessionId, 'rm', 'p.txt');
+      await run(agent, model, sessionId, 'mkfifo', 'p.txt');
+      await run(agent, model, sessionId, 'truncate', '-s', '2G', 'big.bin');
+      await toolStep(agent, model, sessionId, 'write_file', { path: 'a.txt', content: lines(3, { 2: 'TWO' }) });
+
+      const { changes } = await ext(agent, '_accord/changes/list', { sessionId });
+      const byPath = new Map<string, any>(changes.map((c: any) => [c.path, c]));
+      assert.ok(byPath.has('leak.txt') && byPath.has('big.bin') && byPath.has('dir/b.txt'), JSON.stringify(changes));
+
+      const leak = await ext(agent, '_accord/changes/file', { sessionId, path: 'leak.txt' });
+      assert.ok(!JSON.stringify(leak).includes('accord-test-secret'), `the secret came back: ${JSON.stringify(leak)}`);
+      assert.equal(leak.link, s.secret, 'the link is reported as a link');
+      const big = await ext(agent, '_accord/changes/file', { sessionId, path: 'big.bin' });
+      assert.equal(big.tooLarge, 'too large (2048 MB)');
+      assert.equal(big.currentText, null);
+      const fifo = await ext(agent, '_accord/changes/file', { sessionId, path: 'p.txt' });
+      assert.equal(fifo.currentText, null, 'the fifo is not read (nor waited on)');
+      const { patch } = await ext(agent, '_accord/changes/patch', { sessionId });
+      assert.match(patch, /^# big\.bin: too large \(2048 MB\), not included$/m);
+      assert.ok(patch.length < 1024 * 1024, `the patch carries the huge file: ${patch.length} bytes`);
+      assert.ok(!patch.includes('accord-test-secret'));
+
+      // Discarding dir/b.txt restores the folder; nothing is written through the link into `outside`.
+      await ext(agent, '_accord/changes/discard', { sessionId, paths: ['dir/b.txt', 'p.txt', 'leak.txt'] });
+      assert.deepEqual(markers(s), [], 'discard wrote through the planted folder link');
+      assert.equal(readFileSync(join(root, 'dir/b.txt'), 'utf8'), 'b\n');
+      assert.equal(readFileSync(join(root, 'p.txt'), 'utf8'), 'p\n');
+      assert.ok(!existsSync(join(root, 'leak.txt')));
+      assert.equal(readFileSync(s.secret, 'utf8'), SECRET);
+
+      // Apply: a link in the person's tree is never written through either.
+      unlinkSync(join(s.project, 'a.txt'));
+      symlinkSync(join(s.outside, 'applied.txt'), join(s.project, 'a.txt'));
+      const applied = await ext(agent, '_accord/changes/apply', { sessionId, files: [{ path: 'a.txt' }, { path: 'big.bin' }] });
+      assert.deepEqual(applied.applied, []);
+      assert.match(applied.conflicts.find((c: any) => c.path === 'a.txt').reason, /symbolic link/);
+      assert.match(applied.conflicts.find((c: any) => c.path === 'big.bin').reason, /too large \(2048 MB\)/);
+      assert.deepEqual(markers(s), []);
+    } finally {
+      await agent.close();
+      s.remove();
+    }
+  });
+});
