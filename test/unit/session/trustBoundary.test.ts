@@ -31,28 +31,38 @@ describe('the session copy is hostile input (real bubblewrap, real git, scripted
     try {
       const { sessionId, meta } = await openSession(agent, s.project);
       if (!sandboxed(meta)) return t.skip(`no sandbox here: ${JSON.stringify(meta['accord/sandbox'])}`);
-      const payload = (name: string) => `[core]\n\tfsmonitor = "touch ${join(s.outside, name)}; false"\n\tpager = "touch ${join(s.outside, name)}-pager"\n[include]\n\tpath = ${join('..', 'evil', 'config')}\n`;
+      // As the review does: list the changes after every tool call.
+      const failures: string[] = [];
+      const step = async <T>(call: () => Promise<T>): Promise<T> => {
+        const result = await call();
+        await ext(agent, '_accord/changes/list', { sessionId }).catch((error: Error) => failures.push(error.message));
+        return result;
+      };
+      const payload = (name: string) => `[core]\n\tfsmonitor = "touch ${join(s.outside, name)}; false"\n\tpager = "touch ${join(s.outside, name)}-pager"\n[include]\n\tpath = more\n`;
       // A would-be common dir whose config runs a payload, and an alternates file.
-      await run(agent, model, sessionId, 'git', 'init', '-q', '--bare', 'evil');
-      await toolStep(agent, model, sessionId, 'write_file', { path: 'evil/config', content: payload('commondir') });
+      await step(() => run(agent, model, sessionId, 'git', 'init', '-q', '--bare', 'evil'));
+      await step(() => toolStep(agent, model, sessionId, 'write_file', { path: 'evil/config', content: payload('commondir') }));
+      await step(() => toolStep(agent, model, sessionId, 'write_file', { path: 'evil/more', content: `[diff "evil"]\n\tcommand = touch ${join(s.outside, 'driver')}\n[filter "evil"]\n\tclean = touch ${join(s.outside, 'filter')}\n` }));
       const status = await ext(agent, '_accord/workspace/status', { sessionId });
-      await toolStep(agent, model, sessionId, 'write_file', { path: 'pointer', content: `${join(status.root, 'evil')}\n` });
+      await step(() => toolStep(agent, model, sessionId, 'write_file', { path: 'pointer', content: `${join(status.root, 'evil')}\n` }));
       // The agent's own .git in the copy: commondir, alternates, index, HEAD.
       const planted = [
-        await run(agent, model, sessionId, 'cp', 'pointer', '.git/commondir'),
-        await run(agent, model, sessionId, 'cp', 'pointer', '.git/objects/info/alternates'),
-        await run(agent, model, sessionId, 'cp', 'evil/config', '.git/config'),
+        await step(() => run(agent, model, sessionId, 'cp', 'pointer', '.git/commondir')),
+        await step(() => run(agent, model, sessionId, 'cp', 'pointer', '.git/objects/info/alternates')),
+        await step(() => run(agent, model, sessionId, 'cp', 'evil/config', '.git/config')),
       ];
       assert.equal(planted[0]!.status, 'completed', `the agent may change its own repository: ${planted[0]!.output}`);
       // A nested repository whose config and commondir carry payloads.
-      await run(agent, model, sessionId, 'git', 'init', '-q', 'sub');
-      await toolStep(agent, model, sessionId, 'write_file', { path: 'sub/f.txt', content: 'f\n' });
-      await run(agent, model, sessionId, 'cp', 'evil/config', 'sub/.git/config');
-      await run(agent, model, sessionId, 'cp', 'pointer', 'sub/.git/commondir');
+      await step(() => run(agent, model, sessionId, 'git', 'init', '-q', 'sub'));
+      await step(() => toolStep(agent, model, sessionId, 'write_file', { path: 'sub/f.txt', content: 'f\n' }));
+      await step(() => run(agent, model, sessionId, 'cp', 'evil/config', 'sub/.git/config'));
+      await step(() => run(agent, model, sessionId, 'cp', 'pointer', 'sub/.git/commondir'));
       // .gitattributes naming a filter and a diff driver the planted configs define.
-      await toolStep(agent, model, sessionId, 'write_file', { path: '.gitattributes', content: '* filter=evil diff=evil\n' });
-      await toolStep(agent, model, sessionId, 'write_file', { path: 'a.txt', content: 'A\n' });
+      await step(() => toolStep(agent, model, sessionId, 'write_file', { path: '.gitattributes', content: '* filter=evil diff=evil\n' }));
+      await step(() => toolStep(agent, model, sessionId, 'write_file', { path: 'a.txt', content: 'A\n' }));
 
+      assert.deepEqual(markers(s), [], 'a payload ran outside the sandbox');
+      assert.deepEqual(failures, [], 'the review could not list the changes');
       const { changes } = await ext(agent, '_accord/changes/list', { sessionId });
       const paths = changes.map((c: any) => c.path);
       assert.ok(paths.includes('a.txt') && paths.includes('evil/config'), JSON.stringify(paths));
@@ -98,19 +108,22 @@ describe('the session copy is hostile input (real bubblewrap, real git, scripted
       const privateDir = join(privateRoot, sessionId);
       await toolStep(agent, model, sessionId, 'write_file', { path: 'a.txt', content: 'A\n' });
       await ext(agent, '_accord/changes/list', { sessionId });
-      assert.equal(statSync(privateRoot).mode & 0o777, 0o700);
-      assert.equal(statSync(privateDir).mode & 0o777, 0o700);
-      assert.ok(readdirSync(privateDir).includes('index'), 'the list index lives in the private folder');
 
       const env = await run(agent, model, sessionId, 'env');
       assert.equal(env.status, 'completed', env.output);
       assert.match(env.output, /PROXY=/i, 'the proxy variables are there (the network is on for example.invalid)');
-      const users = [...env.output.matchAll(/:\/\/([^:@\s]+)(?::[^@\s]*)?@/g)].map((m) => decodeURIComponent(m[1]!));
-      const encoded = [...env.output.matchAll(/^SRT_ENCODED_CMD=(.*)$/gm)].map((m) => m[1]!);
-      const decoded = [...users, ...encoded].map((u) => Buffer.from(u, 'base64').toString('utf8'));
-      const visible = [env.output, ...users, ...decoded].join('\n');
-      assert.doesNotMatch(visible, new RegExp(`(^|\\D)${pid}(\\D|$)`), `the agent's pid ${pid} is visible: ${visible}`);
+      // srt encodes its command id in base64 into proxy user names (`srt.<base64>`) and SRT_ENCODED_CMD: decode those.
+      const plain = env.output.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+      const ids = [...plain.matchAll(/srt\.([A-Za-z0-9+/]+={0,2})/g), ...plain.matchAll(/^SRT_ENCODED_CMD=([A-Za-z0-9+/]+={0,2})$/gm)].map((m) => Buffer.from(m[1]!, 'base64').toString('utf8'));
+      assert.ok(ids.length > 0, `srt's command id is not where this test looks for it: ${plain}`);
+      for (const id of ids) assert.doesNotMatch(id, new RegExp(`(^|\\D)${pid}(\\D|$)`), `the agent's pid ${pid} is in srt's command id: ${id}`);
+      // Spelled the way a pid shows up in names and paths (`-<pid>-`, `/<pid>/`, `=<pid>`); ports and random tokens are left alone.
+      assert.doesNotMatch(plain, new RegExp(`[-/=.]${pid}([-/.]|$)`, 'm'), `the agent's pid ${pid} is visible inside the sandbox`);
+      const visible = [plain, ...ids].join('\n');
       assert.ok(!visible.includes(privateRoot), 'the private folder is named inside the sandbox');
+      assert.equal(statSync(privateRoot).mode & 0o777, 0o700);
+      assert.equal(statSync(privateDir).mode & 0o777, 0o700);
+      assert.ok(readdirSync(privateDir).includes('index'), 'the list index lives in the private folder');
 
       const listing = await run(agent, model, sessionId, 'ls', '-la', privateDir);
       assert.notEqual(listing.status, 'completed', `the private folder is readable in the sandbox: ${listing.output}`);
