@@ -229,4 +229,71 @@ describe('the session copy is hostile input (real bubblewrap, real git, scripted
       s.remove();
     }
   });
+
+  test('zero-click: under an allowing policy, the review (list, file, discard after every tool call) asks nothing, changes nothing outside the copy, runs nothing outside the sandbox', { timeout: 300_000 }, async (t) => {
+    const allowing = policy({
+      rules: [
+        { decision: 'allow', kind: 'edit', paths: ['**'] },
+        { decision: 'allow', commands: [['ln', '**'], ['cp', '**'], ['mkdir', '**'], ['git', 'init', '**']] },
+      ],
+    });
+    const s = scene({ 'a.txt': lines(3), '.accord/policy.json': allowing });
+    const agent = startAgent(model, s, config.path);
+    try {
+      const { sessionId, meta } = await openSession(agent, s.project);
+      if (!sandboxed(meta)) return t.skip('no sandbox here');
+      assert.equal(meta['accord/policyError'], undefined);
+      const root = (await ext(agent, '_accord/workspace/status', { sessionId })).root;
+      // After the session began (it pins its base in the person's repository).
+      const homeBefore = treeHash(s.home);
+      const projectBefore = treeHash(s.project);
+      const seen: string[] = [];
+      const failures: string[] = [];
+      /** The extension's review after a tool call: list, read every change, discard what it rejects (links). */
+      const review = async () => {
+        const { changes } = await ext(agent, '_accord/changes/list', { sessionId });
+        const rejected: string[] = [];
+        for (const change of changes) {
+          const sides = await ext(agent, '_accord/changes/file', { sessionId, path: change.path });
+          seen.push(JSON.stringify(sides));
+          if (sides.link !== undefined) rejected.push(change.path);
+        }
+        if (rejected.length > 0) await ext(agent, '_accord/changes/discard', { sessionId, paths: rejected });
+      };
+      const steps: Array<[string, Record<string, unknown>]> = [
+        ['run_command', { argv: ['git', 'init', '-q', '--bare', 'evil'] }],
+        ['write_file', { path: 'evil/config', content: `[core]\n\tfsmonitor = "touch ${join(s.outside, 'fsmonitor')}; false"\n[filter "x"]\n\tclean = touch ${join(s.outside, 'filter')}\n` }],
+        ['write_file', { path: 'pointer', content: `${join(root, 'evil')}\n` }],
+        ['write_file', { path: '.gitattributes', content: '* filter=x\n' }],
+        ['run_command', { argv: ['cp', 'pointer', '.git/commondir'] }],
+        ['run_command', { argv: ['git', 'init', '-q', 'nested'] }],
+        ['run_command', { argv: ['cp', 'evil/config', 'nested/.git/config'] }],
+        ['run_command', { argv: ['ln', '-s', s.secret, 'key.txt'] }],
+        ['run_command', { argv: ['mkdir', '-p', 'd'] }],
+        ['run_command', { argv: ['ln', '-s', s.home, 'd/home'] }],
+        ['run_command', { argv: ['ln', '-s', join(s.home, '.bashrc'), 'rc'] }],
+        ['run_command', { argv: ['ln', '-s', join(s.project, 'a.txt'), 'person.txt'] }],
+        ['write_file', { path: 'a.txt', content: lines(3, { 2: 'TWO' }) }],
+      ];
+      for (const [tool, args] of steps) {
+        const result = await toolStep(agent, model, sessionId, tool, args);
+        assert.equal(result.status, 'completed', `${tool} ${JSON.stringify(args)}: ${result.output}`);
+        await review().catch((error: Error) => failures.push(error.message));
+      }
+      await ext(agent, '_accord/changes/discard', { sessionId }).catch((error: Error) => failures.push(error.message));
+      await review().catch((error: Error) => failures.push(error.message));
+
+      assert.deepEqual(markers(s), [], 'a process ran outside the sandbox');
+      assert.deepEqual(failures, [], 'the review failed');
+      assert.equal(agent.permissionRequests.length, 0, `a permission was asked: ${JSON.stringify(agent.permissionRequests.map((r) => r.toolCall.title))}`);
+      assert.deepEqual(markers(s), [], 'a process ran outside the sandbox');
+      assert.equal(treeHash(s.home), homeBefore, 'the home folder changed');
+      assert.equal(treeHash(s.project), projectBefore, "the person's repository changed");
+      assert.ok(!seen.some((sides) => sides.includes('accord-test-secret')), 'the review was handed the secret');
+      assert.deepEqual((await ext(agent, '_accord/changes/list', { sessionId })).changes, [], 'discard put the copy back to its base');
+    } finally {
+      await agent.close();
+      s.remove();
+    }
+  });
 });
