@@ -10,7 +10,7 @@ import { isFinished, touchedPaths, type ChangeSink, type ToolCallFacts, type Tur
 import { sameContent } from './reviewStore';
 import { mapFor } from './innerMap';
 // The agent's copy is written by sandboxed commands: read it without following links, bounded.
-import { components, readNoFollow, tooLargeText } from '../../agent/session/safeFs';
+import { components, readNoFollow, tooLargeText, UnsafePathError } from '../../agent/session/safeFs';
 
 /** Calls one ACP extension method on the agent (`connection.agent.request(method, params)`). */
 export type AgentExtCall = (method: string, params: Record<string, unknown>) => Promise<unknown>;
@@ -236,7 +236,8 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
       }
       const base = change.status === 'added' ? null : await this.options.readProject(this.absolute(place.top, change.oldPath ?? change.path));
       return { base, proposed };
-    } catch {
+    } catch (error) {
+      if (error instanceof UnsafePathError) return { skip: error.message };
       return undefined;
     }
   }
