@@ -182,13 +182,13 @@ describe('the session copy is hostile input (real bubblewrap, real git, scripted
       const { sessionId, meta } = await openSession(agent, s.project);
       if (!sandboxed(meta)) return t.skip('no sandbox here');
       const root = (await ext(agent, '_accord/workspace/status', { sessionId })).root;
-      // A link to the person's key, a folder swapped for a link to a folder outside, a fifo, a 2 GB sparse file.
+      // A link to the person's key, a folder swapped for a link to a folder outside, a fifo, a 100 MB sparse file (over the 16 MB review limit).
       await run(agent, model, sessionId, 'ln', '-s', s.secret, 'leak.txt');
       await run(agent, model, sessionId, 'rm', '-r', 'dir');
       await run(agent, model, sessionId, 'ln', '-s', s.outside, 'dir');
       await run(agent, model, sessionId, 'rm', 'p.txt');
       await run(agent, model, sessionId, 'mkfifo', 'p.txt');
-      await run(agent, model, sessionId, 'truncate', '-s', '2G', 'big.bin');
+      await run(agent, model, sessionId, 'truncate', '-s', '100M', 'big.bin');
       await toolStep(agent, model, sessionId, 'write_file', { path: 'a.txt', content: lines(3, { 2: 'TWO' }) });
 
       const { changes } = await ext(agent, '_accord/changes/list', { sessionId });
@@ -199,12 +199,12 @@ describe('the session copy is hostile input (real bubblewrap, real git, scripted
       assert.ok(!JSON.stringify(leak).includes('accord-test-secret'), `the secret came back: ${JSON.stringify(leak)}`);
       assert.equal(leak.link, s.secret, 'the link is reported as a link');
       const big = await ext(agent, '_accord/changes/file', { sessionId, path: 'big.bin' });
-      assert.equal(big.tooLarge, 'too large (2048 MB)');
+      assert.equal(big.tooLarge, 'too large (100 MB)');
       assert.equal(big.currentText, null);
       const fifo = await ext(agent, '_accord/changes/file', { sessionId, path: 'p.txt' });
       assert.equal(fifo.currentText, null, 'the fifo is not read (nor waited on)');
       const { patch } = await ext(agent, '_accord/changes/patch', { sessionId });
-      assert.match(patch, /^# big\.bin: too large \(2048 MB\), not included$/m);
+      assert.match(patch, /^# big\.bin: too large \(100 MB\), not included$/m);
       assert.ok(patch.length < 1024 * 1024, `the patch carries the huge file: ${patch.length} bytes`);
       assert.ok(!patch.includes('accord-test-secret'));
 
@@ -222,7 +222,7 @@ describe('the session copy is hostile input (real bubblewrap, real git, scripted
       const applied = await ext(agent, '_accord/changes/apply', { sessionId, files: [{ path: 'a.txt' }, { path: 'big.bin' }] });
       assert.deepEqual(applied.applied, []);
       assert.match(applied.conflicts.find((c: any) => c.path === 'a.txt').reason, /symbolic link/);
-      assert.match(applied.conflicts.find((c: any) => c.path === 'big.bin').reason, /too large \(2048 MB\)/);
+      assert.match(applied.conflicts.find((c: any) => c.path === 'big.bin').reason, /too large \(100 MB\)/);
       assert.deepEqual(markers(s), []);
     } finally {
       await agent.close();
