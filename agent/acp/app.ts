@@ -11,7 +11,7 @@ import { MemorySessionStore, type SessionStore } from '../core/sessionStore';
 import { systemPrompt } from '../core/systemPrompt';
 import { runTurn, type TurnDeps } from '../core/turn';
 import { refuseClientWidening, refuseSessionMcpServers } from '../policy/clientMeta';
-import { snapshot } from '../workspace/isolated';
+import { snapshot } from '../session/isolated';
 import type { CommandRunner, Tool } from '../tools/tool';
 import type { Env } from '../models/credentials';
 import { defaultModelId, resolveModel } from '../models/resolve';
@@ -20,7 +20,7 @@ import { permissionAsker } from './permissions';
 import { toUserContent } from './prompt';
 import { CHANGES_CAPABILITY, registerChangesMethods } from './changesMethods';
 import type { SessionPersistence } from './sessionLog';
-import type { SessionWorkspaces } from './workspaces';
+import type { SessionWorkspaces } from '../session/workspaces';
 import { flagsMeta, type SessionSharing } from './sharing';
 
 declare const ACCORD_VERSION: string;

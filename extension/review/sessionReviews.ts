@@ -34,7 +34,7 @@ export interface SessionReviewsDeps {
   log(message: string): void;
 }
 
-/** Whether an agent serves Accord's isolated-workspace review methods (agent/workspace/README.md). */
+/** Whether an agent serves Accord's isolated-workspace review methods (agent/session/README.md). */
 export function servesChanges(agent: ReviewAgent): boolean {
   const meta = agent.info?.agentCapabilities?._meta;
   const accord = meta?.accord;
