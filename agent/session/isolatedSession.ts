@@ -98,7 +98,12 @@ async function attach(workspace: IsolatedWorkspace, options: SessionSetupOptions
   const protectedPaths = [...new Set([...defaultProtectedPaths(workspace.workTree, inPlace), ...defaultProtectedPaths(workspace.root, inPlace)])];
   // Every session's private folder is hidden from every command (they all sit under one root).
   const hiddenPaths = [path.dirname(workspace.privateDir), privateRoot(options.dataDir)];
-  const session = await createSessionRunner({ workspace: workspace.workTree, sessionTmp: workspace.tmp, allowedDomains, protectedPaths, hiddenPaths: [...new Set(hiddenPaths)] }, options.withoutSandbox);
+  // Beyond the built-in allowlist, commands get only the variables the reviewed policy names.
+  const passEnvironment = policy.status === 'invalid' ? [] : policy.policy.environment.pass;
+  const session = await createSessionRunner(
+    { workspace: workspace.workTree, sessionTmp: workspace.tmp, allowedDomains, protectedPaths, hiddenPaths: [...new Set(hiddenPaths)], passEnvironment },
+    options.withoutSandbox,
+  );
   const gate = new PolicyGate({ loaded: policy, root: workspace.root, sandboxed: session.status.state === 'sandboxed', alwaysApprove: options.alwaysApprove });
   let mcp: McpTools | undefined;
   if (policy.status !== 'invalid' && policy.policy.mcpServers.length > 0) {
