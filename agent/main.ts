@@ -8,7 +8,7 @@ import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk/unstable';
 import { guardLines, MAX_LINE_BYTES } from './acp/lineGuard';
 import { createLoggedAgent } from './acp/sessionLog';
-import { SessionWorkspaces } from './acp/workspaces';
+import { SessionWorkspaces } from './session/workspaces';
 import { DurableRequests } from './acp/durablePermissions';
 import { ProcessRunner } from './exec/processRunner';
 import { SessionStore } from './log';

@@ -22,6 +22,7 @@ import { TerminalService } from './terminal/terminalService';
 import { TrafficLog } from './traffic/trafficLog';
 import type { StopReason } from '../webview/protocol';
 import { forIconLabel, forLog, quotedForNotification } from './text/agentText';
+import { currentText } from './approvals/currentText';
 
 export interface AccordClient {
   readonly bundled: AgentHost;
@@ -55,6 +56,9 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
   const approvals = new ApprovalService({
     diffs, timeoutMinutes: approvalTimeoutMinutes, panelVisible: () => chat.isVisible, log: (m) => log.info(m),
     completeToolCall: (sessionId, toolCall) => toolCalls.complete(sessionId, toolCall),
+    announcedToolCall: (sessionId, toolCallId) => toolCalls.announced(sessionId, toolCallId),
+    prepareReview: (sessionId, toolCall) => reviews.prepareApproval(sessionId, toolCall),
+    readCurrent: async (sessionId, path) => (reviews.writesToDisk(sessionId) ? currentText(path) : undefined),
   });
   const reviews = new SessionReviews({
     review,

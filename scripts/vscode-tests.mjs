@@ -6,7 +6,8 @@ import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { openWorkbench, root, startServer } from './vscode-harness.mjs';
 
-// The whole suite's limit (each test has its own mocha timeout); generous, since a loaded 2-core machine runs it several times slower.
+// The whole suite's limit (each test has its own mocha timeout): generous, since the suite grows and a loaded
+// 2-core machine runs it several times slower; a hang still ends here, before the stage's backstop.
 const timeoutMs = Number(process.env.ACCORD_VSCODE_TEST_TIMEOUT_MS ?? 900_000);
 const outDir = path.join(root, 'out/test/vscode');
 

@@ -176,6 +176,10 @@ export const HostMessage = z.discriminatedUnion('type', [
     toolCallId: id,
     path: shortText,
     state: DiffReviewState,
+    /** The reviewed change as the Changes list counts it (the agent's own diff may claim a new file that existed). */
+    kind: z.optional(ReviewedFile.shape.kind),
+    added: z.optional(z.number().check(z.int(), z.nonnegative())),
+    removed: z.optional(z.number().check(z.int(), z.nonnegative())),
   }),
   /** The panel session's changed files per turn, with line counts and review state; `pending` files wait for a decision. */
   z.object({

@@ -20,7 +20,7 @@ import { DEFAULT_MAX_CHILDREN, taskTool } from '../core/children';
 import { DEFAULT_COMPACT_AT } from '../core/compaction';
 import { builtinCommands, slashCommand } from '../core/slashCommands';
 import { refuseClientWidening, refuseSessionMcpServers } from '../policy/clientMeta';
-import { snapshot } from '../workspace/isolated';
+import { snapshot } from '../session/isolated';
 import type { CommandRunner, Tool } from '../tools/tool';
 import type { StopReason } from '../core/updates';
 import type { Env } from '../models/credentials';
@@ -31,7 +31,7 @@ import { toUserContent } from './prompt';
 import { ClientFeatureBook, featuresOf, forClient, type ClientFeatures } from './clientView';
 import { CHANGES_CAPABILITY, registerChangesMethods } from './changesMethods';
 import type { SessionPersistence } from './sessionLog';
-import type { SessionWorkspaces } from './workspaces';
+import type { SessionWorkspaces } from '../session/workspaces';
 import { flagsMeta, type SessionSharing } from './sharing';
 
 declare const ACCORD_VERSION: string;

@@ -1,13 +1,14 @@
 // The `_accord/workspace/status` and `_accord/changes/*` extension methods
-// (spec: agent/workspace/README.md): the client reviews what a session
+// (spec: agent/session/README.md): the client reviews what a session
 // changed in its workspace and applies or discards it. Paths are relative to
 // the top of the session's work tree (`applyTo` in the person's project).
 import { RequestError, type AgentApp } from '@agentclientprotocol/sdk/unstable';
 import { z } from 'zod';
-import { applyToProject } from '../workspace/isolatedApply';
-import { discard, listChanges, patch, readBase, readCurrent, type ChangedFile } from '../workspace/isolatedDiff';
-import type { IsolatedSession } from '../workspace/isolatedSession';
-import type { SessionWorkspaces } from './workspaces';
+import { applyToProject } from '../session/isolatedApply';
+import { fileSides } from '../session/changes';
+import { discard, listChanges, patch, type ChangedFile } from '../session/isolatedDiff';
+import type { IsolatedSession } from '../session/isolatedSession';
+import type { SessionWorkspaces } from '../session/workspaces';
 
 /** Advertised in `initialize` (`agentCapabilities._meta`); clients call the methods only when it is present. */
 export const CHANGES_CAPABILITY = { accord: { changes: 1 } } as const;
@@ -33,8 +34,6 @@ function parser<T>(schema: z.ZodType<T>) {
     throw RequestError.invalidParams({ issues }, `Invalid params: ${issues}`);
   };
 }
-
-const asText = (data: Buffer | null) => (data === null ? null : data.toString('utf8'));
 
 export function registerChangesMethods(app: AgentApp, workspaces: SessionWorkspaces): AgentApp {
   const sessionOf = (id: string): IsolatedSession => {
@@ -68,10 +67,7 @@ export function registerChangesMethods(app: AgentApp, workspaces: SessionWorkspa
     .onRequest('_accord/changes/file', parser(schemas.file), clearly(async ({ sessionId: id, path }) => {
       const session = sessionOf(id);
       const change = (await changesFor(session, [path])).find((c) => c.path === path)!;
-      const [base, current] = await Promise.all([readBase(session.workspace, change.oldPath ?? path), readCurrent(session.workspace, path)]);
-      // Binary files have no text to show: both sides are null and `binary` says why.
-      if (change.binary) return { path, baseText: null, currentText: null, binary: true };
-      return { path, baseText: asText(base), currentText: asText(current), binary: false };
+      return fileSides(session.workspace, change);
     }))
     .onRequest('_accord/changes/patch', parser(schemas.patch), clearly(async ({ sessionId: id, paths }) => {
       const session = sessionOf(id);

@@ -10,7 +10,7 @@ import { MemorySessionStore, type SessionStore as LiveSessions } from '../core/s
 import type { TurnObserver } from '../core/turn';
 import { refuseClientWidening, refuseSessionMcpServers } from '../policy/clientMeta';
 import type { StopReason } from '../core/updates';
-import { WorkspaceError, workspaceFromRecord, type IsolatedWorkspace } from '../workspace/isolated';
+import { WorkspaceError, workspaceFromRecord, type IsolatedWorkspace } from '../session/isolated';
 import { LogError, LogWriteError, SessionRecorder, SessionStore, titleFromPrompt, withLogOffset, type ContentBlockJson, type SessionLog } from '../log';
 import type { Env } from '../models/credentials';
 import { defaultModelId } from '../models/resolve';
@@ -21,7 +21,7 @@ import { builtinCommands } from '../core/slashCommands';
 import type { PendingPermission } from '../core/durable';
 import type { AvailableCommand } from '../core/updates';
 import { waitingMeta, type DurableRequests } from './durablePermissions';
-import type { SessionWorkspaces } from './workspaces';
+import type { SessionWorkspaces } from '../session/workspaces';
 import { FLAGS_CONFIG_KEY, flagsMeta, type SessionFlags, type SessionSharing } from './sharing';
 
 /** What the adapter tells a persistence layer; every hook is awaited where the adapter calls it. */

@@ -4,7 +4,7 @@
 // --always-approve, and the refusal is named on stderr with how to allow it.
 import { client, methods, type SessionNotification, type StopReason } from '@agentclientprotocol/sdk/unstable';
 import { createLoggedAgent } from '../acp/sessionLog';
-import { SessionWorkspaces } from '../acp/workspaces';
+import { SessionWorkspaces } from '../session/workspaces';
 import { WORKSPACE_META_KEY } from '../acp/app';
 import { ProcessRunner } from '../exec/processRunner';
 import { SessionStore } from '../log';

@@ -4,7 +4,7 @@
 // workspaces, so clients can come and go (and come back) while turns run.
 import type { Stream } from '@agentclientprotocol/sdk/unstable';
 import { loggedAgentApp, SessionLogPersistence } from '../acp/sessionLog';
-import { SessionWorkspaces } from '../acp/workspaces';
+import { SessionWorkspaces } from '../session/workspaces';
 import { MemorySessionStore } from '../core/sessionStore';
 import { ProcessRunner } from '../exec/processRunner';
 import { SessionStore } from '../log';

@@ -7,7 +7,7 @@ import { forwardUpdates } from '../acp/app';
 import { forClient, type ClientFeatures } from '../acp/clientView';
 import { RUNNING_META_KEY, type SessionLogPersistence } from '../acp/sessionLog';
 import { flagsMeta, type SessionFlags, type SessionSharing } from '../acp/sharing';
-import type { SessionWorkspaces } from '../acp/workspaces';
+import type { SessionWorkspaces } from '../session/workspaces';
 import type { PermissionAsker } from '../core/gate';
 import type { Session } from '../core/session';
 import type { SessionStore as LiveSessions } from '../core/sessionStore';

@@ -3,7 +3,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { removeWorkspace, workspaceFromRecord } from '../workspace/isolated';
+import { removeWorkspace, workspaceFromRecord } from '../session/isolated';
 import { LogError } from './errors';
 import type { SessionSummary } from './listing';
 import { SessionStore } from './store';

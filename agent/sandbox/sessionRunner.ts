@@ -5,6 +5,7 @@
 // Without it, the command still runs in the isolated workspace with a
 // scrubbed environment, and `status` says why it is unsandboxed (the policy
 // gate then asks before every command).
+import { randomUUID } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isWithin } from '../workspace/containment';
@@ -20,10 +21,12 @@ export interface SessionRunnerSettings {
   sessionTmp: string;
   /** From the project policy's `network.allowedDomains`. Empty: no network. */
   allowedDomains: readonly string[];
-  /** Paths inside the workspace commands may never write (policy, hooks, editor settings). */
+  /** Paths inside the workspace commands may never write (policy, git metadata, editor settings). */
   protectedPaths?: readonly string[];
   /** Variables the project policy passes to commands on top of the built-in allowlist (`environment.pass`). */
   passEnvironment?: readonly string[];
+  /** Paths commands may not even read, on top of the secrets: the agent's private state. */
+  hiddenPaths?: readonly string[];
 }
 
 /** How to start a long-running process (an MCP server) under the same confinement as a command. */
@@ -43,9 +46,16 @@ export interface SessionRunner {
   dispose(): void;
 }
 
-/** Paths below the workspace that stay read-only for commands, on top of srt's own list. */
-export function defaultProtectedPaths(workspace: string): string[] {
-  return ['.accord', '.vscode', '.git/hooks', '.git/config', '.git/info', '.envrc'].map((p) => path.join(workspace, p));
+/**
+ * Paths below the workspace that stay read-only for commands, on top of srt's
+ * own list. With `wholeGit` (the person's own tree, in place) all of `.git`,
+ * which their git trusts: HEAD, refs, index, commondir, objects. In a copy
+ * `.git` is the agent's own repository, which nothing outside reads; its
+ * hooks and config stay read-only all the same.
+ */
+export function defaultProtectedPaths(workspace: string, wholeGit = false): string[] {
+  const git = wholeGit ? ['.git'] : ['.git/hooks', '.git/config', '.git/info'];
+  return ['.accord', '.vscode', ...git, '.envrc'].map((p) => path.join(workspace, p));
 }
 
 const srtSharedWritePaths = ['/tmp/claude', '/private/tmp/claude'];
@@ -83,7 +93,11 @@ class UnsandboxedRunner implements LaunchingRunner {
   }
 }
 
-let commandCounter = 0;
+/**
+ * srt carries the command id into the sandbox (the proxy user name, an
+ * environment variable): random, so nothing inside learns the agent's pid.
+ */
+const newCommandId = () => `accord-${randomUUID()}`;
 
 class SandboxedRunner implements LaunchingRunner {
   constructor(
@@ -92,7 +106,7 @@ class SandboxedRunner implements LaunchingRunner {
   ) {}
 
   async run(argv: string[], options: CommandOptions): Promise<CommandOutcome> {
-    const commandId = `accord-${process.pid}-${++commandCounter}`;
+    const commandId = newCommandId();
     const spec = await this.wrap(argv, options.cwd, options.envChanges, options.signal, commandId);
     try {
       const outcome = await spawnCollect({ ...options, ...spec });
@@ -104,7 +118,7 @@ class SandboxedRunner implements LaunchingRunner {
   }
 
   launch(argv: string[], cwd: string, envChanges: Record<string, string>): Promise<LaunchSpec> {
-    return this.wrap(argv, cwd, envChanges, new AbortController().signal, `accord-${process.pid}-${++commandCounter}`);
+    return this.wrap(argv, cwd, envChanges, new AbortController().signal, newCommandId());
   }
 
   private async wrap(argv: string[], requestedCwd: string, envChanges: Record<string, string>, signal: AbortSignal, commandId: string): Promise<LaunchSpec> {
@@ -119,7 +133,7 @@ class SandboxedRunner implements LaunchingRunner {
       undefined,
       {
         filesystem: {
-          denyRead: secretPaths(),
+          denyRead: [...secretPaths(), ...(this.settings.hiddenPaths ?? [])],
           allowWrite: [workspace, sessionTmp],
           // srt makes /tmp/claude writable for its own use; shared between sessions, so closed here.
           denyWrite: [...(this.settings.protectedPaths ?? defaultProtectedPaths(workspace)), ...srtSharedWritePaths],

@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RequestPermissionRequest, RequestPermissionResponse, ToolCallUpdate } from '@agentclientprotocol/sdk/unstable';
-import { answerCancelled, answerDeclined, answerSelected, onceChoices, type OnceButton, type OnceChoices } from './onceOptions';
-import { summarizeEffect, type EffectSummary } from './effectSummary';
+import { ALLOW_ANYWAY_LABEL, answerCancelled, answerDeclined, answerSelected, onceChoices, type OnceButton, type OnceChoices } from './onceOptions';
+import { summarizeEffect, type EffectFacts, type EffectSummary } from './effectSummary';
 import type { DiffPreview } from './diffPreview';
 import { approvalPrompt } from './approvalPrompt';
 import { FullRequestDocuments } from './fullRequest';
@@ -38,6 +38,15 @@ export interface ApprovalServiceOptions {
   log: (message: string) => void;
   /** Fills in a request's tool call from what the session announced earlier (requests often carry only the id). */
   completeToolCall?: (sessionId: string, toolCall: ToolCallUpdate) => ToolCallUpdate;
+  /** The call as the session announced it before the request, if it did. */
+  announcedToolCall?: (sessionId: string, toolCallId: string) => ToolCallUpdate | undefined;
+  /** Takes the review's snapshots for the call before anyone can allow it; returns what could not be kept. */
+  prepareReview?: (sessionId: string, toolCall: ToolCallUpdate) => Promise<{ path: string; why: string }[]>;
+  /**
+   * A file's text as it is now (`null`: absent; undefined: unreadable or not comparable), to compare with
+   * the agent's claim. Undefined for an agent that works in its own copy, whose claim is about that copy.
+   */
+  readCurrent?: (sessionId: string, path: string) => Promise<string | null | undefined>;
 }
 
 export class ApprovalService implements vscode.Disposable {
@@ -58,10 +67,12 @@ export class ApprovalService implements vscode.Disposable {
   }
 
   /** Handles one permission request; resolves with the once-only answer. */
-  request(params: RequestPermissionRequest, agentName: string, signal?: AbortSignal): Promise<RequestPermissionResponse> {
-    const choices = onceChoices(params.options);
+  async request(params: RequestPermissionRequest, agentName: string, signal?: AbortSignal): Promise<RequestPermissionResponse> {
     const toolCall = this.options.completeToolCall?.(params.sessionId, params.toolCall) ?? params.toolCall;
-    const summary = summarizeEffect(toolCall, `${agentName} wants to use a tool`);
+    const facts = await this.factsFor(params.sessionId, toolCall);
+    const unreviewable = (facts.unreviewable?.length ?? 0) > 0;
+    const choices = onceChoices(params.options, unreviewable ? { allowLabel: ALLOW_ANYWAY_LABEL } : {});
+    const summary = summarizeEffect(toolCall, `${agentName} wants to use a tool`, facts);
     const approval: PendingApproval = { requestId: randomUUID(), sessionId: params.sessionId, agentName, params: { ...params, toolCall }, choices, summary };
     return new Promise((resolve) => {
       const timeoutMs = this.timeoutOverrideMs ?? Math.max(1, this.options.timeoutMinutes()) * 60_000;
@@ -83,6 +94,27 @@ export class ApprovalService implements vscode.Disposable {
       this.changeEmitter.fire({ approval, settled: false });
       void this.ask(approval);
     });
+  }
+
+  /** What the dialog must say beyond the agent's words: the snapshots' failures, the disk's text, an announced folder. */
+  private async factsFor(sessionId: string, toolCall: ToolCallUpdate): Promise<EffectFacts> {
+    const facts: EffectFacts = { announced: this.options.announcedToolCall?.(sessionId, toolCall.toolCallId) };
+    try {
+      facts.unreviewable = (await this.options.prepareReview?.(sessionId, toolCall)) ?? [];
+    } catch (error) {
+      facts.unreviewable = [{ path: '(this call)', why: error instanceof Error ? error.message : String(error) }];
+    }
+    const readCurrent = this.options.readCurrent;
+    if (readCurrent) {
+      const current = new Map<string, string | null>();
+      for (const block of toolCall.content ?? []) {
+        if (block.type !== 'diff' || current.has(block.path)) continue;
+        const text = await readCurrent(sessionId, block.path).catch(() => undefined);
+        if (text !== undefined) current.set(block.path, text);
+      }
+      facts.current = current;
+    }
+    return facts;
   }
 
   /** An answer from the panel or a re-shown dialog. Returns false if already settled or not a once-only option. */

@@ -80,35 +80,83 @@ export function quoteArg(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-export function summarizeEffect(toolCall: ToolCallUpdate, fallbackTitle = 'The agent wants to use a tool'): EffectSummary {
+/** What Accord found out about a call beyond what the agent said, to tell the truth about the disk. */
+export interface EffectFacts {
+  /** Each diff path's text as it is now: `null` absent, a string its text; missing when it could not be read. */
+  current?: ReadonlyMap<string, string | null>;
+  /** The call as the session announced it before the request (a working folder may be there only). */
+  announced?: ToolCallUpdate;
+  /** Paths whose "before" could not be kept, and why: allowing the call would change them unreviewed. */
+  unreviewable?: readonly { path: string; why: string }[];
+}
+
+/** A file's change as the dialog says it, after comparing the agent's claim with the disk. */
+export interface FileEffect extends ProposedFile {
+  /** What the agent itself said was there, when that differs from the disk. */
+  claimedOldText?: string | null;
+}
+
+export function summarizeEffect(toolCall: ToolCallUpdate, fallbackTitle = 'The agent wants to use a tool', facts: EffectFacts = {}): EffectSummary {
   const title = toolCall.title ?? fallbackTitle;
   const kind = toolCall.kind ?? 'other';
-  const command = commandFrom(toolCall);
-  const files = filesFrom(toolCall);
+  const found = commandFrom(toolCall);
+  const announcedCwd = facts.announced ? commandFrom(facts.announced)?.cwd : undefined;
+  const command = found && !found.cwd && announcedCwd ? { ...found, cwd: announcedCwd } : found;
+  const files = filesFrom(toolCall).map((f) => checkedAgainstDisk(f, facts.current));
   const filePaths = new Set(files.map((f) => f.path));
   const locations = (toolCall.locations ?? []).map((l) => l.path).filter((p) => !filePaths.has(p));
   // Every value here is the agent's: one line each (a newline in a path must not start a line that reads as Accord's),
   // escapes for invisible characters (extension/text/agentText.ts).
   const v = (s: string, max = 500) => agentLiteral(s, max);
   const lines: string[] = [];
+  if (facts.unreviewable && facts.unreviewable.length > 0) {
+    lines.push('This change could not be made reviewable; allow anyway?');
+    for (const u of facts.unreviewable) lines.push(`Not kept: ${v(u.path)} (${v(u.why)})`);
+  }
   if (command) {
     lines.push(command.line !== undefined ? `Command (run by a shell): ${v(command.line, 2000)}` : `Command: ${command.argv.map((a) => quoteArg(v(a))).join(' ')}`);
-    if (command.cwd) lines.push(`In: ${v(command.cwd)}`);
+    lines.push(`In: ${command.cwd !== undefined ? v(command.cwd) : 'unknown (the agent did not say which folder)'}`);
     for (const [k, val] of Object.entries(command.env)) lines.push(`Env: ${v(k, 100)}=${v(val)}`);
   }
-  for (const f of files) lines.push(`${f.oldText === null ? 'Create' : 'Change'}: ${v(f.path)} (${describeChange(f)})`);
+  for (const f of files) lines.push(describeFile(f, v));
   for (const p of locations) lines.push(`Touches: ${v(p)}`);
-  if (!command && files.length === 0 && toolCall.rawInput !== undefined) {
-    lines.push(`Input: ${v(truncate(JSON.stringify(toolCall.rawInput) ?? String(toolCall.rawInput), 600), 700)}`);
+  if (!command && files.length === 0) {
+    const said = textContent(toolCall);
+    if (said.length > 0) lines.push(...said.map((t) => `Agent says: ${v(t, 600)}`));
+    else if (toolCall.rawInput !== undefined) lines.push(`Input: ${v(truncate(JSON.stringify(toolCall.rawInput) ?? String(toolCall.rawInput), 600), 700)}`);
   }
   if (lines.length === 0) lines.push('The agent did not describe what this call does.');
   return { title, kind, command, files, locations, detail: lines.join('\n') };
 }
 
-function describeChange(f: ProposedFile): string {
+/** The agent's diff with the disk's text as its old side; the agent's own claim kept when it differs. */
+function checkedAgainstDisk(f: ProposedFile, current: EffectFacts['current']): FileEffect {
+  if (!current?.has(f.path)) return f;
+  const onDisk = current.get(f.path) ?? null;
+  if (onDisk === f.oldText) return f;
+  return { path: f.path, oldText: onDisk, newText: f.newText, claimedOldText: f.oldText };
+}
+
+function describeFile(f: FileEffect, v: (s: string) => string): string {
   const after = lineCount(f.newText);
-  if (f.oldText === null) return `${after} ${after === 1 ? 'line' : 'lines'}`;
-  return `${lineCount(f.oldText)} → ${after} lines`;
+  if (f.oldText === null) return `Create: ${v(f.path)} (${plural(after, 'line')})${f.claimedOldText !== undefined ? ' (the agent thought it existed; it does not)' : ''}`;
+  const before = lineCount(f.oldText);
+  if (f.claimedOldText === null) return `Replace: ${v(f.path)} (${plural(before, 'line')} → ${after}; it exists, though the agent described it as a new file)`;
+  const note = f.claimedOldText !== undefined ? ' (the file on disk is not what the agent saw)' : '';
+  return `Change: ${v(f.path)} (${before} → ${plural(after, 'line')})${note}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${n === 1 ? word : `${word}s`}`;
+}
+
+/** The text blocks of a call's content: some agents describe a call only there. */
+function textContent(toolCall: ToolCallUpdate): string[] {
+  const out: string[] = [];
+  for (const c of toolCall.content ?? []) {
+    if (c.type === 'content' && c.content.type === 'text' && c.content.text.trim() !== '') out.push(c.content.text.trim());
+  }
+  return out;
 }
 
 /** Lines as an editor numbers them: a final newline ends the last line rather than starting another. */

@@ -22,17 +22,45 @@ export interface OnceChoices {
 }
 
 export const ALLOW_ONCE_LABEL = 'Allow once';
+/** The allow button when the change could not be made reviewable. */
+export const ALLOW_ANYWAY_LABEL = 'Allow anyway';
 export const REJECT_LABEL = 'Reject';
+export const REJECT_AND_STOP_LABEL = 'Reject and stop';
 
-/** Picks the once-only options from what the agent offered. */
-export function onceChoices(options: readonly PermissionOption[]): OnceChoices {
+/**
+ * A reject option that does more than decline this one call: it aborts or
+ * ends the agent's turn (codex's "abort"). Told by its id or name, since ACP
+ * has one kind for both.
+ */
+export function endsTurn(option: Pick<PermissionOption, 'optionId' | 'name'>): boolean {
+  return /\b(abort|aborts|stop|stops|cancel|cancels|terminate|halt|quit|end (the )?turn)\b/i.test(`${option.optionId} ${option.name}`.replace(/[_-]/g, ' '));
+}
+
+export interface OnceChoiceOptions {
+  /** The allow button's label (default "Allow once"). */
+  allowLabel?: string;
+}
+
+/**
+ * Picks the once-only options from what the agent offered. Rejects are
+ * ordered mildest first, and the mildest is what dismissal, a timeout and the
+ * panel's dismiss answer: declining one call never ends the turn when the
+ * agent offers a plain reject.
+ */
+export function onceChoices(options: readonly PermissionOption[], choiceOptions: OnceChoiceOptions = {}): OnceChoices {
+  const allowLabel = choiceOptions.allowLabel ?? ALLOW_ONCE_LABEL;
   const allows = options.filter((o) => o.kind === 'allow_once');
   const rejects = options.filter((o) => o.kind === 'reject_once');
+  const mild = rejects.filter((o) => !endsTurn(o));
+  const drastic = rejects.filter((o) => endsTurn(o));
   // The option's name is the agent's: quoted, one line, short (it becomes a button label).
   const label = (base: string, o: PermissionOption, many: boolean) => (many ? `${base}: ${quotedForNotification(o.name, 40)}` : base);
+  // A drastic reject the agent offers alone is still just "Reject" (it is the only way to say no); next to a plain one it says what it does.
+  const drasticBase = mild.length === 0 ? REJECT_LABEL : REJECT_AND_STOP_LABEL;
   const buttons: OnceButton[] = [
-    ...allows.map((o) => ({ label: label(ALLOW_ONCE_LABEL, o, allows.length > 1), optionId: o.optionId, kind: 'allow_once' as const })),
-    ...rejects.map((o) => ({ label: label(REJECT_LABEL, o, rejects.length > 1), optionId: o.optionId, kind: 'reject_once' as const })),
+    ...allows.map((o) => ({ label: label(allowLabel, o, allows.length > 1), optionId: o.optionId, kind: 'allow_once' as const })),
+    ...mild.map((o) => ({ label: label(REJECT_LABEL, o, mild.length > 1), optionId: o.optionId, kind: 'reject_once' as const })),
+    ...drastic.map((o) => ({ label: label(drasticBase, o, drastic.length > 1), optionId: o.optionId, kind: 'reject_once' as const })),
   ];
   const fallbackReject = buttons.find((b) => b.kind === 'reject_once');
   if (allows.length > 0) return { buttons, fallbackReject };

@@ -23,6 +23,11 @@ export class ToolCalls {
     return merge(this.bySession.get(sessionId)?.get(toolCall.toolCallId), toolCall);
   }
 
+  /** The call as the session announced it, before any request. */
+  announced(sessionId: string, toolCallId: string): ToolCallUpdate | undefined {
+    return this.bySession.get(sessionId)?.get(toolCallId);
+  }
+
   forget(sessionId: string): void {
     this.bySession.delete(sessionId);
   }

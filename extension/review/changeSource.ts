@@ -19,6 +19,8 @@ export interface ToolCallFacts {
   status?: string | null;
   locations?: readonly { path: string }[] | null;
   content?: readonly { type: string; path?: string; oldText?: string | null; newText?: string }[] | null;
+  kind?: string | null;
+  rawInput?: unknown;
 }
 
 export interface ChangeSource {
@@ -56,3 +58,23 @@ export function touchedPaths(call: ToolCallFacts): string[] {
 }
 
 export const isFinished = (call: ToolCallFacts): boolean => call.status === 'completed' || call.status === 'failed';
+
+/** Kinds of call that never change files: no snapshot of a folder is needed before them. */
+const READ_ONLY_KINDS = new Set(['read', 'search', 'think', 'fetch', 'switch_mode']);
+
+/** Whether a call may write where it does not say (a command, an unknown tool): its working folder then needs a snapshot. */
+export function mayWriteAnywhere(call: ToolCallFacts): boolean {
+  if (call.kind && READ_ONLY_KINDS.has(call.kind)) return false;
+  if (call.kind === 'execute' || commandCwd(call) !== undefined) return true;
+  // An edit, delete or move that names its files touches those; anything else may touch anything.
+  return touchedPaths(call).length === 0 && call.kind !== 'edit' && call.kind !== 'delete' && call.kind !== 'move';
+}
+
+/** The working folder a command names in its raw input (`cwd` or `workdir`), if it names one. */
+export function commandCwd(call: Pick<ToolCallFacts, 'rawInput'>): string | undefined {
+  const raw = call.rawInput;
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const record = raw as Record<string, unknown>;
+  const cwd = record.cwd ?? record.workdir;
+  return typeof cwd === 'string' && cwd.length > 0 ? cwd : undefined;
+}

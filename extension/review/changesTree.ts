@@ -22,7 +22,11 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
   readonly view: vscode.TreeView<ChangesNode>;
   private readonly disposables: vscode.Disposable[];
 
-  constructor(private readonly store: ReviewStore) {
+  constructor(
+    private readonly store: ReviewStore,
+    /** A name a person tells sessions apart by (agent and start time); ids of one agent often share a prefix. */
+    private readonly sessionLabel: (sessionId: string) => string = (sessionId) => `Session ${sessionId}`,
+  ) {
     this.view = vscode.window.createTreeView(CHANGES_VIEW_ID, { treeDataProvider: this, showCollapseAll: true });
     this.disposables = [this.view, this.changed, store.onDidChange(() => this.refresh())];
     this.refresh();
@@ -42,7 +46,8 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
   getTreeItem(node: ChangesNode): vscode.TreeItem {
     if (node.type === 'session') {
       const pending = this.store.inSession(node.sessionId).filter(isPending).length;
-      const item = new vscode.TreeItem(`Session ${short(node.sessionId)}`, vscode.TreeItemCollapsibleState.Expanded);
+      const item = new vscode.TreeItem(this.sessionLabel(node.sessionId), vscode.TreeItemCollapsibleState.Expanded);
+      item.tooltip = `Session ${node.sessionId}`;
       item.description = pending > 0 ? `${pending} pending` : 'reviewed';
       item.contextValue = 'accordReviewSession';
       item.iconPath = new vscode.ThemeIcon('comment-discussion');
@@ -95,7 +100,3 @@ function state(file: FileReview): string {
 }
 
 const STATE_LABEL = { pending: 'pending', accepted: 'accepted', rejected: 'rejected', partial: 'partly accepted' } as const;
-
-function short(sessionId: string): string {
-  return sessionId.length > 12 ? `${sessionId.slice(0, 8)}…` : sessionId;
-}

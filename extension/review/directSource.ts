@@ -1,35 +1,61 @@
-// Third-party agents that write straight to disk (the Claude adapter, Codex…).
-// The extension cannot stop the write, so it keeps what the file was: a
-// snapshot at turn start for files already known, and on each tool call for
-// the paths it names (the diff's `oldText` when the agent sends one). A file
+// Third-party agents that write straight to disk (the Claude adapter, Codex,
+// opencode…). The extension cannot stop the write, so it keeps what each file
+// was before the agent could touch it: at turn start for files already known,
+// and, before a tool call runs (when it is announced and again when it asks
+// for permission), for every path it names. A folder as a location, or a
+// command, gets a folder snapshot: every file under it (within limits). A file
 // watcher reports the writes; each becomes a change against its snapshot, and
 // rejecting it puts the snapshot back.
-import { fileId, type Content } from './fileReview';
-import { diffBlocks, isFinished, touchedPaths, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
+//
+// Everything is kept per session: one agent's locations, snapshots and
+// failures never reach another session's turn. A snapshot that cannot be
+// taken is recorded with its reason and blocks nothing else.
+import { desiredTree, fileId, type Content } from './fileReview';
+import { commandCwd, diffBlocks, isFinished, mayWriteAnywhere, touchedPaths, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import { sameContent, type RealTree } from './reviewStore';
+import { isUnder, listTree, pathKind, unsnapshottable, type PathKind } from './treeSnapshot';
+import { mapFor } from './innerMap';
 
 interface ActiveTurn {
   turnId: string;
   /** Date.now() when the turn began. */
   startedAt: number;
-  /** path → content before the agent's change. */
+  /** path → content before the agent's change (the earliest one taken in this turn). */
   snapshots: Map<string, Content>;
+  /** Folders whose files all have snapshots: a file that appears under one is this turn's addition. */
+  trees: Set<string>;
+  /** path → why its snapshot could not be taken. */
+  failed: Map<string, string>;
+}
+
+/** A path whose "before" could not be kept, and why. */
+export interface SnapshotFailure {
+  path: string;
+  why: string;
 }
 
 export interface DirectSourceOptions {
-  /** Paths worth a snapshot when a turn starts (open documents, files touched earlier). */
+  /** Paths worth a snapshot when a turn starts (open documents). */
   knownPaths(): string[];
-  /** A path another source already reviews for this session (a staged write the review itself landed). */
-  handledElsewhere?(sessionId: string, path: string): boolean;
+  /** `now` at `path` is what another source's review of this session put there (a staged write it landed). */
+  handledElsewhere?(sessionId: string, path: string, now: Content): boolean;
   /** When the file last changed (ms since the epoch), if known: a late watcher event for a file made before the turn is not the agent's. */
   modifiedAt?(path: string): Promise<number | undefined>;
+  /** The folder a command runs in when it names none (the project). */
+  projectRoot?(): string | undefined;
+  /** What a path is on disk; lstat by default (tests may stand in). */
+  pathKind?(path: string): Promise<PathKind>;
+  /** A snapshot failed outside any approval (turn start, an announced call): tell the person once. */
+  failed?(sessionId: string, failure: SnapshotFailure): void;
 }
 
 export class DirectDiskSource implements TurnAwareSource {
   readonly origin = 'direct' as const;
   private readonly active = new Map<string, ActiveTurn>();
-  /** Paths touched in earlier turns: worth a snapshot at the next turn's start. */
-  private readonly touched = new Set<string>();
+  /** sessionId → its last ended turn: a staged write that arrives late still finds the snapshots. */
+  private readonly ended = new Map<string, ActiveTurn>();
+  /** sessionId → paths touched in its earlier turns: worth a snapshot at its next turn's start. */
+  private readonly touched = new Map<string, Map<string, true>>();
 
   constructor(
     private readonly sink: ChangeSink,
@@ -38,77 +64,233 @@ export class DirectDiskSource implements TurnAwareSource {
   ) {}
 
   async beginTurn(sessionId: string, turnId: string): Promise<void> {
-    const turn: ActiveTurn = { turnId, startedAt: Date.now(), snapshots: new Map() };
-    for (const path of new Set([...this.options.knownPaths(), ...this.touched])) {
-      turn.snapshots.set(path, await this.tree.read(path));
+    const turn: ActiveTurn = { turnId, startedAt: Date.now(), snapshots: new Map(), trees: new Set(), failed: new Map() };
+    this.ended.delete(sessionId);
+    const touched = new Set(this.touched.get(sessionId)?.keys() ?? []);
+    // Files only: a folder touched before gets its snapshot again when a call names it. An open
+    // document that cannot be kept (a link the person opened) is only worth a word once the agent names it.
+    for (const path of new Set([...this.options.knownPaths(), ...touched])) {
+      const failures = await this.snapshot(turn, path, false);
+      if (touched.has(path)) this.report(sessionId, failures);
     }
     // Active only once the snapshots exist: a watcher event in between must not be taken for the agent's.
     this.active.set(sessionId, turn);
   }
 
   async toolCall(sessionId: string, turnId: string, call: ToolCallFacts): Promise<void> {
-    const turn = this.active.get(sessionId);
-    if (!turn || turn.turnId !== turnId) return;
-    const oldTexts = new Map(diffBlocks(call).map((d) => [d.path, d.oldText]));
-    for (const path of touchedPaths(call)) {
-      this.touched.add(path);
-      if (turn.snapshots.has(path)) continue;
-      // Before the call runs, the file on disk is the base. Once it ran, the
-      // agent's own oldText is the only record of what was there.
-      if (!isFinished(call)) turn.snapshots.set(path, await this.tree.read(path));
-      else if (oldTexts.has(path)) {
-        const oldText = oldTexts.get(path);
-        turn.snapshots.set(path, oldText === null || oldText === undefined ? null : new TextEncoder().encode(oldText));
+    const turn = this.turnOf(sessionId, turnId);
+    if (!turn) return;
+    if (!isFinished(call)) {
+      this.report(sessionId, await this.prepareTurn(sessionId, turn, call));
+    } else {
+      // Once it ran, the agent's own oldText is the only record of what was there.
+      for (const { path, oldText } of diffBlocks(call)) {
+        this.remember(sessionId, path);
+        if (!turn.snapshots.has(path) && !turn.failed.has(path)) turn.snapshots.set(path, oldText === null ? null : new TextEncoder().encode(oldText));
+      }
+      for (const path of touchedPaths(call)) {
+        this.remember(sessionId, path);
+        await this.collectPath(sessionId, turn, path);
       }
     }
-    if (isFinished(call)) for (const path of touchedPaths(call)) await this.collect(sessionId, turn, path);
+  }
+
+  /**
+   * Before a permission request is answered: every path the call may write
+   * has its "before". Returns what could not be kept (empty: all reviewable).
+   */
+  async prepare(sessionId: string, turnId: string, call: ToolCallFacts): Promise<SnapshotFailure[]> {
+    const turn = this.turnOf(sessionId, turnId);
+    if (!turn) return [{ path: '(this call)', why: 'no turn of this session is running, so nothing was snapshotted' }];
+    return this.prepareTurn(sessionId, turn, call);
+  }
+
+  /** The earliest "before" this session's running turn holds for `path` (a staged write of the same file uses it). */
+  snapshotOf(sessionId: string, path: string): { content: Content } | undefined {
+    const turn = this.active.get(sessionId) ?? this.ended.get(sessionId);
+    return turn?.snapshots.has(path) ? { content: turn.snapshots.get(path)! } : undefined;
+  }
+
+  /** Keeps `content` as `path`'s "before" in the session's running turn, unless an earlier one is kept. */
+  keep(sessionId: string, path: string, content: Content): void {
+    const turn = this.active.get(sessionId);
+    if (!turn || turn.snapshots.has(path)) return;
+    turn.snapshots.set(path, content);
+    this.remember(sessionId, path);
+  }
+
+  /** Why the running turn of `sessionId` could not keep `path`'s "before", if it could not. */
+  failureOf(sessionId: string, path: string): string | undefined {
+    return this.active.get(sessionId)?.failed.get(path);
   }
 
   /**
    * The file watcher saw `path` created, changed or deleted. Attributed to a
-   * running turn that has a snapshot of it. A file created with no snapshot is
-   * an addition when exactly one direct turn is running (otherwise whose it is
-   * cannot be told). A change to a file with no snapshot has no known base and
-   * is left alone.
+   * running turn that has a snapshot of it, or a folder snapshot around it. A
+   * file created with no snapshot is an addition when exactly one direct turn
+   * is running (otherwise whose it is cannot be told). A change to a file with
+   * no snapshot has no known base and is left alone.
    */
   async fileChanged(path: string, event: 'created' | 'changed' | 'deleted'): Promise<void> {
-    const claimed = [...this.active].filter(([, turn]) => turn.snapshots.has(path));
+    const claimed = [...this.active].filter(([, turn]) => turn.snapshots.has(path) || [...turn.trees].some((dir) => isUnder(dir, path)));
     if (claimed.length > 0) {
-      for (const [sessionId, turn] of claimed) await this.collect(sessionId, turn, path);
+      // New under a folder whose every regular file was kept: an addition, unless it is a link or folder the snapshot left out.
+      const kind = claimed.some(([, turn]) => !turn.snapshots.has(path)) ? await (this.options.pathKind ?? pathKind)(path).catch(() => 'other' as const) : 'file';
+      for (const [sessionId, turn] of claimed) {
+        if (!turn.snapshots.has(path)) {
+          if (kind !== 'file' || !(await this.madeDuring(turn, path))) continue;
+          turn.snapshots.set(path, null);
+        }
+        await this.collect(sessionId, turn, path);
+      }
       return;
     }
     if (event !== 'created' || this.active.size !== 1) return;
     const [sessionId, turn] = [...this.active][0]!;
     const now = await this.tree.read(path);
-    if (now === null) return;
-    const modified = await this.options.modifiedAt?.(path);
-    // Whole milliseconds on both sides: a file the person wrote in the same millisecond the turn began
-    // is theirs (no agent acts that fast), so equal means before.
-    if (modified !== undefined && modified <= turn.startedAt) return;
+    if (now === null || !(await this.madeDuring(turn, path))) return;
     turn.snapshots.set(path, null);
-    this.touched.add(path);
+    this.remember(sessionId, path);
     await this.collect(sessionId, turn, path);
   }
 
   async endTurn(sessionId: string, turnId: string): Promise<void> {
-    const turn = this.active.get(sessionId);
-    if (!turn || turn.turnId !== turnId) return;
+    const turn = this.turnOf(sessionId, turnId);
+    if (!turn) return;
+    // Files that appeared under a kept folder and the watcher has not reported (yet).
+    for (const dir of turn.trees) await this.newFilesUnder(turn, dir);
     for (const path of turn.snapshots.keys()) await this.collect(sessionId, turn, path);
     this.active.delete(sessionId);
+    this.ended.set(sessionId, turn);
+  }
+
+  forgetSession(sessionId: string): void {
+    this.active.delete(sessionId);
+    this.ended.delete(sessionId);
+    this.touched.delete(sessionId);
+  }
+
+  private turnOf(sessionId: string, turnId: string): ActiveTurn | undefined {
+    const turn = this.active.get(sessionId);
+    return turn && turn.turnId === turnId ? turn : undefined;
+  }
+
+  /** Snapshots of every path a call that has not run yet may write. */
+  private async prepareTurn(sessionId: string, turn: ActiveTurn, call: ToolCallFacts): Promise<SnapshotFailure[]> {
+    const failures: SnapshotFailure[] = [];
+    for (const path of touchedPaths(call)) {
+      this.remember(sessionId, path);
+      failures.push(...(await this.snapshot(turn, path, true)));
+    }
+    if (mayWriteAnywhere(call)) {
+      // Its working folder: the one it names, else a folder among its locations (already kept above), else the project.
+      const named = commandCwd(call);
+      if (named === undefined && touchedPaths(call).some((p) => turn.trees.has(p))) return failures;
+      const dir = named ?? this.options.projectRoot?.();
+      if (dir === undefined) failures.push({ path: '(working folder)', why: 'the call names no folder and no project is open' });
+      else failures.push(...(await this.snapshot(turn, dir, true)));
+    }
+    return failures;
+  }
+
+  /** Keeps `path`'s "before" in the turn (the first one taken wins); a folder keeps each file under it. */
+  private async snapshot(turn: ActiveTurn, path: string, folders: boolean): Promise<SnapshotFailure[]> {
+    if (turn.snapshots.has(path) || turn.trees.has(path)) return [];
+    try {
+      const kind = await (this.options.pathKind ?? pathKind)(path);
+      const why = unsnapshottable(kind);
+      if (why) return this.fail(turn, path, why);
+      if (kind === 'directory') return folders ? await this.snapshotFolder(turn, path) : [];
+      turn.snapshots.set(path, kind === 'missing' ? null : await this.tree.read(path));
+      turn.failed.delete(path);
+      return [];
+    } catch (error) {
+      return this.fail(turn, path, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private async snapshotFolder(turn: ActiveTurn, dir: string): Promise<SnapshotFailure[]> {
+    const listing = await listTree(dir);
+    if (listing.tooBig) return this.fail(turn, dir, `Accord keeps no copy of a folder this big (${listing.tooBig})`);
+    const failures: SnapshotFailure[] = [];
+    for (const file of listing.files) {
+      if (turn.snapshots.has(file)) continue;
+      try {
+        turn.snapshots.set(file, await this.tree.read(file));
+      } catch (error) {
+        failures.push(...this.fail(turn, file, error instanceof Error ? error.message : String(error)));
+      }
+    }
+    turn.trees.add(dir);
+    turn.failed.delete(dir);
+    return failures;
+  }
+
+  /** Files under a kept folder that it did not hold and that were made during the turn: the agent's additions. */
+  private async newFilesUnder(turn: ActiveTurn, dir: string): Promise<void> {
+    const listing = await listTree(dir).catch(() => undefined);
+    for (const file of listing?.files ?? []) {
+      if (!turn.snapshots.has(file) && (await this.madeDuring(turn, file))) turn.snapshots.set(file, null);
+    }
+  }
+
+  /**
+   * Whether a file with no snapshot was made after the turn began, so it may be the agent's. Whole
+   * milliseconds on both sides: a file the person wrote in the same millisecond the turn began is
+   * theirs (no agent acts that fast), so equal means before. A file whose time cannot be read is not
+   * claimed. Without a clock (unit tests), every file counts.
+   */
+  private async madeDuring(turn: ActiveTurn, path: string): Promise<boolean> {
+    if (!this.options.modifiedAt) return true;
+    const modified = await this.options.modifiedAt(path).catch(() => undefined);
+    return modified !== undefined && modified > turn.startedAt;
+  }
+
+  private fail(turn: ActiveTurn, path: string, why: string): SnapshotFailure[] {
+    turn.failed.set(path, why);
+    return [{ path, why }];
+  }
+
+  private report(sessionId: string, failures: SnapshotFailure[]): void {
+    for (const failure of failures) this.options.failed?.(sessionId, failure);
+  }
+
+  private remember(sessionId: string, path: string): void {
+    mapFor(this.touched, sessionId).set(path, true);
+  }
+
+  private async collectPath(sessionId: string, turn: ActiveTurn, path: string): Promise<void> {
+    if (turn.trees.has(path)) {
+      await this.newFilesUnder(turn, path);
+      for (const file of [...turn.snapshots.keys()].filter((f) => isUnder(path, f))) await this.collect(sessionId, turn, file);
+      return;
+    }
+    if (turn.snapshots.has(path)) await this.collect(sessionId, turn, path);
   }
 
   private async collect(sessionId: string, turn: ActiveTurn, path: string): Promise<void> {
-    if (this.options.handledElsewhere?.(sessionId, path)) return;
+    if (!turn.snapshots.has(path)) return;
     const base = turn.snapshots.get(path) ?? null;
-    const now = await this.tree.read(path);
+    let now: Content;
+    try {
+      now = await this.tree.read(path);
+    } catch {
+      return; // became a folder or unreadable: nothing to review as a file
+    }
+    if (this.options.handledElsewhere?.(sessionId, path, now)) return;
     const existing = this.sink.get(fileId({ sessionId, turnId: turn.turnId, path }));
     // The review's own writes (a rejection restoring the snapshot) come back
-    // through the watcher; they are not the agent's.
-    if (existing ? sameContent(existing.landed.get(path) ?? null, now) : sameContent(base, now)) return;
+    // through the watcher; they are not the agent's. The event can come before
+    // the review has recorded the write as landed, so what its decisions ask
+    // for counts as its own too.
+    if (existing && (sameContent(existing.landed.get(path) ?? null, now) || sameContent(desiredTree(existing).get(path) ?? null, now))) return;
+    if (!existing && sameContent(base, now)) return;
     this.sink.propose({ origin: 'direct', sessionId, turnId: turn.turnId, path, base, proposed: now });
   }
 
   dispose(): void {
     this.active.clear();
+    this.ended.clear();
+    this.touched.clear();
   }
 }

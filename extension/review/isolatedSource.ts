@@ -2,14 +2,15 @@
 // reaches the person's tree until accepted. Its changes are read through the
 // agent's `_accord/changes/*` ACP extension methods whenever a tool call
 // finishes — so a file can be reviewed while the turn still runs — and at turn
-// end. Method names and shapes: agent/workspace/README.md.
-import { readFile } from 'node:fs/promises';
+// end. Method names and shapes: agent/session/README.md.
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { Content } from './fileReview';
 import { isFinished, touchedPaths, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import { sameContent } from './reviewStore';
 import { mapFor } from './innerMap';
+// The agent's copy is written by sandboxed commands: read it without following links, bounded.
+import { components, readNoFollow, tooLargeText, UnsafePathError } from '../../agent/session/safeFs';
 
 /** Calls one ACP extension method on the agent (`connection.agent.request(method, params)`). */
 export type AgentExtCall = (method: string, params: Record<string, unknown>) => Promise<unknown>;
@@ -46,6 +47,10 @@ const fileSides = z.object({
   baseText: z.string().nullable(),
   currentText: z.string().nullable(),
   binary: z.boolean(),
+  /** "too large (N MB)": neither side was sent. */
+  tooLarge: z.string().optional(),
+  /** The agent's side is a symbolic link to this target. */
+  link: z.string().optional(),
 });
 
 export interface IsolatedSourceOptions {
@@ -177,14 +182,22 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
     const listed = mapFor(this.listed, sessionId);
     const named = touched && new Set(touched.flatMap((p) => [this.relative(place.top, p), this.relative(place.top, path.join(this.projectRoot, path.relative(place.agentRoot, p)))]));
     for (const change of list.changes) {
+      if (!plainPath(change.path) || (change.oldPath !== undefined && !plainPath(change.oldPath))) {
+        this.options.skipped?.(sessionId, change.path, 'the agent named it with a path outside the project');
+        continue;
+      }
       const entry = [change.status, change.oldPath ?? '', change.additions ?? '?', change.deletions ?? '?'].join('\u0000');
       const unchanged = listed.get(change.path) === entry && seen.has(change.path);
       listed.set(change.path, entry);
       if (named && unchanged && !named.has(change.path)) continue;
       const sides = parse(fileSides, await this.callAgent(WORKSPACE_METHODS.readFile, { sessionId, path: change.path }), WORKSPACE_METHODS.readFile);
+      if (sides.tooLarge !== undefined || sides.link !== undefined) {
+        this.options.skipped?.(sessionId, change.path, sides.tooLarge !== undefined ? `it is ${sides.tooLarge}` : 'the agent made it a symbolic link');
+        continue;
+      }
       const both = sides.binary ? await this.binarySides(place, change) : { base: encode(sides.baseText), proposed: encode(sides.currentText) };
-      if (!both) {
-        this.options.skipped?.(sessionId, change.path, 'its binary content could not be read');
+      if (!both || 'skip' in both) {
+        this.options.skipped?.(sessionId, change.path, both?.skip ?? 'its binary content could not be read');
         continue;
       }
       const { base, proposed } = both;
@@ -210,14 +223,21 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
    * (a binary file is decided whole, so accepting replaces it and rejecting
    * keeps it).
    */
-  private async binarySides(place: SessionPlace, change: { path: string; oldPath?: string; status: string }): Promise<{ base: Content; proposed: Content } | undefined> {
+  private async binarySides(place: SessionPlace, change: { path: string; oldPath?: string; status: string }): Promise<{ base: Content; proposed: Content } | { skip: string } | undefined> {
     if (!this.options.readProject) return undefined;
     const agentTop = path.resolve(place.agentRoot, path.relative(this.projectRoot, place.top));
     try {
-      const proposed = change.status === 'deleted' ? null : new Uint8Array(await readFile(this.absolute(agentTop, change.path)));
+      let proposed: Content = null;
+      if (change.status !== 'deleted') {
+        const read = await readNoFollow(agentTop, change.path);
+        if (read.kind === 'tooLarge') return { skip: `it is ${tooLargeText(read.size)}` };
+        if (read.kind === 'link') return { skip: 'the agent made it a symbolic link' };
+        if (read.kind === 'file') proposed = new Uint8Array(read.data);
+      }
       const base = change.status === 'added' ? null : await this.options.readProject(this.absolute(place.top, change.oldPath ?? change.path));
       return { base, proposed };
-    } catch {
+    } catch (error) {
+      if (error instanceof UnsafePathError) return { skip: error.message };
       return undefined;
     }
   }
@@ -235,8 +255,9 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
     return place;
   }
 
+  /** `relative` comes from the agent: a path that could leave `top` (`..`, absolute, NUL) is refused. */
   private absolute(top: string, relative: string): string {
-    return path.join(top, ...relative.split('/'));
+    return path.join(top, ...components(relative));
   }
 
   private relative(top: string, absolute: string): string {
@@ -277,4 +298,13 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, method: string): T {
     throw new Error(`The agent's answer to ${method} is not what Accord expects (${result.error.issues[0]?.message ?? 'invalid'}); update the agent and Accord together.`);
   }
   return result.data;
+}
+
+function plainPath(relative: string): boolean {
+  try {
+    components(relative);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -5,13 +5,13 @@
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { hunkConflict, hunkDecision, hunkState, isPending, type Decision, type FileReview } from './fileReview';
-import { ReviewStore, type LandResult } from './reviewStore';
+import { ReviewStore, sameContent, type LandResult } from './reviewStore';
 import { EditorTree } from './editorTree';
 import { ReviewDocuments, reviewOf, reviewUri } from './reviewDocuments';
 import { pendingHunks } from './reviewSides';
 import { ChangesTree, type ChangesNode } from './changesTree';
-import { StagedWriteSource } from './stagedSource';
-import { DirectDiskSource } from './directSource';
+import { StagedWriteSource, type EarlierSnapshots } from './stagedSource';
+import { DirectDiskSource, type DirectSourceOptions } from './directSource';
 import { IsolatedWorkspaceSource, type AgentExtCall, type IsolatedSourceOptions } from './isolatedSource';
 import { ToolDiffDocuments } from './toolDiffDocuments';
 import { InFileReview } from './inFileReview';
@@ -25,7 +25,9 @@ export class ReviewController implements vscode.Disposable {
   private readonly tree = new EditorTree();
   readonly store = new ReviewStore(this.tree);
   readonly documents = new ReviewDocuments(this.store);
-  readonly changes = new ChangesTree(this.store);
+  /** sessionId → how the person tells that session apart (set by the session wiring). */
+  private readonly sessionLabels = new Map<string, string>();
+  readonly changes = new ChangesTree(this.store, (sessionId) => this.sessionLabel(sessionId));
   /** Keep/Undo per hunk inside the normal editor. */
   readonly inFile = new InFileReview(this.store);
   /** ACP diff content of a tool call, for changes no review holds. */
@@ -75,23 +77,39 @@ export class ReviewController implements vscode.Disposable {
       await vscode.window.showTextDocument(reviewUri(file, 'proposed'), { preview: false });
       return;
     }
-    // A later turn is diffed against the agent's text after the turn before; the title says so.
+    // A later turn is diffed against the agent's text after the turn before; the title says so. The session is named too.
     const builtOn = file.builtOn !== undefined ? this.store.get(file.builtOn) : undefined;
-    const title = builtOn ? `${name} (Accord review, turn ${file.turnId}: changes since turn ${builtOn.turnId})` : `${name} (Accord review, turn ${file.turnId})`;
+    const where = `${this.sessionLabel(file.sessionId)}, turn ${file.turnId}`;
+    const title = builtOn ? `${name} (Accord review: ${where}: changes since turn ${builtOn.turnId})` : `${name} (Accord review: ${where})`;
     await vscode.commands.executeCommand('vscode.diff', reviewUri(file, 'base'), reviewUri(file, 'proposed'), title, { preview: false });
   }
 
+  /** Names a session in the Changes view and review tabs: agent and start time rather than an id prefix. */
+  labelSession(sessionId: string, label: string): void {
+    const taken = new Set([...this.sessionLabels].filter(([id]) => id !== sessionId).map(([, l]) => l));
+    let unique = label;
+    for (let n = 2; taken.has(unique); n++) unique = `${label} (${n})`;
+    this.sessionLabels.set(sessionId, unique);
+  }
+
+  sessionLabel(sessionId: string): string {
+    return this.sessionLabels.get(sessionId) ?? `session ${sessionId}`;
+  }
+
   /** A source for `fs/write_text_file` from third-party agents. */
-  createStagedSource(): StagedWriteSource {
-    return this.own(new StagedWriteSource(this.store, this.tree));
+  createStagedSource(snapshots?: EarlierSnapshots): StagedWriteSource {
+    return this.own(new StagedWriteSource(this.store, this.tree, snapshots));
   }
 
   /** A source for agents that write straight to disk; watches the workspace for their writes. */
-  createDirectSource(): DirectDiskSource {
+  createDirectSource(more: Pick<DirectSourceOptions, 'failed' | 'projectRoot'> = {}): DirectDiskSource {
     const source = this.own(
       new DirectDiskSource(this.store, this.tree, {
+        projectRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+        ...more,
         knownPaths: () => vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file').map((d) => d.uri.fsPath),
-        handledElsewhere: (sessionId, path) => this.store.inSession(sessionId).some((f) => f.path === path && f.origin !== 'direct'),
+        handledElsewhere: (sessionId, path, now) =>
+          this.store.inSession(sessionId).some((f) => f.path === path && f.origin !== 'direct' && sameContent(f.landed.get(path) ?? null, now)),
         modifiedAt: async (path) => {
           try {
             return (await vscode.workspace.fs.stat(vscode.Uri.file(path))).mtime;

@@ -74,7 +74,8 @@ export class ReviewStore {
   propose(change: ProposedChange): FileReview {
     const existing = this.files.get(fileId(change));
     let file: FileReview;
-    if (existing) {
+    // A change of origin (a staged write the agent then made itself) is a new review: what is on disk changed meaning.
+    if (existing && existing.origin === change.origin) {
       updateFileReview(existing, change);
       file = existing;
     } else {

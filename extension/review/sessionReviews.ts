@@ -7,8 +7,8 @@
 import * as vscode from 'vscode';
 import type { SessionUpdate } from '@agentclientprotocol/sdk/unstable';
 import { diffBlocks, touchedPaths, type ToolCallFacts, type TurnAwareSource } from './changeSource';
-import type { DirectDiskSource } from './directSource';
-import type { FileReview } from './fileReview';
+import type { DirectDiskSource, SnapshotFailure } from './directSource';
+import { fileLineCounts, kindOf, type FileReview } from './fileReview';
 import type { IsolatedWorkspaceSource } from './isolatedSource';
 import type { ReviewController } from './reviewController';
 import { reviewForPath, reviewState, summarize } from './reviewSummary';
@@ -34,7 +34,7 @@ export interface SessionReviewsDeps {
   log(message: string): void;
 }
 
-/** Whether an agent serves Accord's isolated-workspace review methods (agent/workspace/README.md). */
+/** Whether an agent serves Accord's isolated-workspace review methods (agent/session/README.md). */
 export function servesChanges(agent: ReviewAgent): boolean {
   const meta = agent.info?.agentCapabilities?._meta;
   const accord = meta?.accord;
@@ -84,8 +84,19 @@ export class SessionReviews implements vscode.Disposable {
   private readonly subscription: { dispose(): void };
 
   constructor(private readonly deps: SessionReviewsDeps) {
-    this.staged = deps.review.createStagedSource();
-    this.direct = deps.review.createDirectSource();
+    // A write staged after the agent already wrote the file itself keeps the snapshot taken before the call ran.
+    this.staged = deps.review.createStagedSource({
+      snapshotOf: (sessionId, path) => this.direct.snapshotOf(sessionId, path),
+      keep: (sessionId, path, content) => this.direct.keep(sessionId, path, content),
+      projectFolder: (path) => vscode.workspace.getWorkspaceFolder(vscode.Uri.file(path))?.uri.fsPath,
+    });
+    this.direct = deps.review.createDirectSource({
+      failed: (sessionId, { path, why }) =>
+        this.warnOnce(
+          `${sessionId}:snapshot:${path}`,
+          `Accord could not keep a copy of ${quotedForNotification(path, 300)} before the agent could change it (${quotedForNotification(why, 300)}); a change the agent makes to it will not be reviewable.`,
+        ),
+    });
     this.subscription = deps.review.store.onDidChange(() => {
       void this.syncDiscards();
       this.schedulePost();
@@ -140,7 +151,37 @@ export class SessionReviews implements vscode.Disposable {
   /** `fs/write_text_file`: held for review; resolves once staged so the agent can be answered. */
   async stageWrite(sessionId: string, path: string, content: string): Promise<void> {
     const state = this.sessions.get(sessionId);
-    await this.staged.stage(sessionId, state?.turnId ?? '1', path, content);
+    const stage = () => this.staged.stage(sessionId, state?.turnId ?? '1', path, content);
+    if (!state) return stage();
+    // In arrival order with the session's calls (after their snapshots, before the turn's end): an agent
+    // that wrote the file itself keeps the "before" taken when it announced the call.
+    const step = state.queue.then(stage);
+    state.queue = step.catch(() => undefined);
+    await step;
+  }
+
+  /** Whether the session's agent changes the person's files itself (not an isolated copy): its claims about them can be checked on disk. */
+  writesToDisk(sessionId: string): boolean {
+    return !this.sessions.get(sessionId)?.isolated;
+  }
+
+  /**
+   * A permission request is about to be shown: every file the call may write
+   * gets its "before" now, while nothing can have written it. Returns what
+   * could not be kept, so the dialog can say the change would not be
+   * reviewable; empty when all of it is (or the agent works in an isolated
+   * copy, where nothing lands without review anyway).
+   */
+  async prepareApproval(sessionId: string, call: ToolCallFacts): Promise<SnapshotFailure[]> {
+    const state = this.sessions.get(sessionId);
+    if (!state || state.isolated) return [];
+    if (!state.inTurn) return [{ path: '(this call)', why: 'it came outside a prompt turn, so Accord took no snapshot' }];
+    const turnId = state.turnId;
+    let failures: SnapshotFailure[] = [];
+    const done = await this.enqueue(state, sessionId, async () => {
+      failures = await this.direct.prepare(sessionId, turnId, call);
+    });
+    return done ? failures : [{ path: '(this call)', why: 'taking its snapshots failed' }];
   }
 
   /** `fs/read_text_file`: the session's own staged text while it waits for review. */
@@ -195,6 +236,8 @@ export class SessionReviews implements vscode.Disposable {
       queue: Promise.resolve(),
     };
     this.sessions.set(sessionId, state);
+    const started = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    this.deps.review.labelSession(sessionId, `${agent.name} session of ${started}`);
     return state;
   }
 
@@ -211,7 +254,7 @@ export class SessionReviews implements vscode.Disposable {
         root,
         {
           projectTop: (mode) => (mode === 'git-clone' ? projectTop(root) : Promise.resolve(root)),
-          skipped: (sessionId, path, why) => this.warnOnce(`${sessionId}:${path}`, `Accord cannot review ${path} from ${agent.name}: ${why}.`),
+          skipped: (sessionId, path, why) => this.warnOnce(`${sessionId}:${path}`, `Accord cannot review ${quotedForNotification(path, 300)} from ${agent.name}: ${quotedForNotification(why, 300)}.`),
         },
       );
       this.isolatedByAgent.set(agent, source);
@@ -288,17 +331,22 @@ export class SessionReviews implements vscode.Disposable {
         const file = reviewForPath(files, state.projectPaths.get(agentPath) ?? agentPath, state.toolTurns.get(toolCallId));
         if (!file) continue;
         const key = `${toolCallId}\u0000${agentPath}`;
-        const value = reviewState(file);
+        // The same numbers as the Changes list: the review's, not the agent's diff.
+        const { added, removed } = fileLineCounts(file);
+        const message = { type: 'diffReview' as const, epoch, toolCallId, path: agentPath, state: reviewState(file), kind: kindOf(file), added, removed };
+        const value = JSON.stringify([message.state, message.kind, added, removed]);
         if (state.posted.get(key) === value) continue;
         state.posted.set(key, value);
-        this.deps.post({ type: 'diffReview', epoch, toolCallId, path: agentPath, state: value });
+        this.deps.post(message);
       }
     }
   }
 
-  private enqueue(state: SessionState, sessionId: string, run: () => Promise<unknown>): Promise<void> {
-    state.queue = state.queue.then(async () => void (await this.guard(state, sessionId, run)));
-    return state.queue;
+  /** Runs `run` after the session's earlier review steps; resolves false when it failed (already reported). */
+  private enqueue(state: SessionState, sessionId: string, run: () => Promise<unknown>): Promise<boolean> {
+    const step = state.queue.then(() => this.guard(state, sessionId, run));
+    state.queue = step.then(() => undefined);
+    return step;
   }
 
   /** Runs one step of a session's review; false when it failed (logged, and told to the person unless the agent is down). */

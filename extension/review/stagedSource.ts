@@ -5,11 +5,27 @@
 // waits for review, which `readStaged` serves.
 //
 // The baseline is kept for the whole session: a later write to the same file
-// continues the earlier review (see ReviewStore), with the same base.
+// continues the earlier review (see ReviewStore), with the same base. The
+// earliest "before" wins: a snapshot the direct-to-disk review took before the
+// call could run is older than the disk now. Some agents (opencode) write the
+// file themselves and send `fs/write_text_file` without waiting; the disk then
+// already holds the text, so the change is reviewed as one already made
+// (rejecting it restores the baseline) rather than as one held back.
 import type { ChangeSink, ChangeSource } from './changeSource';
-import { fileId, isPending } from './fileReview';
-import type { RealTree } from './reviewStore';
+import { fileId, isPending, type Content } from './fileReview';
+import { sameContent, type RealTree } from './reviewStore';
 import { mapFor } from './innerMap';
+import { linkOnTheWay } from './treeSnapshot';
+
+/** The direct-to-disk review's snapshots, which a staged write of the same file shares. */
+export interface EarlierSnapshots {
+  /** A "before" of `path` taken earlier in the session's running turn (before the call could run), if any. */
+  snapshotOf?(sessionId: string, path: string): { content: Content } | undefined;
+  /** Keeps `content` as `path`'s "before" in the running turn unless it has one. */
+  keep?(sessionId: string, path: string, content: Content): void;
+  /** The project folder that holds `path`: links below it are refused. */
+  projectFolder?(path: string): string | undefined;
+}
 
 export class StagedWriteSource implements ChangeSource {
   readonly origin = 'staged' as const;
@@ -21,21 +37,27 @@ export class StagedWriteSource implements ChangeSource {
   constructor(
     private readonly sink: ChangeSink,
     private readonly tree: RealTree,
+    private readonly snapshots: EarlierSnapshots = {},
   ) {}
 
   /** Stages one `fs/write_text_file`. Resolves once the proposal is under review. */
   async stage(sessionId: string, turnId: string, path: string, content: string): Promise<void> {
+    // Accepting would write through it, wherever it points: refused before anything is held.
+    const link = await linkOnTheWay(path, this.snapshots.projectFolder?.(path));
+    if (link) throw new Error(link);
     const baselines = mapFor(this.baselines, sessionId);
-    if (!baselines.has(path)) baselines.set(path, await this.tree.read(path));
+    const now = await this.tree.read(path);
+    if (!baselines.has(path)) baselines.set(path, this.snapshots.snapshotOf?.(sessionId, path)?.content ?? now);
+    const base = baselines.get(path) ?? null;
+    // The same "before" for a later write the agent makes to the file itself.
+    this.snapshots.keep?.(sessionId, path, base);
+    const proposed = new TextEncoder().encode(content);
     mapFor(this.staged, sessionId).set(path, { turnId, text: content });
-    this.sink.propose({
-      origin: 'staged',
-      sessionId,
-      turnId,
-      path,
-      base: baselines.get(path) ?? null,
-      proposed: new TextEncoder().encode(content),
-    });
+    const existing = this.sink.get(fileId({ sessionId, turnId, path }));
+    // Nothing to review: the file already is what the agent asks for, and always was.
+    if (!existing && sameContent(base, proposed)) return;
+    const alreadyOnDisk = sameContent(now, proposed) && !sameContent(base, proposed);
+    this.sink.propose({ origin: alreadyOnDisk ? 'direct' : 'staged', sessionId, turnId, path, base, proposed });
   }
 
   /**

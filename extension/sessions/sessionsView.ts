@@ -7,7 +7,11 @@ import { agentLine, quoted } from '../text/agentText';
 export class SessionItem extends vscode.TreeItem {
   constructor(readonly agentName: string, readonly info: SessionInfo, current: boolean) {
     // Titles, ids and paths come from the agent: one plain line each (tree labels and string tooltips are not Markdown).
-    super(info.title ? agentLine(info.title, 120) : `Session ${agentLine(info.sessionId, 8)}`, vscode.TreeItemCollapsibleState.None);
+    // Without a title: its time, else the whole id (one agent's ids often share a long prefix).
+    super(
+      info.title ? agentLine(info.title, 120) : info.updatedAt ? `Session of ${new Date(info.updatedAt).toLocaleString()}` : `Session ${agentLine(info.sessionId, 80)}`,
+      vscode.TreeItemCollapsibleState.None,
+    );
     this.id = `${agentName}:${info.sessionId}`;
     // Accord's daemon marks sessions running a turn right now (perhaps for another window or client).
     const running = (info._meta as Record<string, unknown> | undefined | null)?.['accord/running'] === true;

@@ -78,6 +78,8 @@ export class StatusBar implements vscode.Disposable {
     this.approvalItem.text = `$(shield) ${count} approval${count > 1 ? 's' : ''} waiting`;
     this.approvalItem.tooltip = `${headline ? `The agent asks: ${quoted(headline, 200)}` : 'An agent is waiting for your answer.'}\nClick to answer.`;
     this.approvalItem.accessibilityInformation = { label: this.approvalItem.text, role: 'button' };
+    // Stays in sight while anything waits: the approval's notification hides itself after a few seconds.
+    this.approvalItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
     this.approvalItem.show();
   }
 

@@ -183,6 +183,30 @@ describe('what the panel renders and posts', () => {
     await page.close();
   });
 
+  test('a declined approval: the card says Rejected, not pending (issue 20)', TIMEOUT, async () => {
+    const panel = await panelWith('approval');
+    const { page } = panel;
+    await panel.send([{ type: 'approvalResolved', epoch: 1, requestId: 'r1', outcome: 'selected', optionId: 'reject' }]);
+    const card = page.locator('.tool-card[data-tool-call-id="a1"]');
+    await card.locator('.badge-rejected').waitFor();
+    assert.equal(await card.locator('.badge-rejected').innerText(), 'Rejected');
+    assert.match((await card.getAttribute('class')) ?? '', /status-rejected/);
+    assert.equal(await card.locator('.tool-status').getAttribute('title'), 'Rejected');
+    await page.close();
+  });
+
+  test("a diff card under review shows the review's kind and counts, like the Changes list (issue 20)", TIMEOUT, async () => {
+    const panel = await panelWith('diff');
+    const { page } = panel;
+    const card = page.locator('.diff:has(a.path-link[title="/work/project/test/math.test.ts"])');
+    assert.equal(await card.locator('.badge').innerText(), 'new', "the agent's own diff claims a new file");
+    // The file existed: the review says modified, +4 −7.
+    await panel.send([{ type: 'diffReview', epoch: 1, toolCallId: 'e2', path: '/work/project/test/math.test.ts', state: 'pending', kind: 'modified', added: 4, removed: 7 }]);
+    assert.deepEqual(await textsWhenSettled(card.locator('.diff-stat'), ['+4 −7'], 60_000), ['+4 −7']);
+    assert.equal(await card.locator('.badge').count(), 0, 'no "new" badge for a file that existed');
+    await page.close();
+  });
+
   test('composer: Enter sends, Shift+Enter is a newline, / completes, @ mentions files, pickers post config', TIMEOUT, async () => {
     const panel = await panelWith('composer');
     const { page, posted } = panel;

@@ -24,6 +24,14 @@ export type Logger = (level: 'info' | 'warn', message: string) => void;
 
 const SESSION_WIDE = new Set(['plan', 'plan_update', 'plan_removed', 'available_commands_update', 'config_option_update', 'current_mode_update', 'session_info_update', 'usage_update', 'notice', 'subagent_update']);
 
+/** What the host said of one tool card's file under review. */
+interface ToolReview {
+  state: DiffReviewState;
+  kind?: 'added' | 'modified' | 'deleted' | 'moved';
+  added?: number;
+  removed?: number;
+}
+
 export class ChatStore {
   epoch = 0;
   sessionId: string | undefined;
@@ -46,7 +54,9 @@ export class ChatStore {
   modeId: string | undefined;
   capabilities: PromptCapabilities = {};
   approvals = new Map<string, PendingApproval>();
-  reviews = new Map<string, DiffReviewState>();
+  reviews = new Map<string, ToolReview>();
+  /** Tool calls whose approval the person declined (or that were cancelled while waiting): their card says so. */
+  declined = new Set<string>();
   /** The session's changed files per turn, as the review sees them. */
   changes: Pick<HostMessageOf<'reviewChanges'>, 'pending' | 'turns'> = { pending: 0, turns: [] };
   completions: { query: string; items: FileCompletion[] } = { query: '', items: [] };
@@ -103,7 +113,7 @@ export class ChatStore {
         this.addApproval(message.requestId, message.toolCall, message.options, message.agentName);
         return true;
       case 'approvalResolved':
-        this.resolveApproval(message.requestId);
+        this.resolveApproval(message.requestId, message.outcome, message.optionId);
         return true;
       case 'configOptions':
         this.configOptions = message.configOptions;
@@ -118,7 +128,12 @@ export class ChatStore {
         this.completions = { query: message.query, items: message.items };
         return true;
       case 'diffReview':
-        this.reviews.set(`${message.toolCallId}\n${message.path}`, message.state);
+        this.reviews.set(`${message.toolCallId}\n${message.path}`, {
+          state: message.state,
+          ...(message.kind !== undefined && message.added !== undefined && message.removed !== undefined
+            ? { kind: message.kind, added: message.added, removed: message.removed }
+            : {}),
+        });
         touchTool(this.main, message.toolCallId);
         return true;
       case 'reviewChanges':
@@ -141,7 +156,15 @@ export class ChatStore {
   private echoGuard = false;
 
   review(toolCallId: string, path: string): DiffReviewState | undefined {
-    return this.reviews.get(`${toolCallId}\n${path}`);
+    return this.reviews.get(`${toolCallId}\n${path}`)?.state;
+  }
+
+  /** The review's own kind and line counts for a card's diff, when the host sent them. */
+  reviewedChange(toolCallId: string, path: string): Required<Omit<ToolReview, 'state'>> | undefined {
+    const review = this.reviews.get(`${toolCallId}\n${path}`);
+    return review?.kind !== undefined && review.added !== undefined && review.removed !== undefined
+      ? { kind: review.kind, added: review.added, removed: review.removed }
+      : undefined;
   }
 
   transcript(sessionId: string): Transcript | undefined {
@@ -163,6 +186,7 @@ export class ChatStore {
     this.turn = { running: false };
     this.approvals.clear();
     this.reviews.clear();
+    this.declined.clear();
     this.changes = { pending: 0, turns: [] };
     this.notices = [];
     this.replaying = false;
@@ -285,10 +309,14 @@ export class ChatStore {
     this.approvals.set(requestId, { requestId, toolCallId: toolCall.toolCallId, options, ...(agentName ? { agentName } : {}) });
   }
 
-  private resolveApproval(requestId: string): void {
+  private resolveApproval(requestId: string, outcome?: 'selected' | 'cancelled', optionId?: string): void {
     const approval = this.approvals.get(requestId);
     if (!approval) return;
     this.approvals.delete(requestId);
+    const chosen = approval.options.find((o) => o.optionId === optionId);
+    const allowed = outcome === 'selected' && chosen !== undefined && chosen.kind.startsWith('allow');
+    if (outcome !== undefined && !allowed) this.declined.add(approval.toolCallId);
+    else this.declined.delete(approval.toolCallId);
     touchTool(this.main, approval.toolCallId);
   }
 

@@ -47,9 +47,16 @@ function diffLines(diff: Diff): { lines: TemplateResult[]; added: number; remove
 }
 
 export function renderDiff(ctx: ViewContext, toolCallId: string, diff: Diff): TemplateResult {
-  const { lines, added, removed, more } = diffLines(diff);
+  const shown = diffLines(diff);
+  const { lines, more } = shown;
   const state = ctx.store.review(toolCallId, diff.path);
-  const isNew = diff.oldText === null;
+  // Once the file is under review, its numbers are the review's (what the disk held), like the Changes list's.
+  const reviewed = ctx.store.reviewedChange(toolCallId, diff.path);
+  const added = reviewed?.added ?? shown.added;
+  const removed = reviewed?.removed ?? shown.removed;
+  const isNew = reviewed ? reviewed.kind === 'added' : diff.oldText === null;
+  // A declined call changed nothing: there is nothing to review.
+  const reviewable = state !== undefined || !ctx.store.declined.has(toolCallId);
   return html`<div class="diff">
     <div class="diff-header">
       <span class="codicon codicon-diff"></span>
@@ -59,8 +66,10 @@ export function renderDiff(ctx: ViewContext, toolCallId: string, diff: Diff): Te
       <span class="diff-stat"><span class="diff-stat-add">+${added}</span> <span class="diff-stat-del">−${removed}</span></span>
       <span class="spacer"></span>
       ${state ? html`<span class="review-state review-${state}">${REVIEW_LABEL[state]}</span>` : nothing}
-      <vscode-button secondary data-action="review"
-        @click=${() => ctx.post({ type: 'reviewDiff', epoch: ctx.store.epoch, toolCallId, path: diff.path })}>Review</vscode-button>
+      ${reviewable
+        ? html`<vscode-button secondary data-action="review"
+            @click=${() => ctx.post({ type: 'reviewDiff', epoch: ctx.store.epoch, toolCallId, path: diff.path })}>Review</vscode-button>`
+        : nothing}
     </div>
     <div class="diff-body">${lines}${more ? html`<div class="diff-line diff-note">… ${more} more lines</div>` : nothing}</div>
   </div>`;

@@ -31,6 +31,8 @@ const STATUS: Record<string, { icon: string; label: string }> = {
   cancelled: { icon: 'circle-slash', label: 'Cancelled' },
 };
 
+const REJECTED = { icon: 'circle-slash', label: 'Rejected' };
+
 /** Output beyond this is cut until the person asks for all of it. */
 export const OUTPUT_LIMIT = 20_000;
 
@@ -76,19 +78,22 @@ function isExpanded(ctx: ViewContext, tool: ToolCall, hasApproval: boolean): boo
 export function renderToolCard(ctx: ViewContext, tool: ToolCall, nested = false): TemplateResult {
   const approval = nested ? undefined : ctx.store.approvalFor(tool.toolCallId);
   const expanded = isExpanded(ctx, tool, approval !== undefined);
-  const status = STATUS[tool.status] ?? { icon: 'circle-large-outline', label: tool.status };
+  // An agent may never update a call the person declined; the card must not go on saying it waits.
+  const declined = !nested && ctx.store.declined.has(tool.toolCallId) && (tool.status === 'pending' || tool.status === 'failed' || tool.status === 'cancelled');
+  const status = declined ? REJECTED : (STATUS[tool.status] ?? { icon: 'circle-large-outline', label: tool.status });
   const expandable = tool.content.length > 0;
   const onToggle = () => {
     toggle(ctx.ui.expandedTools, tool.toolCallId, !expanded);
     toggle(ctx.ui.collapsedTools, tool.toolCallId, expanded);
     ctx.update();
   };
-  return html`<div class="tool-card status-${tool.status} ${approval ? 'awaiting' : ''}" data-tool-call-id=${tool.toolCallId}>
+  return html`<div class="tool-card status-${declined ? 'rejected' : tool.status} ${approval ? 'awaiting' : ''}" data-tool-call-id=${tool.toolCallId}>
     <div class="tool-header" role="button" tabindex="0" aria-expanded=${expanded} @click=${onToggle}>
       <span class="codicon codicon-${expandable ? (expanded ? 'chevron-down' : 'chevron-right') : 'blank'} chevron"></span>
       <span class="codicon codicon-${KIND_ICON[tool.kind] ?? 'tools'} kind-icon" title=${tool.kind}></span>
       <span class="tool-title" title=${clip(tool.title, 2000)}>${clip(tool.title, 500)}</span>
       ${approval ? html`<span class="badge badge-warn">Needs approval</span>` : nothing}
+      ${declined ? html`<span class="badge badge-rejected">Rejected</span>` : nothing}
       <span class="tool-status" title=${status.label}><span class="codicon codicon-${status.icon}"></span></span>
     </div>
     ${tool.locations.length

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk/unstable';
 import { DurableRequests } from '../../../agent/acp/durablePermissions';
 import { createLoggedAgent } from '../../../agent/acp/sessionLog';
-import { SessionWorkspaces } from '../../../agent/acp/workspaces';
+import { SessionWorkspaces } from '../../../agent/session/workspaces';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { SessionStore } from '../../../agent/log';
 import { builtinTools } from '../../../agent/tools/index';

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
 import { createLoggedAgent } from '../../../agent/acp/sessionLog';
-import { SessionWorkspaces } from '../../../agent/acp/workspaces';
+import { SessionWorkspaces } from '../../../agent/session/workspaces';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { SessionStore } from '../../../agent/log';
 import { builtinTools } from '../../../agent/tools/index';

@@ -124,6 +124,30 @@ describe('commands get an allowlisted environment', () => {
       remove();
     }
   });
+
+  test('a variable the policy passes reaches commands; the rest of the agent environment still does not', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    writePolicy(project, { version: 1, rules: [], environment: { pass: ['ACCORD_TEST_PASSED'] } });
+    const saved = { passed: process.env.ACCORD_TEST_PASSED, secret: process.env.ACCORD_TEST_SECRET };
+    process.env.ACCORD_TEST_PASSED = 'passed-value-8c1f';
+    process.env.ACCORD_TEST_SECRET = 'secret-value-5e2a';
+    const agent = isolatedAgent(model.env(), data);
+    try {
+      const { sessionId } = await agent.newSession(project);
+      model.server.script(reply.tool('e1', 'run_command', { argv: ['env'] }), reply.text('Printed.'));
+      assert.equal(await agent.harness.prompt(sessionId, 'print the environment'), 'end_turn');
+      const output = JSON.stringify(model.server.requests.at(-1)!.body);
+      assert.match(output, /ACCORD_TEST_PASSED=passed-value-8c1f/, 'the policy named it');
+      assert.ok(!output.includes('secret-value-5e2a'), 'an unnamed variable stays out');
+    } finally {
+      for (const [name, value] of [['ACCORD_TEST_PASSED', saved.passed], ['ACCORD_TEST_SECRET', saved.secret]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await agent.close();
+      remove();
+    }
+  });
 });
 
 describe('command rules see through spelling over ACP', () => {

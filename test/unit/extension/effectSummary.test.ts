@@ -49,4 +49,63 @@ describe('approval effect summary', () => {
   test('nothing described: says so', () => {
     assert.match(summarizeEffect({ toolCallId: 't' }).detail, /did not describe/);
   });
+
+  describe('the truth about the disk (issue 20)', () => {
+    test("oldText: null on a file that exists with 4 lines: Replace 4 lines → 1, and the diff's old side is the real text", () => {
+      const current = new Map([['/w/notes.md', 'one\ntwo\nthree\nfour\n']]);
+      const s = summarizeEffect(
+        { toolCallId: 't', kind: 'edit', content: [{ type: 'diff', path: '/w/notes.md', oldText: null, newText: 'just one\n' }] },
+        undefined,
+        { current },
+      );
+      assert.match(s.detail, /Replace: \/w\/notes\.md \(4 lines → 1; it exists/);
+      assert.doesNotMatch(s.detail, /Create/);
+      assert.equal(s.files[0]?.oldText, 'one\ntwo\nthree\nfour\n', 'Show Diff compares against the disk');
+    });
+
+    test('an agent whose oldText is not what is on disk: the disk wins and the dialog says they differ', () => {
+      const s = summarizeEffect(
+        { toolCallId: 't', content: [{ type: 'diff', path: '/w/a', oldText: 'stale\n', newText: 'new\n' }] },
+        undefined,
+        { current: new Map([['/w/a', 'real\nreal\n']]) },
+      );
+      assert.match(s.detail, /Change: \/w\/a \(2 → 1 line\) \(the file on disk is not what the agent saw\)/);
+      assert.equal(s.files[0]?.oldText, 'real\nreal\n');
+    });
+
+    test('an agent that says a file exists when it does not: Create', () => {
+      const s = summarizeEffect({ toolCallId: 't', content: [{ type: 'diff', path: '/w/gone', oldText: 'x\n', newText: 'y\n' }] }, undefined, { current: new Map([['/w/gone', null]]) });
+      assert.match(s.detail, /Create: \/w\/gone \(1 line\) \(the agent thought it existed/);
+      assert.equal(s.files[0]?.oldText, null);
+    });
+
+    test('an unreadable file keeps the agent\'s claim', () => {
+      const s = summarizeEffect({ toolCallId: 't', content: [{ type: 'diff', path: '/w/x', oldText: null, newText: 'y' }] }, undefined, { current: new Map() });
+      assert.match(s.detail, /Create: \/w\/x/);
+    });
+
+    test('working folder: from the request, else from the call it refers to, else unknown', () => {
+      const fromRequest = summarizeEffect({ toolCallId: 't', rawInput: { command: 'ls', cwd: '/req' } }, undefined, { announced: { toolCallId: 't', rawInput: { command: 'ls', cwd: '/ann' } } });
+      assert.match(fromRequest.detail, /In: \/req/);
+      const fromAnnounced = summarizeEffect({ toolCallId: 't', rawInput: { command: 'ls' } }, undefined, { announced: { toolCallId: 't', rawInput: { command: 'ls', workdir: '/ann' } } });
+      assert.match(fromAnnounced.detail, /In: \/ann/);
+      assert.equal(fromAnnounced.command?.cwd, '/ann');
+      const unknown = summarizeEffect({ toolCallId: 't', rawInput: { command: 'ls' } });
+      assert.match(unknown.detail, /In: unknown/);
+    });
+
+    test('text content is used when the agent gives no structured description', () => {
+      const s = summarizeEffect({
+        toolCallId: 't', kind: 'execute', title: 'Shell',
+        content: [{ type: 'content', content: { type: 'text', text: 'rm -rf build (in /w/project)' } }],
+      });
+      assert.match(s.detail, /Agent says: rm -rf build \(in \/w\/project\)/);
+      assert.doesNotMatch(s.detail, /did not describe/);
+    });
+
+    test('a change that could not be made reviewable says so first, with each path and why', () => {
+      const s = summarizeEffect({ toolCallId: 't', kind: 'edit' }, undefined, { unreviewable: [{ path: '/w/link', why: 'it is a symbolic link' }] });
+      assert.match(s.detail, /^This change could not be made reviewable; allow anyway\?\nNot kept: \/w\/link \(it is a symbolic link\)/);
+    });
+  });
 });

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PermissionOption } from '@agentclientprotocol/sdk';
-import { answerCancelled, answerDeclined, answerSelected, isOnceOption, onceChoices } from '../../../extension/approvals/onceOptions';
+import { answerCancelled, answerDeclined, answerSelected, endsTurn, isOnceOption, onceChoices } from '../../../extension/approvals/onceOptions';
 
 const opt = (optionId: string, kind: PermissionOption['kind'], name = optionId): PermissionOption => ({ optionId, kind, name });
 
@@ -54,5 +54,33 @@ describe('once-only permission options', () => {
   test('answers', () => {
     assert.deepEqual(answerSelected({ label: 'Allow once', optionId: 'a', kind: 'allow_once' }), { outcome: { outcome: 'selected', optionId: 'a' } });
     assert.deepEqual(answerCancelled(), { outcome: { outcome: 'cancelled' } });
+  });
+
+  test("the mildest reject is the default: codex's turn-ending abort is neither first nor the fallback", () => {
+    const c = onceChoices([opt('approved', 'allow_once', 'Yes'), opt('abort', 'reject_once', 'No, and tell Codex what to do differently'), opt('denied', 'reject_once', 'No, continue without running it')]);
+    assert.deepEqual(c.buttons.map((b) => [b.label, b.optionId]), [
+      ['Allow once', 'approved'],
+      ['Reject', 'denied'],
+      ['Reject and stop', 'abort'],
+    ]);
+    assert.deepEqual(answerDeclined(c), { outcome: { outcome: 'selected', optionId: 'denied' } });
+  });
+
+  test('a turn-ending reject offered alone is still the way to say no', () => {
+    const c = onceChoices([opt('a', 'allow_once'), opt('abort', 'reject_once', 'Abort')]);
+    assert.deepEqual(c.buttons.map((b) => b.label), ['Allow once', 'Reject']);
+    assert.deepEqual(answerDeclined(c), { outcome: { outcome: 'selected', optionId: 'abort' } });
+  });
+
+  test('what ends a turn is told by id or name', () => {
+    assert.equal(endsTurn({ optionId: 'abort', name: 'No' }), true);
+    assert.equal(endsTurn({ optionId: 'x', name: 'Reject and stop the turn' }), true);
+    assert.equal(endsTurn({ optionId: 'reject_once', name: 'Reject' }), false);
+    assert.equal(endsTurn({ optionId: 'denied', name: 'No, tell the agent why' }), false);
+  });
+
+  test('an unreviewable change relabels the allow button', () => {
+    const c = onceChoices([opt('a', 'allow_once'), opt('r', 'reject_once')], { allowLabel: 'Allow anyway' });
+    assert.deepEqual(c.buttons.map((b) => b.label), ['Allow anyway', 'Reject']);
   });
 });

@@ -3,7 +3,7 @@
 // agent's `_accord/workspace/*` methods, which the bundled agent serves for real.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile, unlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, truncate, writeFile, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ReviewStore, type RealTree } from '../../../extension/review/reviewStore';
@@ -162,7 +162,7 @@ describe('StagedWriteSource', () => {
 });
 
 describe('IsolatedWorkspaceSource', () => {
-  /** A scripted stand-in for the agent's `_accord/...` methods (agent/workspace/README.md shapes). */
+  /** A scripted stand-in for the agent's `_accord/...` methods (agent/session/README.md shapes). */
   function scriptedAgent(agentFiles: Record<string, { base: string | null; current: string | null }>, calls: string[]) {
     return async (method: string, params: Record<string, unknown>): Promise<unknown> => {
       calls.push(method);
@@ -275,6 +275,44 @@ describe('IsolatedWorkspaceSource', () => {
       assert.deepEqual(new Uint8Array(await readFile(join(root, 'logo.bin'))), bytes);
     } finally {
       await rm(agentRoot, { recursive: true, force: true });
+    }
+  });
+
+  test("the agent's copy is hostile: a binary change that is a link, sits below a linked folder, or is too large is skipped, never read; a path leaving the project is refused", async () => {
+    const agentRoot = await mkdtemp(join(tmpdir(), 'accord-agent-ws-'));
+    const outside = await mkdtemp(join(tmpdir(), 'accord-outside-'));
+    try {
+      await writeFile(join(outside, 'id_rsa'), 'SECRET KEY\n');
+      await symlink(join(outside, 'id_rsa'), join(agentRoot, 'key.bin'));
+      await symlink(outside, join(agentRoot, 'linked'));
+      await writeFile(join(agentRoot, 'huge.bin'), '');
+      await truncate(join(agentRoot, 'huge.bin'), 64 * 1024 * 1024);
+      const changes = [
+        { path: 'key.bin', status: 'added', binary: true },
+        { path: 'linked/id_rsa', status: 'added', binary: true },
+        { path: 'huge.bin', status: 'added', binary: true },
+        { path: '../escape.bin', status: 'added', binary: true },
+      ];
+      const agent = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
+        if (method === WORKSPACE_METHODS.status) return { mode: 'shadow-copy', root: agentRoot };
+        if (method === WORKSPACE_METHODS.listChanges) return { changes };
+        if (method === WORKSPACE_METHODS.readFile) return { path: params.path, baseText: null, currentText: null, binary: true };
+        throw new Error(`unexpected ${method}`);
+      };
+      const skipped: string[] = [];
+      const store = new ReviewStore(diskTree);
+      const source = new IsolatedWorkspaceSource(store, agent, root, { projectTop: async () => root, readProject: (p) => diskTree.read(p), skipped: (_s, p, why) => skipped.push(`${p}: ${why}`) });
+      await source.endTurn('s', 't1');
+      assert.deepEqual(store.all(), [], 'nothing was proposed');
+      assert.deepEqual(skipped.sort(), [
+        '../escape.bin: the agent named it with a path outside the project',
+        'huge.bin: it is too large (64 MB)',
+        'key.bin: the agent made it a symbolic link',
+        'linked/id_rsa: linked/id_rsa goes through linked, which is a symbolic link; links are never followed',
+      ]);
+    } finally {
+      await rm(agentRoot, { recursive: true, force: true });
+      await rm(outside, { recursive: true, force: true });
     }
   });
 

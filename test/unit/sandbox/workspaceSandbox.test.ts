@@ -10,9 +10,9 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { sandboxHost } from '../../../agent/sandbox/sandboxHost';
 import { createSessionRunner } from '../../../agent/sandbox/sessionRunner';
-import { createWorkspace } from '../../../agent/workspace/isolated';
-import { setUpIsolatedSession } from '../../../agent/workspace/isolatedSession';
-import { listChanges } from '../../../agent/workspace/isolatedDiff';
+import { createWorkspace } from '../../../agent/session/isolated';
+import { setUpIsolatedSession } from '../../../agent/session/isolatedSession';
+import { listChanges } from '../../../agent/session/isolatedDiff';
 
 let dir = '';
 after(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));

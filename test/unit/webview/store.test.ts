@@ -137,6 +137,26 @@ describe('chat store: tool calls', () => {
     store.apply({ type: 'approvalResolved', epoch: 1, requestId: 'r', outcome: 'cancelled' });
     assert.equal(store.approvalFor('t'), undefined);
   });
+
+  test('a declined approval marks its card rejected; an allowed one does not (issue 20: the agent may never update the call)', () => {
+    const { store } = storeWith();
+    const options = [{ optionId: 'yes', name: 'Allow once', kind: 'allow_once' as const }, { optionId: 'no', name: 'Reject', kind: 'reject_once' as const }];
+    store.apply({ type: 'approvalPending', epoch: 1, requestId: 'r1', toolCall: { toolCallId: 't1', title: 'Shell' }, options });
+    store.apply({ type: 'approvalResolved', epoch: 1, requestId: 'r1', outcome: 'selected', optionId: 'no' });
+    assert.equal(store.declined.has('t1'), true);
+    store.apply({ type: 'approvalPending', epoch: 1, requestId: 'r2', toolCall: { toolCallId: 't2', title: 'Edit' }, options });
+    store.apply({ type: 'approvalResolved', epoch: 1, requestId: 'r2', outcome: 'selected', optionId: 'yes' });
+    assert.equal(store.declined.has('t2'), false);
+  });
+
+  test("a card's diff takes the review's kind and counts once the host sends them", () => {
+    const { store } = storeWith();
+    store.apply({ type: 'diffReview', epoch: 1, toolCallId: 't', path: '/w/notes.md', state: 'pending', kind: 'modified', added: 1, removed: 4 });
+    assert.deepEqual(store.reviewedChange('t', '/w/notes.md'), { kind: 'modified', added: 1, removed: 4 });
+    assert.equal(store.review('t', '/w/notes.md'), 'pending');
+    store.apply({ type: 'diffReview', epoch: 1, toolCallId: 'u', path: '/w/a', state: 'accepted' });
+    assert.equal(store.reviewedChange('u', '/w/a'), undefined, 'an older host sends the state alone');
+  });
 });
 
 describe('chat store: session-wide updates', () => {

@@ -7,9 +7,9 @@ import { lstat, mkdir, mkdtemp, readFile, readlink, realpath, rename, rm, unlink
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { createWorkspace, removeWorkspace, snapshot, WorkspaceError } from '../../../agent/workspace/isolated';
-import { applyToProject, hunksOf } from '../../../agent/workspace/isolatedApply';
-import { discard, listChanges, patch, readBase, readCurrent } from '../../../agent/workspace/isolatedDiff';
+import { createWorkspace, removeWorkspace, snapshot, WorkspaceError } from '../../../agent/session/isolated';
+import { applyToProject, hunksOf } from '../../../agent/session/isolatedApply';
+import { discard, listChanges, patch, readBase, readCurrent } from '../../../agent/session/isolatedDiff';
 
 const cleanups: string[] = [];
 after(() => Promise.all(cleanups.map((d) => rm(d, { recursive: true, force: true }))));

@@ -4,8 +4,8 @@
 // session/resume from what the log recorded, released on session/close and
 // when the connection ends. The copies themselves stay on disk: a later load
 // continues in them and the person can still review and apply their changes.
-import type { IsolatedWorkspace } from '../workspace/isolated';
-import { reattachIsolatedSession, setUpIsolatedSession, type IsolatedSession } from '../workspace/isolatedSession';
+import type { IsolatedWorkspace } from './isolated';
+import { reattachIsolatedSession, setUpIsolatedSession, type IsolatedSession } from './isolatedSession';
 
 export interface IsolationSettings {
   /** The agent's data directory (never its config directory: that holds credentials). */

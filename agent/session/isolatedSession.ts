@@ -11,7 +11,10 @@ import { createSessionRunner, defaultProtectedPaths } from '../sandbox/sessionRu
 import { startMcpServers, type McpTools } from '../mcp/servers';
 import type { CommandRunner, Tool } from '../tools/tool';
 import { stat } from 'node:fs/promises';
-import { createWorkspace, removeWorkspace, WorkspaceError, type IsolatedWorkspace } from './isolated';
+import path from 'node:path';
+import { isWithin } from '../workspace/containment';
+import { createWorkspace, privateRoot, removeWorkspace, WorkspaceError, type IsolatedWorkspace } from './isolated';
+import { reopenPrivateDir } from './privateDir';
 
 export interface SessionSetupOptions {
   sessionId: string;
@@ -73,7 +76,17 @@ export async function reattachIsolatedSession(workspace: IsolatedWorkspace, opti
       );
     }
   }
-  return attach(workspace, { ...options, sessionId: workspace.sessionId });
+  if (isWithin(workspace.workTree, workspace.gitDir)) {
+    // Made by an Accord whose copies kept their git dir in the work tree, where the agent could rewrite it.
+    throw new WorkspaceError(
+      `Session ${workspace.sessionId} cannot continue: its copy keeps its git data where the agent's commands could change it, ` +
+        `so Accord no longer runs git on it. Its files are still in ${workspace.workTree}; start a new session to go on.`,
+    );
+  }
+  const privateDir = await reopenPrivateDir(workspace.privateDir).catch((error: Error) => {
+    throw new WorkspaceError(`Session ${workspace.sessionId} cannot continue: its private folder ${workspace.privateDir} is not usable (${error.message}).`);
+  });
+  return attach({ ...workspace, privateDir }, { ...options, sessionId: workspace.sessionId });
 }
 
 async function attach(workspace: IsolatedWorkspace, options: SessionSetupOptions): Promise<IsolatedSession> {
@@ -81,8 +94,16 @@ async function attach(workspace: IsolatedWorkspace, options: SessionSetupOptions
   const allowedDomains = policy.status === 'invalid' ? [] : policy.policy.network.allowedDomains;
   // Commands may write anywhere in the copy (git needs the clone's .git even
   // when the session opened a subfolder); protected paths at both levels stay read-only.
-  const protectedPaths = [...new Set([...defaultProtectedPaths(workspace.workTree), ...defaultProtectedPaths(workspace.root)])];
-  const session = await createSessionRunner({ workspace: workspace.workTree, sessionTmp: workspace.tmp, allowedDomains, protectedPaths }, options.withoutSandbox);
+  const inPlace = workspace.mode === 'in-place';
+  const protectedPaths = [...new Set([...defaultProtectedPaths(workspace.workTree, inPlace), ...defaultProtectedPaths(workspace.root, inPlace)])];
+  // Every session's private folder is hidden from every command (they all sit under one root).
+  const hiddenPaths = [path.dirname(workspace.privateDir), privateRoot(options.dataDir)];
+  // Beyond the built-in allowlist, commands get only the variables the reviewed policy names.
+  const passEnvironment = policy.status === 'invalid' ? [] : policy.policy.environment.pass;
+  const session = await createSessionRunner(
+    { workspace: workspace.workTree, sessionTmp: workspace.tmp, allowedDomains, protectedPaths, hiddenPaths: [...new Set(hiddenPaths)], passEnvironment },
+    options.withoutSandbox,
+  );
   const gate = new PolicyGate({ loaded: policy, root: workspace.root, sandboxed: session.status.state === 'sandboxed', alwaysApprove: options.alwaysApprove });
   let mcp: McpTools | undefined;
   if (policy.status !== 'invalid' && policy.policy.mcpServers.length > 0) {

@@ -1,0 +1,346 @@
+// The per-session workspace. The agent works on a copy of the project; the
+// person's tree changes only when they accept a diff (isolatedApply.ts).
+//
+// - git project: `git clone --shared` into the agent's data dir. The base
+//   commit carries the person's uncommitted changes (`git stash create`) and
+//   their untracked, non-ignored files, built in a temporary index so their
+//   own index and tree are untouched; `refs/accord/sessions/<id>` pins it in
+//   the source repository so gc cannot prune objects the clone borrows.
+//   Ignored build inputs (node_modules, .venv, ...) are symlinked read-only.
+// - other folders: a shadow copy (reflink where the filesystem can), capped in
+//   size, with a private git repository recording the base.
+// - in place (an explicit option): the agent works in the real tree; a
+//   private git dir beside the session records snapshots before changes.
+//
+// Everything a sandboxed command can write (the work tree, the session tmp)
+// is hostile input for the code here. So the git dir host-side code runs git
+// on lives outside the work tree (`<session>/git`, which commands can read
+// but never write), and host-side scratch files live in
+// `<dataDir>/private/<id>`, a 0700 directory made exclusively that commands
+// cannot even read. The work tree's own `.git` is the agent's: a clone of
+// that git dir it may commit in, which host-side code never reads (git skips
+// `.git` when it walks the work tree).
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { copyFile, cp, lstat, mkdir, readdir, realpath, rm, symlink, appendFile } from 'node:fs/promises';
+import path from 'node:path';
+import { git, gitRaw, splitZ, type GitOptions } from './isolatedGit';
+import { makePrivateDir } from './privateDir';
+
+export type WorkspaceMode = 'git-clone' | 'shadow-copy' | 'in-place';
+
+export interface IsolatedWorkspace {
+  sessionId: string;
+  mode: WorkspaceMode;
+  /** The person's project folder (real path). Accepted changes go here. */
+  source: string;
+  /** Top of the tree changes are tracked in: the clone, the copy, or `source` itself for in-place. */
+  workTree: string;
+  /** Where the agent works: `workTree`, or the matching subfolder when `source` is inside a repository. */
+  root: string;
+  /** The git dir host-side code tracks changes in: `<session>/git`, or `<session>/snapshots.git` in place. Never inside the work tree. */
+  gitDir: string;
+  /** The folder accepted changes are written to: the source repository's top, or `source`. */
+  applyTo: string;
+  /** Commit every diff is taken against. */
+  base: string;
+  /** Session temp dir (TMPDIR for commands). */
+  tmp: string;
+  /** Host-side scratch (private index, merge files): 0700, invisible to commands. */
+  privateDir: string;
+  /** Ignored build inputs symlinked read-only into the workspace, relative to `workTree`. */
+  linkedReadOnly: string[];
+}
+
+export interface CreateWorkspaceOptions {
+  sessionId: string;
+  source: string;
+  /** The agent's data directory; the session lives in `<dataDir>/sessions/<id>/`. */
+  dataDir: string;
+  inPlace?: boolean;
+  /** Cap for shadow copies of non-git folders, in bytes. Default 512 MiB. */
+  maxCopyBytes?: number;
+  /** Ignored directory names exposed read-only. */
+  buildInputs?: readonly string[];
+}
+
+export const DEFAULT_BUILD_INPUTS = ['node_modules', '.venv', 'venv', 'bower_components', '.yarn', '.pnpm-store'];
+const DEFAULT_MAX_COPY_BYTES = 512 * 1024 * 1024;
+/** Mount points sandbox-runtime may leave while a command runs; never part of a diff. */
+const SANDBOX_ARTIFACTS = ['.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.gitconfig', '.gitmodules', '.ripgreprc', '.mcp.json', '.idea', '.claude'];
+
+export class WorkspaceError extends Error {
+  override name = 'WorkspaceError';
+}
+
+function sessionDir(options: CreateWorkspaceOptions): string {
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(options.sessionId)) throw new WorkspaceError(`"${options.sessionId}" is not a usable session id (letters, digits, "-" and "_").`);
+  return path.join(options.dataDir, 'sessions', options.sessionId);
+}
+
+/** Where a session's host-side scratch lives: never under `sessions/`, so no session's sandbox can see it. */
+export function privateRoot(dataDir: string): string {
+  return path.join(dataDir, 'private');
+}
+
+/** The person's repository: its top and git dir, named explicitly from then on. */
+interface PersonRepo {
+  top: string;
+  gitDir: string;
+  /** The person's global excludes file, read from their config without running anything (global config is otherwise off). */
+  config: string[];
+}
+
+async function personRepo(source: string): Promise<PersonRepo | undefined> {
+  try {
+    const [top, gitDir] = (await git(['rev-parse', '--show-toplevel', '--absolute-git-dir'], { cwd: source })).split('\n');
+    if (!top || !gitDir) return undefined;
+    const excludes = await personalExcludesFile();
+    return { top: await realpath(top), gitDir, config: excludes ? [`core.excludesFile=${excludes}`] : [] };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Global config is never loaded (it could name programs), but what the person
+ * ignores globally (`core.excludesFile`, often `.env` files) must stay out of
+ * the copy: that one value is read from their config files.
+ */
+async function personalExcludesFile(): Promise<string | undefined> {
+  const home = process.env.HOME;
+  if (!home) return undefined;
+  const xdg = process.env.XDG_CONFIG_HOME || path.join(home, '.config');
+  let found: string | undefined;
+  for (const file of [path.join(xdg, 'git', 'config'), path.join(home, '.gitconfig')]) {
+    const value = await git(['config', '--file', file, '--path', '--get', 'core.excludesFile'], { cwd: home }).catch(() => '');
+    if (value) found = value;
+  }
+  return found;
+}
+
+const inRepo = (repo: PersonRepo): GitOptions => ({ cwd: repo.top, gitDir: repo.gitDir, workTree: repo.top, config: repo.config });
+
+/** Commits the project's current state (HEAD + uncommitted + untracked, minus ignored) without touching its index or files. */
+async function captureBase(repo: PersonRepo, indexFile: string, sessionId: string): Promise<string> {
+  const top = repo.top;
+  const unmerged = await git(['ls-files', '--unmerged'], inRepo(repo));
+  if (unmerged) {
+    throw new WorkspaceError(`${top} has unresolved merge conflicts, so its current state cannot be copied. Resolve them (or abort the merge) and start the session again, or start it in place.`);
+  }
+  const head = await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], inRepo(repo)).catch(() => '');
+  const stash = head ? await git(['stash', 'create'], inRepo(repo)) : '';
+  const scratch = { ...inRepo(repo), indexFile };
+  await git(['read-tree', ...(stash ? [`${stash}^{tree}`] : head ? [head] : ['--empty'])], scratch);
+  const untracked = splitZ((await gitRaw(['ls-files', '-z', '--others', '--exclude-standard'], inRepo(repo))).stdout);
+  const tracked = head ? [] : splitZ((await gitRaw(['ls-files', '-z', '--cached'], inRepo(repo))).stdout);
+  const files = [...tracked, ...untracked].filter((f) => !f.endsWith('/'));
+  if (files.length > 0) await gitRaw(['update-index', '--add', '-z', '--stdin'], { ...scratch, input: files.join('\0') + '\0' });
+  const tree = await git(['write-tree'], scratch);
+  const message = `Accord session ${sessionId}: base (HEAD + uncommitted + untracked)`;
+  return git(['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', message], inRepo(repo));
+}
+
+async function linkBuildInputs(repo: PersonRepo, workTree: string, names: readonly string[]): Promise<string[]> {
+  const top = repo.top;
+  const listed = splitZ((await gitRaw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], inRepo(repo))).stdout);
+  const linked: string[] = [];
+  for (const entry of listed) {
+    if (!entry.endsWith('/')) continue;
+    const relative = entry.slice(0, -1);
+    if (!names.includes(path.posix.basename(relative))) continue;
+    const parent = path.join(workTree, path.dirname(relative));
+    const exists = await lstat(parent).then((s) => s.isDirectory(), () => false);
+    if (!exists) continue;
+    await symlink(path.join(top, relative), path.join(workTree, relative), 'dir');
+    linked.push(relative);
+  }
+  return linked;
+}
+
+/**
+ * The agent's own repository in the work tree (`.git`): a clone borrowing the
+ * session git dir's objects, on the session branch, with an index matching
+ * the checkout, so `git status`/`commit` in a command behave as in any
+ * clone. Made before any command runs; from then on it is the agent's, and
+ * nothing host-side reads it.
+ */
+async function makeAgentGit(workTree: string, gitDir: string): Promise<void> {
+  const agentGit = path.join(workTree, '.git');
+  await rm(agentGit, { recursive: true, force: true });
+  await git(['clone', '--bare', '--shared', '--quiet', '--template=', gitDir, agentGit], { cwd: workTree });
+  const inAgentGit: GitOptions = { cwd: workTree, gitDir: agentGit, workTree };
+  await git(['config', 'core.bare', 'false'], inAgentGit);
+  await git(['remote', 'remove', 'origin'], inAgentGit).catch(() => undefined);
+  await git(['read-tree', 'HEAD'], inAgentGit);
+  await mkdir(path.join(agentGit, 'info'), { recursive: true });
+  await copyFile(path.join(gitDir, 'info', 'exclude'), path.join(agentGit, 'info', 'exclude')).catch(() => undefined);
+}
+
+async function excludeFromChanges(gitDir: string, lines: readonly string[]): Promise<void> {
+  await mkdir(path.join(gitDir, 'info'), { recursive: true });
+  await appendFile(path.join(gitDir, 'info', 'exclude'), ['', '# Accord: read-only links and sandbox mount points', ...lines, ''].join('\n'));
+}
+
+async function createClone(options: CreateWorkspaceOptions, repo: PersonRepo, dir: string, tmp: string, privateDir: string): Promise<IsolatedWorkspace> {
+  const base = await captureBase(repo, path.join(privateDir, 'base-index'), options.sessionId);
+  await git(['update-ref', `refs/accord/sessions/${options.sessionId}`, base], inRepo(repo));
+  const workTree = path.join(dir, 'ws');
+  const gitDir = path.join(dir, 'git');
+  // --shared borrows objects through alternates (never hardlinks: a sandboxed
+  // command could rewrite a hardlinked object and corrupt the person's repo).
+  // --bare + an explicit work tree: the git dir is never inside the copy.
+  await git(['clone', '--bare', '--shared', '--quiet', '--template=', repo.top, gitDir], { cwd: dir, config: repo.config });
+  const inClone: GitOptions = { cwd: dir, gitDir };
+  await git(['config', 'core.bare', 'false'], inClone);
+  await git(['config', 'core.worktree', workTree], inClone);
+  await git(['remote', 'remove', 'origin'], inClone).catch(() => undefined);
+  await mkdir(workTree);
+  await git(['checkout', '--quiet', '-b', `accord/${options.sessionId}`, base], { ...inClone, cwd: workTree, workTree });
+  const linkedReadOnly = await linkBuildInputs(repo, workTree, options.buildInputs ?? DEFAULT_BUILD_INPUTS);
+  await excludeFromChanges(gitDir, [...linkedReadOnly.map((p) => `/${p}`), ...SANDBOX_ARTIFACTS.map((p) => `/${p}`)]);
+  await makeAgentGit(workTree, gitDir);
+  const root = path.join(workTree, path.relative(repo.top, options.source));
+  return { sessionId: options.sessionId, mode: 'git-clone', source: options.source, workTree, root, gitDir, applyTo: repo.top, base, tmp, privateDir, linkedReadOnly };
+}
+
+async function folderSize(folder: string, cap: number): Promise<number> {
+  let total = 0;
+  const pending = [folder];
+  while (pending.length > 0 && total <= cap) {
+    const dir = pending.pop()!;
+    const entries = await readdir(dir, { withFileTypes: true });
+    for (const entry of entries) if (entry.isDirectory()) pending.push(path.join(dir, entry.name));
+    const sizes = await Promise.all(entries.filter((e) => e.isFile()).map((e) => lstat(path.join(dir, e.name)).then((s) => s.size)));
+    total += sizes.reduce((a, b) => a + b, 0);
+  }
+  return total;
+}
+
+/**
+ * The system `cp` clones files where the filesystem can (btrfs/xfs reflinks,
+ * APFS clonefile) and is several times faster than fs.cp on many small
+ * files; fs.cp with COPYFILE_FICLONE is the portable fallback.
+ */
+async function copyTree(from: string, to: string): Promise<void> {
+  const args = process.platform === 'linux' ? ['-a', '--reflink=auto', from, to] : process.platform === 'darwin' ? ['-c', '-R', '-p', from, to] : undefined;
+  if (args) {
+    const copied = await new Promise<boolean>((resolve) => execFile('cp', args, (error) => resolve(!error)));
+    if (copied) return;
+    await rm(to, { recursive: true, force: true });
+  }
+  await cp(from, to, { recursive: true, mode: constants.COPYFILE_FICLONE, verbatimSymlinks: true, preserveTimestamps: true });
+}
+
+async function commitEverything(gitDir: string, workTree: string, message: string): Promise<string> {
+  const opts: GitOptions = { cwd: gitDir, gitDir, workTree };
+  await git(['add', '-A', '--', '.'], opts);
+  const tree = await git(['write-tree'], opts);
+  return git(['commit-tree', tree, '-m', message], opts);
+}
+
+async function createShadow(options: CreateWorkspaceOptions, dir: string, tmp: string, privateDir: string): Promise<IsolatedWorkspace> {
+  const cap = options.maxCopyBytes ?? DEFAULT_MAX_COPY_BYTES;
+  const size = await folderSize(options.source, cap);
+  if (size > cap) {
+    const mb = (n: number) => `${Math.round(n / (1024 * 1024))} MB`;
+    throw new WorkspaceError(
+      `${options.source} is larger than ${mb(cap)} (the limit for a private copy of a folder that is not a git repository). ` +
+        'Make it a git repository (git init) so Accord can share its objects, start the session in place, or raise the limit.',
+    );
+  }
+  const workTree = path.join(dir, 'ws');
+  await copyTree(options.source, workTree);
+  const gitDir = path.join(dir, 'git');
+  await git(['init', '--quiet', '--bare', '--template=', gitDir], { cwd: dir });
+  await git(['config', 'core.bare', 'false'], { cwd: dir, gitDir });
+  await git(['config', 'core.worktree', workTree], { cwd: dir, gitDir });
+  // A copied `.git` (a broken repository the folder held) is not carried over.
+  await rm(path.join(workTree, '.git'), { recursive: true, force: true });
+  await excludeFromChanges(gitDir, SANDBOX_ARTIFACTS.map((p) => `/${p}`));
+  const base = await commitEverything(gitDir, workTree, `Accord session ${options.sessionId}: base (copy of ${options.source})`);
+  await git(['update-ref', 'HEAD', base], { cwd: dir, gitDir });
+  await makeAgentGit(workTree, gitDir);
+  return { sessionId: options.sessionId, mode: 'shadow-copy', source: options.source, workTree, root: workTree, gitDir, applyTo: options.source, base, tmp, privateDir, linkedReadOnly: [] };
+}
+
+async function createInPlace(options: CreateWorkspaceOptions, dir: string, tmp: string, privateDir: string): Promise<IsolatedWorkspace> {
+  const gitDir = path.join(dir, 'snapshots.git');
+  await git(['init', '--quiet', '--bare', '--template=', gitDir], { cwd: dir });
+  const workspace: IsolatedWorkspace = { sessionId: options.sessionId, mode: 'in-place', source: options.source, workTree: options.source, root: options.source, gitDir, applyTo: options.source, base: '', tmp, privateDir, linkedReadOnly: [] };
+  workspace.base = await snapshot(workspace, 'base');
+  return workspace;
+}
+
+let snapshotCounter = 0;
+
+/**
+ * Records the current state of the work tree as a commit (for in-place
+ * sessions: call before each change so every change has a "before").
+ */
+export async function snapshot(workspace: IsolatedWorkspace, label: string): Promise<string> {
+  const sha = await commitEverything(workspace.gitDir, workspace.workTree, `Accord session ${workspace.sessionId}: ${label}`);
+  await git(['update-ref', `refs/accord/snapshots/${Date.now()}-${++snapshotCounter}`, sha], { cwd: workspace.gitDir, gitDir: workspace.gitDir });
+  return sha;
+}
+
+/** Creates the session's workspace. Throws WorkspaceError with a message for the person. */
+export async function createWorkspace(options: CreateWorkspaceOptions): Promise<IsolatedWorkspace> {
+  const dir = sessionDir(options);
+  const source = await realpath(options.source).catch(() => {
+    throw new WorkspaceError(`The project folder ${options.source} does not exist.`);
+  });
+  const resolved = { ...options, source };
+  await mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, 'tmp');
+  await mkdir(tmp, { recursive: true });
+  const realDir = await realpath(dir);
+  const realTmp = await realpath(tmp);
+  let privateDir: string;
+  try {
+    privateDir = await makePrivateDir(privateRoot(options.dataDir), options.sessionId);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw new WorkspaceError(`Cannot create the session's private folder: ${(error as Error).message}`);
+  }
+  try {
+    if (options.inPlace) return await createInPlace(resolved, realDir, realTmp, privateDir);
+    const repo = await personRepo(source);
+    if (repo) return await createClone(resolved, repo, realDir, realTmp, privateDir);
+    if (realDir.startsWith(source + path.sep)) {
+      throw new WorkspaceError(
+        `${source} contains Accord's data directory (${options.dataDir}), so it cannot be copied into it. ` +
+          'Open a project folder instead, start the session in place, or point ACCORD_HOME elsewhere.',
+      );
+    }
+    return await createShadow(resolved, realDir, realTmp, privateDir);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    await rm(privateDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+const modes: readonly WorkspaceMode[] = ['git-clone', 'shadow-copy', 'in-place'];
+
+/** The recorded workspace (a `session_created` record's `workspace`), checked field by field. */
+export function workspaceFromRecord(record: Record<string, unknown>): IsolatedWorkspace | undefined {
+  const text = (key: string) => (typeof record[key] === 'string' ? (record[key] as string) : undefined);
+  const mode = modes.find((m) => m === record.mode);
+  const linked = Array.isArray(record.linkedReadOnly) && record.linkedReadOnly.every((p) => typeof p === 'string') ? (record.linkedReadOnly as string[]) : undefined;
+  const [sessionId, source, workTree, root, gitDir, applyTo, base, tmp, recordedPrivate] = ['sessionId', 'source', 'workTree', 'root', 'gitDir', 'applyTo', 'base', 'tmp', 'privateDir'].map(text);
+  if (!mode || !linked || !sessionId || !source || !workTree || !root || !gitDir || !applyTo || base === undefined || !tmp) return undefined;
+  // Sessions recorded before the private folder existed: it sits at the same place beside `sessions/`.
+  const privateDir = recordedPrivate ?? path.join(privateRoot(path.resolve(tmp, '..', '..', '..')), sessionId);
+  return { sessionId, mode, source, workTree, root, gitDir, applyTo, base, tmp, privateDir, linkedReadOnly: linked };
+}
+
+/** Deletes the session's copy and unpins its base. The person's tree is not touched. */
+export async function removeWorkspace(workspace: IsolatedWorkspace, dataDir: string): Promise<void> {
+  if (workspace.mode === 'git-clone') {
+    const repo = await personRepo(workspace.applyTo);
+    if (repo) await git(['update-ref', '-d', `refs/accord/sessions/${workspace.sessionId}`], inRepo(repo)).catch(() => undefined);
+  }
+  await rm(path.join(dataDir, 'sessions', workspace.sessionId), { recursive: true, force: true });
+  await rm(path.join(privateRoot(dataDir), workspace.sessionId), { recursive: true, force: true });
+}

@@ -1,0 +1,216 @@
+// What the agent changed: every change is a diff between the session's base
+// commit and the work tree as it is now (committed by the agent or not).
+// Paths are relative to the work tree top, with "/" separators.
+import { constants } from 'node:fs';
+import { copyFile, stat, symlink, utimes } from 'node:fs/promises';
+import path from 'node:path';
+import type { IsolatedWorkspace } from './isolated';
+import { git, gitRaw, splitZ, type GitOptions } from './isolatedGit';
+import { kindAt, megabytes, readNoFollow, removeNoFollow, REVIEW_LIMIT_BYTES, writeNoFollow, type SafeRead } from './safeFs';
+
+export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
+
+export interface ChangedFile {
+  path: string;
+  /** Set for renames: where the file was in the base. */
+  oldPath?: string;
+  status: ChangeStatus;
+  /** Line counts; 0 for binary files. */
+  additions: number;
+  deletions: number;
+  binary: boolean;
+}
+
+/** git on the session's own git dir and work tree, never on anything found inside the copy. */
+function gitOptions(workspace: IsolatedWorkspace, indexFile?: string): GitOptions {
+  return { cwd: workspace.gitDir, gitDir: workspace.gitDir, workTree: workspace.workTree, ...(indexFile ? { indexFile } : {}) };
+}
+
+/** One index operation per workspace at a time: the private index is shared by list, patch and discard. */
+const indexQueues = new Map<string, Promise<unknown>>();
+
+function serialized<T>(workspace: IsolatedWorkspace, work: () => Promise<T>): Promise<T> {
+  const previous = indexQueues.get(workspace.privateDir) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  const settled = next.then(() => undefined, () => undefined);
+  indexQueues.set(workspace.privateDir, settled);
+  void settled.then(() => {
+    if (indexQueues.get(workspace.privateDir) === settled) indexQueues.delete(workspace.privateDir);
+  });
+  return next;
+}
+
+/**
+ * A tree object of the work tree right now, built in the session's private
+ * index (in its 0700 private folder, not the agent's staging area). The index
+ * persists between calls so unchanged files are not re-read; the first one is
+ * seeded from the git dir's index, keeping its mtime: git treats entries as
+ * racily clean by comparing them with it, so a same-size edit made within the
+ * second the index was written is still noticed.
+ */
+export function currentTree(workspace: IsolatedWorkspace): Promise<string> {
+  return serialized(workspace, async () => {
+    const index = path.join(workspace.privateDir, 'index');
+    const seeded = await stat(index).then(() => true, () => false);
+    if (!seeded) {
+      const real = path.join(workspace.gitDir, 'index');
+      await copyFile(real, index, constants.COPYFILE_EXCL)
+        .then(async () => {
+          const { atime, mtime } = await stat(real);
+          await utimes(index, atime, mtime);
+        })
+        .catch(() => undefined);
+    }
+    const options = gitOptions(workspace, index);
+    // --ignore-errors: one entry git cannot add (a fifo where a file was, a
+    // nested repository with no commit) must not hide every other change.
+    const added = await gitRaw(['add', '-A', '--ignore-errors', '--', '.'], { ...options, okCodes: [1] });
+    if (added.code === 1) await dropUnaddable(workspace, options);
+    return git(['write-tree'], options);
+  });
+}
+
+/**
+ * After a partial `git add`, entries whose path now holds something git
+ * cannot record (fifo, socket, device) still carry their old content: they
+ * are removed from the private index, so the change shows as a deletion.
+ */
+async function dropUnaddable(workspace: IsolatedWorkspace, options: GitOptions): Promise<void> {
+  const entries = splitZ((await gitRaw(['ls-files', '-z', '--cached'], options)).stdout);
+  const gone: string[] = [];
+  for (const entry of entries) {
+    if ((await kindAt(workspace.workTree, entry).catch(() => 'missing')) === 'special') gone.push(entry);
+  }
+  if (gone.length > 0) await gitRaw(['update-index', '-z', '--force-remove', '--stdin'], { ...options, input: gone.join('\0') + '\0' });
+}
+
+const statusByLetter: Record<string, ChangeStatus> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted', R: 'renamed' };
+
+/** Every file that differs from the base, with status and line counts. */
+export async function listChanges(workspace: IsolatedWorkspace): Promise<ChangedFile[]> {
+  const tree = await currentTree(workspace);
+  const options = gitOptions(workspace);
+  const names = splitZ((await gitRaw(['diff-tree', '-r', '-z', '-M', '--name-status', workspace.base, tree], options)).stdout);
+  const stats = splitZ((await gitRaw(['diff-tree', '-r', '-z', '-M', '--numstat', workspace.base, tree], options)).stdout);
+  const counts = new Map<string, { additions: number; deletions: number; binary: boolean }>();
+  for (let i = 0; i < stats.length; i++) {
+    const [added = '0', deleted = '0', single = ''] = stats[i]!.split('\t');
+    // With -z a rename's numstat is "a\td\t" followed by old and new path as separate fields.
+    const file = single !== '' ? single : ((i += 2), stats[i]!);
+    counts.set(file, { additions: Number(added) || 0, deletions: Number(deleted) || 0, binary: added === '-' });
+  }
+  const changes: ChangedFile[] = [];
+  for (let i = 0; i < names.length; i++) {
+    const letter = names[i]![0]!;
+    const status = statusByLetter[letter] ?? 'modified';
+    if (status === 'renamed') {
+      const oldPath = names[++i]!;
+      const file = names[++i]!;
+      changes.push({ path: file, oldPath, status, ...(counts.get(file) ?? { additions: 0, deletions: 0, binary: false }) });
+    } else {
+      const file = names[++i]!;
+      changes.push({ path: file, status, ...(counts.get(file) ?? { additions: 0, deletions: 0, binary: false }) });
+    }
+  }
+  return changes;
+}
+
+/** Size of a blob in the base, or undefined when the path did not exist there. */
+async function baseSize(workspace: IsolatedWorkspace, file: string): Promise<number | undefined> {
+  const result = await gitRaw(['cat-file', '-s', `${workspace.base}:${file}`], { ...gitOptions(workspace), okCodes: [128] });
+  return result.code === 0 ? Number(result.stdout.toString().trim()) : undefined;
+}
+
+/** The file in the base: its bytes, `tooLarge` past the review limit (never read), or missing. */
+export async function readBaseSafely(workspace: IsolatedWorkspace, file: string, limit = REVIEW_LIMIT_BYTES): Promise<SafeRead> {
+  const size = await baseSize(workspace, file);
+  if (size === undefined) return { kind: 'missing' };
+  if (size > limit) return { kind: 'tooLarge', size };
+  const result = await gitRaw(['cat-file', 'blob', `${workspace.base}:${file}`], { ...gitOptions(workspace), okCodes: [128], maxBuffer: limit + 1 });
+  return result.code === 0 ? { kind: 'file', data: result.stdout, mode: 0o644 } : { kind: 'missing' };
+}
+
+/** The file's bytes in the base, or null when it did not exist there (or is past the review limit). */
+export async function readBase(workspace: IsolatedWorkspace, file: string): Promise<Buffer | null> {
+  const read = await readBaseSafely(workspace, file);
+  return read.kind === 'file' ? read.data : null;
+}
+
+/** The file in the work tree now, without following links, bounded. */
+export function readCurrentSafely(workspace: IsolatedWorkspace, file: string, limit = REVIEW_LIMIT_BYTES): Promise<SafeRead> {
+  return readNoFollow(workspace.workTree, file, limit);
+}
+
+/** The file's bytes in the work tree now, or null when it does not exist as a regular file within the review limit. */
+export async function readCurrent(workspace: IsolatedWorkspace, file: string): Promise<Buffer | null> {
+  const read = await readCurrentSafely(workspace, file);
+  return read.kind === 'file' ? read.data : null;
+}
+
+/** Blob sizes by path in a tree, for the files asked about (`git ls-tree -l`). */
+async function blobSizes(workspace: IsolatedWorkspace, tree: string, files: readonly string[]): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  if (files.length === 0) return sizes;
+  const out = splitZ((await gitRaw(['ls-tree', '-r', '-l', '-z', tree, '--', ...files], gitOptions(workspace))).stdout);
+  for (const line of out) {
+    const match = /^\S+ blob \S+\s+(\d+)\t(.*)$/s.exec(line);
+    if (match) sizes.set(match[2]!, Number(match[1]));
+  }
+  return sizes;
+}
+
+/**
+ * A git patch (binary-safe, renames detected) of the current changes,
+ * limited to `files` when given. Files past the review limit on either side
+ * are left out (a patch line before the first diff says which): the patch
+ * never carries a multi-gigabyte file.
+ */
+export async function patch(workspace: IsolatedWorkspace, files?: readonly string[]): Promise<string> {
+  const changes = await listChanges(workspace);
+  const tree = await currentTree(workspace);
+  const chosen = files && files.length > 0 ? changes.filter((c) => files.includes(c.path)) : changes;
+  const paths = chosen.flatMap((c) => [c.path, ...(c.oldPath ? [c.oldPath] : [])]);
+  const [before, after] = await Promise.all([blobSizes(workspace, workspace.base, paths), blobSizes(workspace, tree, paths)]);
+  const tooLarge = chosen.filter((c) => Math.max(before.get(c.oldPath ?? c.path) ?? 0, after.get(c.path) ?? 0) > REVIEW_LIMIT_BYTES);
+  const included = chosen.filter((c) => !tooLarge.includes(c));
+  if (included.length === 0) return tooLarge.map((c) => `# ${c.path}: too large (${megabytes(Math.max(before.get(c.oldPath ?? c.path) ?? 0, after.get(c.path) ?? 0))}), not included\n`).join('');
+  const args = ['diff-tree', '-p', '--binary', '-M', '--no-ext-diff', '--no-textconv', workspace.base, tree, '--', ...included.flatMap((c) => [c.path, ...(c.oldPath ? [c.oldPath] : [])])];
+  const header = tooLarge.map((c) => `# ${c.path}: too large (${megabytes(Math.max(before.get(c.oldPath ?? c.path) ?? 0, after.get(c.path) ?? 0))}), not included\n`).join('');
+  return header + (await gitRaw(args, gitOptions(workspace))).stdout.toString('utf8');
+}
+
+/**
+ * Puts files back to their base content in the session's work tree (all
+ * changed files when `files` is omitted). For an in-place session this is
+ * the person's tree: the agent's changes to those files are undone.
+ */
+export async function discard(workspace: IsolatedWorkspace, files?: readonly string[]): Promise<string[]> {
+  const changes = await listChanges(workspace);
+  const chosen = files ? changes.filter((c) => files.includes(c.path)) : changes;
+  for (const change of chosen) {
+    if (change.status !== 'added') {
+      const original = change.oldPath ?? change.path;
+      await restoreFromBase(workspace, original);
+    }
+    if (change.status === 'added' || change.status === 'renamed') await removeNoFollow(workspace.workTree, change.path);
+  }
+  return chosen.map((c) => c.path);
+}
+
+/** Writes a path's base version (file or link, with its mode) back into the work tree, never through a link. */
+async function restoreFromBase(workspace: IsolatedWorkspace, file: string): Promise<void> {
+  const entry = (await git(['ls-tree', '-z', workspace.base, '--', file], gitOptions(workspace))).replace(/\0$/, '');
+  const match = /^(\d+) blob (\S+)\t/.exec(entry);
+  if (!match) return;
+  const [, mode, sha] = match;
+  const content = (await gitRaw(['cat-file', 'blob', sha!], gitOptions(workspace))).stdout;
+  if (mode === '120000') {
+    // The base had a link here: put the link itself back (symlink() never follows its target).
+    await writeNoFollow(workspace.workTree, file, Buffer.alloc(0), 0o644, { replaceParents: true });
+    await removeNoFollow(workspace.workTree, file);
+    await symlink(content.toString(), path.join(workspace.workTree, file));
+    return;
+  }
+  // The base had folders on this path: links or files the agent put in their place go (never what they point to).
+  await writeNoFollow(workspace.workTree, file, content, mode === '100755' ? 0o755 : 0o644, { replaceParents: true });
+}
