@@ -15,8 +15,8 @@ export interface DaemonWorld {
   root: string;
   home: string;
   env: Record<string, string | undefined>;
-  /** A bridge (`accord acp`) connected to this world's daemon, initialized. */
-  bridge(args?: string[], extraEnv?: Record<string, string>): Promise<ChildHarness>;
+  /** A bridge (`accord acp`) connected to this world's daemon, initialized with `clientCapabilities` (default none). */
+  bridge(args?: string[], extraEnv?: Record<string, string>, clientCapabilities?: Record<string, unknown>): Promise<ChildHarness>;
   /** Runs `accord <args>` to completion. */
   cli(args: string[], extraEnv?: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }>;
   daemonPid(): number | undefined;
@@ -60,10 +60,10 @@ export function daemonWorld(prefix: string, baseEnv: () => Record<string, string
     get env() {
       return isolatedEnv({ ACCORD_HOME: home, ACCORD_SANDBOX: 'off', ...(baseEnv() as Record<string, string>) }, dir.path);
     },
-    async bridge(args = [], extraEnv = {}) {
+    async bridge(args = [], extraEnv = {}, clientCapabilities = {}) {
       const harness = childAgent({ ...world.env, ...extraEnv }, args, { bridge: true });
       bridges.push(harness);
-      await harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      await harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: clientCapabilities as never });
       return harness;
     },
     cli(args, extraEnv = {}) {

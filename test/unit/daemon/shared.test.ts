@@ -88,6 +88,31 @@ describe('two clients on one live session', () => {
     await c.close();
   });
 
+  test('each client gets the updates it can read: a compaction is a compaction_update for the client that advertised it and a message for the other, live and on load', { timeout: 120_000 }, async () => {
+    const cwd = project();
+    const a = await world.bridge([], {}, { session: { compaction: {} } });
+    const b = await world.bridge();
+    const sessionId = await newSession(a, cwd);
+    await b.connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    model.server.script(reply.text('An answer about apples.'));
+    await a.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'tell me about apples' }] });
+    model.server.script(reply.text('SUMMARY: apples were discussed.'));
+    const { stopReason } = await a.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: '/compact' }] });
+    assert.equal(stopReason, 'end_turn');
+    assert.deepEqual(updatesOf(a, sessionId, 'compaction_update').map((u) => u.status), ['in_progress', 'completed']);
+    await waitFor('B to read the summary as a message', () => /compacted[\s\S]*SUMMARY: apples were discussed/.test(messageText(b, sessionId)));
+    assert.equal(updatesOf(b, sessionId, 'compaction_update').length, 0, 'B never advertised session.compaction');
+    assert.equal(updatesOf(b, sessionId, 'compaction_summary_chunk').length, 0);
+    // A client joining the live session later gets its replay shaped the same way.
+    const c = await world.bridge();
+    await c.connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    assert.equal(updatesOf(c, sessionId, 'compaction_update').length, 0);
+    assert.match(messageText(c, sessionId), /compacted[\s\S]*SUMMARY: apples were discussed/);
+    await a.close();
+    await b.close();
+    await c.close();
+  });
+
   test('the creator’s --always-approve is in the session _meta for every client, and a joining client cannot widen it', { timeout: 120_000 }, async () => {
     const cwd = project();
     const a = await world.bridge(['--always-approve']);
