@@ -113,6 +113,27 @@ describe('two clients on one live session', () => {
     await c.close();
   });
 
+  test("B's prompt during A's turn is queued, not refused: it runs next with A's exchange in its history, and A sees it and hears its turn", { timeout: 120_000 }, async () => {
+    const cwd = project();
+    const a = await world.bridge();
+    const b = await world.bridge();
+    const sessionId = await newSession(a, cwd);
+    await b.connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    const first = model.server.requests.length;
+    model.server.script(reply.text('first answer', { delayMs: 200 }), reply.text('second answer'));
+    const one = a.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'first question' }] });
+    await model.server.waitForRequests(first + 1);
+    const two = b.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'second question' }] });
+    assert.deepEqual((await Promise.all([one, two])).map((r) => r.stopReason), ['end_turn', 'end_turn']);
+    assert.match(JSON.stringify(model.server.requests[first + 1]!.body.messages), /first question[\s\S]*first answer[\s\S]*second question/);
+    const seen = await waitFor("A to see B's prompt", () => updatesOf(a, sessionId, 'user_message_chunk').find((u) => u.content?.text === 'second question'));
+    assert.equal(seen._meta?.['accord/fromAnotherClient'], true);
+    await waitFor("A to hear B's turn end", () => a.extNotifications.find((n) => n.method === '_accord/turn_ended'));
+    await waitFor('both to have both answers', () => messageText(a, sessionId) === 'first answersecond answer' && messageText(b, sessionId) === 'first answersecond answer');
+    await a.close();
+    await b.close();
+  });
+
   test('the creator’s --always-approve is in the session _meta for every client, and a joining client cannot widen it', { timeout: 120_000 }, async () => {
     const cwd = project();
     const a = await world.bridge(['--always-approve']);
