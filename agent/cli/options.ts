@@ -106,7 +106,9 @@ Agent options (every transport):
                        sessions say so in their _meta
   --durable-requests   their permission requests wait for an answer without
                        a time limit while no client is attached (default:
-                       ACCORD_APPROVAL_TIMEOUT, 10 min, then declined)
+                       ACCORD_APPROVAL_TIMEOUT, 10 min, then declined);
+                       with --no-daemon the turn ends "waiting" instead and
+                       the request survives restarts
   --model <id>         model for new sessions, e.g. anthropic:claude-sonnet-4-5
   --project <dir>      the directory of a session that names none (default:
                        the working directory)
