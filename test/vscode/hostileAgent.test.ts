@@ -115,6 +115,10 @@ describe('a hostile agent in every VS Code surface', function () {
     await vscode.workspace.getConfiguration('accord').update('agents', undefined, vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('accord').update('notifications', undefined, vscode.ConfigurationTarget.Global);
     await clearNotifications();
+    // Leave the window as the next suites expect it: no Output panel (Show Agent Log opened it), no editors.
+    await vscode.commands.executeCommand('workbench.action.closePanel');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('workbench.view.extension.accord');
   });
 
   it("a configured agent's environment lacks the host's variables unless it opts in with inheritEnv", async () => {
