@@ -479,7 +479,7 @@ describe('Review wired to live sessions', function () {
           });
         await moveFrom('accord.review.nextInFile', 2, 8);
         await moveFrom('accord.review.previousInFile', 8, 2);
-        await moveFrom('accord.review.nextInFile', 8, 2); // wraps around
+        await moveFrom('accord.review.nextInFile', 12, 2); // from the last change it wraps to the first
         await new Promise((resolve) => setTimeout(resolve, 1500)); // let the editor draw decorations and lenses for the picture
         await screenshot('review-in-file');
 
