@@ -1,7 +1,8 @@
 // Runs the mocha suite in test/vscode/ inside the extension host of a real
 // VS Code, with Accord loaded from this folder as a development extension.
 // Prints the suite's output and exits with its result (124 on timeout).
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { openWorkbench, root, startServer } from './vscode-harness.mjs';
@@ -23,31 +24,57 @@ await esbuild.build({
 });
 
 const SUITE_START = '@@accord-suite-start'; // printed by test/vscode/suite/index.ts
-let suiteStarted = false;
-const workbenchLog = [];
-const started = Date.now();
-const server = await startServer({ smokeTestDriver: true });
-const workbench = await openWorkbench(server, {
-  folder: path.join(root, 'test-workspace'),
-  payload: [
-    ['extensionDevelopmentPath', server.remote(root)],
-    ['extensionTestsPath', server.remote(path.join(outDir, 'suite/index.js'))],
-    ['skipWelcome', 'true'],
-  ],
-  onLog: (type, raw) => {
-    const text = raw.replace(/\x1b\[[0-9;]*m/g, ''); // mocha colours its output when it thinks it is on CI
-    // The workbench logs a lot before the suite starts (offline gallery errors...); show it only with VERBOSE=1.
-    if (text === SUITE_START) suiteStarted = true;
-    else if (suiteStarted || process.env.VERBOSE) (type === 'error' ? console.error : console.log)(text);
-    else workbenchLog.push(text);
-  },
-});
-const timeout = new Promise((resolve) => setTimeout(() => resolve(124), timeoutMs).unref());
-const code = await Promise.race([workbench.exitCode, timeout]);
-if (code === 124) console.error(`extension-host tests timed out after ${timeoutMs / 1000} s`);
-if (code !== 0 && !suiteStarted) console.error(`--- workbench log ---\n${workbenchLog.join('\n')}`);
-if (code !== 0) console.error(`--- VS Code server log ---\n${server.output.join('')}`);
-console.log(`extension-host tests finished with code ${code} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-await workbench.close();
-await server.close();
-process.exit(code);
+
+/**
+ * One VS Code window on `folder` running the suite; `suite` picks the tests
+ * (test/vscode/suite/index.ts): "workspace" all but the plain-folder ones,
+ * "plain" only those titled "[plain folder]".
+ */
+async function runSuite(folder, suite) {
+  let suiteStarted = false;
+  const workbenchLog = [];
+  const lines = [];
+  const started = Date.now();
+  const server = await startServer({ smokeTestDriver: true, env: { ACCORD_VSCODE_SUITE: suite } });
+  const workbench = await openWorkbench(server, {
+    folder,
+    payload: [
+      ['extensionDevelopmentPath', server.remote(root)],
+      ['extensionTestsPath', server.remote(path.join(outDir, 'suite/index.js'))],
+      ['skipWelcome', 'true'],
+    ],
+    onLog: (type, raw) => {
+      const text = raw.replace(/\x1b\[[0-9;]*m/g, ''); // mocha colours its output when it thinks it is on CI
+      // The workbench logs a lot before the suite starts (offline gallery errors...); show it only with VERBOSE=1.
+      if (text === SUITE_START) suiteStarted = true;
+      else if (suiteStarted || process.env.VERBOSE) {
+        lines.push(text);
+        (type === 'error' ? console.error : console.log)(text);
+      } else workbenchLog.push(text);
+    },
+  });
+  const timeout = new Promise((resolve) => setTimeout(() => resolve(124), timeoutMs).unref());
+  const code = await Promise.race([workbench.exitCode, timeout]);
+  if (code === 124) console.error(`extension-host tests (${suite}) timed out after ${timeoutMs / 1000} s`);
+  if (code !== 0 && !suiteStarted) console.error(`--- workbench log ---\n${workbenchLog.join('\n')}`);
+  if (code !== 0) console.error(`--- VS Code server log ---\n${server.output.join('')}`);
+  console.log(`extension-host tests (${suite}) finished with code ${code} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  await workbench.close();
+  await server.close();
+  const counts = lines.map((l) => /^(\d+) passed, (\d+) failed$/.exec(l)).filter(Boolean).at(-1);
+  return { code, passed: Number(counts?.[1] ?? 0), failed: Number(counts?.[2] ?? 0) };
+}
+
+const results = [await runSuite(path.join(root, 'test-workspace'), 'workspace')];
+// The same agent and review in a folder that is not a git repository (the agent works in a shadow copy).
+const plain = mkdtempSync(path.join(tmpdir(), 'accord-plain-folder-'));
+try {
+  writeFileSync(path.join(plain, 'README.md'), '# A folder without git\n');
+  results.push(await runSuite(plain, 'plain'));
+} finally {
+  rmSync(plain, { recursive: true, force: true });
+}
+const passed = results.reduce((n, r) => n + r.passed, 0);
+const failed = results.reduce((n, r) => n + r.failed, 0);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(results.find((r) => r.code !== 0)?.code ?? 0);

@@ -5,6 +5,7 @@
 //   - a configured agent: MINIMAL_ENV + its own `env`; with `"inheritEnv": true`
 //     the whole host environment instead of the minimal set (its own `env` still wins).
 //   - the bundled agent: MINIMAL_ENV + the variables it reads (BUNDLED_ENV) +
+//     what the project's policy passes to commands (environment.pass) +
 //     the keys from SecretStorage. No other agent ever gets those keys.
 // Pure: no vscode import.
 
@@ -31,6 +32,9 @@ export const BUNDLED_ENV: readonly string[] = [
 ];
 export const BUNDLED_PREFIXES: readonly string[] = ['ACCORD_'];
 
+/** A variable name, or a prefix such as `GRADLE_*` (the agent's policy schema allows the same; a bare `*` is not a prefix). */
+const PASS_ENTRY = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
+
 export interface AgentEnvOptions {
   /** The extension host's environment (process.env). */
   host: Readonly<Record<string, string | undefined>>;
@@ -41,6 +45,11 @@ export interface AgentEnvOptions {
   own?: Readonly<Record<string, string>>;
   /** Keys from SecretStorage; honoured for the bundled agent only. */
   secrets?: Readonly<Record<string, string>>;
+  /**
+   * Bundled agent only: the names (or `PREFIX_*`) the project's reviewed policy passes to its commands
+   * (`environment.pass`). The agent can only pass on what it was given.
+   */
+  policyPass?: readonly string[];
   platform?: NodeJS.Platform;
 }
 
@@ -48,8 +57,10 @@ export function agentEnvironment(options: AgentEnvOptions): Record<string, strin
   const windows = (options.platform ?? process.platform) === 'win32';
   // Windows variable names are case-insensitive (Path, SystemRoot...).
   const norm = (name: string) => (windows ? name.toUpperCase() : name);
-  const names = new Set((options.kind === 'bundled' ? [...MINIMAL_ENV, ...BUNDLED_ENV] : MINIMAL_ENV).map(norm));
-  const prefixes = (options.kind === 'bundled' ? [...MINIMAL_PREFIXES, ...BUNDLED_PREFIXES] : MINIMAL_PREFIXES).map(norm);
+  const bundled = options.kind === 'bundled';
+  const pass = bundled ? (options.policyPass ?? []).filter((entry) => PASS_ENTRY.test(entry)) : [];
+  const names = new Set((bundled ? [...MINIMAL_ENV, ...BUNDLED_ENV, ...pass.filter((e) => !e.endsWith('*'))] : MINIMAL_ENV).map(norm));
+  const prefixes = (bundled ? [...MINIMAL_PREFIXES, ...BUNDLED_PREFIXES, ...pass.filter((e) => e.endsWith('*')).map((e) => e.slice(0, -1))] : MINIMAL_PREFIXES).map(norm);
   const inherit = options.kind === 'configured' && options.inheritEnv === true;
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.host)) {

@@ -10,6 +10,7 @@ import type { TrafficLog } from '../traffic/trafficLog';
 import type { AgentStatus } from '../../webview/protocol';
 import { BUNDLED_AGENT_NAME, modelSetting, reasoningEffort, type AgentDefinition } from '../settings/settings';
 import { RestartPolicy } from './restartPolicy';
+import { policyPassList } from './policyPass';
 import { agentEnvironment } from './agentEnv';
 import { quotedForNotification } from '../text/agentText';
 
@@ -171,7 +172,7 @@ export class AgentHost implements vscode.Disposable {
       if (model) own.ACCORD_MODEL = model;
       const effort = reasoningEffort();
       if (effort !== 'default') own.ACCORD_REASONING_EFFORT = effort;
-      const env = agentEnvironment({ host: process.env, kind: 'bundled', own, secrets: await this.deps.apiKeyEnv() });
+      const env = agentEnvironment({ host: process.env, kind: 'bundled', own, secrets: await this.deps.apiKeyEnv(), policyPass: await policyPassList(cwd) });
       return { ...base, env, cwd };
     }
     // Third-party agents get the minimal environment (or the host's, opted in) and their own env, never Accord's stored keys.

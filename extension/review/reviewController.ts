@@ -16,7 +16,10 @@ import { IsolatedWorkspaceSource, type AgentExtCall, type IsolatedSourceOptions 
 import { ToolDiffDocuments } from './toolDiffDocuments';
 import { InFileReview } from './inFileReview';
 import type { PlacedHunk } from './inFilePlaces';
-import { quotedForNotification } from '../text/agentText';
+import { forNotification, quotedForNotification } from '../text/agentText';
+
+/** A file the agent named, for a notification: its base name, quoted, with no live link (agent text). */
+const fileLabel = (path: string) => quotedForNotification(nodePath.basename(path), 200);
 
 /** Folders whose churn is never an agent's edit to review. */
 const IGNORED_SEGMENTS = ['/.git/', '/node_modules/'];
@@ -151,7 +154,7 @@ export class ReviewController implements vscode.Disposable {
       return;
     }
     const result = await this.report(this.store.decideHunk(target.file, target.index, decision));
-    for (const { why } of result.refused ?? []) void vscode.window.showInformationMessage(`Accord: nothing was changed in ${nodePath.basename(target.file.path)}: ${why}.`);
+    for (const { why } of result.refused ?? []) void vscode.window.showInformationMessage(`Accord: nothing was changed in ${fileLabel(target.file.path)}: ${forNotification(why, 400)}.`);
   }
 
   /** Decides what is still open; says so when there was nothing (every change already decided). */
@@ -162,7 +165,7 @@ export class ReviewController implements vscode.Disposable {
     }
     const result = await this.report(this.store.decideFiles(files, decision));
     if (result.landed.length + result.conflicts.length === 0) {
-      const which = files.length === 1 ? nodePath.basename(files[0]!.path) : `these ${files.length} files`;
+      const which = files.length === 1 ? fileLabel(files[0]!.path) : `these ${files.length} files`;
       void vscode.window.showInformationMessage(`Accord: nothing to ${decision === 'accepted' ? 'accept' : 'reject'} in ${which}: every change is already decided. Use Undo Turn to take back what a turn landed.`);
     }
   }
@@ -185,7 +188,7 @@ export class ReviewController implements vscode.Disposable {
     }
     const result = await this.report(this.store.reviewInFile(file));
     for (const { why } of result.refused ?? []) {
-      void vscode.window.showInformationMessage(`Accord cannot review ${nodePath.basename(file.path)} in the file: ${why}.`);
+      void vscode.window.showInformationMessage(`Accord cannot review ${fileLabel(file.path)} in the file: ${forNotification(why, 400)}.`);
       return;
     }
     await vscode.window.showTextDocument(vscode.Uri.file(file.path), { preview: false });
@@ -214,7 +217,7 @@ export class ReviewController implements vscode.Disposable {
       decision === 'accepted' && target.edited !== undefined
         ? this.store.keepEdited(target.file, target.index, target.edited)
         : await this.report(this.store.decideHunk(target.file, target.index, decision));
-    for (const { why } of result.refused ?? []) void vscode.window.showInformationMessage(`Accord: nothing was changed: ${why}.`);
+    for (const { why } of result.refused ?? []) void vscode.window.showInformationMessage(`Accord: nothing was changed: ${forNotification(why, 400)}.`);
   }
 
   /** Writes a conflict into the real file between conflict markers and shows it there. */
@@ -228,7 +231,7 @@ export class ReviewController implements vscode.Disposable {
     if (!file) return;
     const conflicts = file.hunks.map((_, i) => i).filter((i) => hunkState(file, i) === 'conflict');
     if (conflicts.length === 0) {
-      void vscode.window.showInformationMessage(`Accord: ${nodePath.basename(file.path)} has no conflict to resolve${file.conflict ? ` (${file.conflict})` : ''}.`);
+      void vscode.window.showInformationMessage(`Accord: ${fileLabel(file.path)} has no conflict to resolve${file.conflict ? ` (${quotedForNotification(file.conflict, 300)})` : ''}.`);
       return;
     }
     await this.resolve(file, conflicts);
@@ -239,7 +242,7 @@ export class ReviewController implements vscode.Disposable {
       for (const index of indices) {
         const outcome = await this.store.resolveInFile(file, index);
         if (!outcome.written) {
-          void vscode.window.showWarningMessage(`Accord cannot put conflict markers in ${nodePath.basename(file.path)}: ${outcome.why}.`);
+          void vscode.window.showWarningMessage(`Accord cannot put conflict markers in ${fileLabel(file.path)}: ${forNotification(outcome.why, 400)}.`);
           return;
         }
       }
@@ -251,7 +254,7 @@ export class ReviewController implements vscode.Disposable {
         editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenter);
       }
     } catch (error) {
-      void vscode.window.showErrorMessage(`Accord could not write the conflict into ${nodePath.basename(file.path)}: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(`Accord could not write the conflict into ${fileLabel(file.path)}: ${quotedForNotification(error instanceof Error ? error.message : String(error), 400)}`);
     }
   }
 
@@ -262,7 +265,7 @@ export class ReviewController implements vscode.Disposable {
     if (!why) return;
     const wanted = hunkDecision(file, indexArg) === 'accepted' ? 'accept' : 'take out';
     void vscode.window.showWarningMessage(
-      `Accord could not ${wanted} this change in ${nodePath.basename(file.path)}: ${why}. Resolve in File puts both versions between conflict markers; or change your lines and Try Again; or ${wanted === 'accept' ? 'Leave Out the change' : 'Keep the change'}.`,
+      `Accord could not ${wanted} this change in ${fileLabel(file.path)}: ${forNotification(why, 400)}. Resolve in File puts both versions between conflict markers; or change your lines and Try Again; or ${wanted === 'accept' ? 'Leave Out the change' : 'Keep the change'}.`,
     );
   }
 

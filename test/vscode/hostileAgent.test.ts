@@ -115,6 +115,10 @@ describe('a hostile agent in every VS Code surface', function () {
     await vscode.workspace.getConfiguration('accord').update('agents', undefined, vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('accord').update('notifications', undefined, vscode.ConfigurationTarget.Global);
     await clearNotifications();
+    // Leave the window as the next suites expect it: no Output panel (Show Agent Log opened it), no editors.
+    await vscode.commands.executeCommand('workbench.action.closePanel');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('workbench.view.extension.accord');
   });
 
   it("a configured agent's environment lacks the host's variables unless it opts in with inheritEnv", async () => {
@@ -162,6 +166,29 @@ describe('a hostile agent in every VS Code surface', function () {
         await api.client.controller.cancelTurn();
         await turn;
       }
+    }
+  });
+
+  it('a title cut for the dialog can be read whole: "Show Full Request" opens the request in a read-only editor', async () => {
+    const h = host('Hostile');
+    await clearNotifications();
+    const turn = promptIn(h, 'ask combining');
+    try {
+      await eventually('the approval', () => api.client.approvals.pendingApprovals.length === 1);
+      ui({ notification: 'Hostile asks for approval', click: 'Show Full Request' });
+      const editor = await eventually('the full request to open', () => {
+        const e = vscode.window.activeTextEditor;
+        return e?.document.uri.scheme === 'accord-approval' ? e : undefined;
+      });
+      const request = JSON.parse(editor.document.getText()) as { agent: string; toolCall: { title: string } };
+      assert.equal(request.agent, 'Hostile');
+      assert.equal(request.toolCall.title, `Z${'\u0301\u0316\u0317\u0318'.repeat(1250)}algo`);
+      // The editor shows it; the approval is still waiting for an answer.
+      assert.equal(api.client.approvals.pendingApprovals.length, 1);
+    } finally {
+      await api.client.controller.cancelTurn();
+      await turn;
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     }
   });
 

@@ -1,7 +1,11 @@
 // Which of the extension host's variables reach an agent process.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { agentEnvironment } from '../../../extension/agents/agentEnv';
+import { policyPassList } from '../../../extension/agents/policyPass';
 
 const host = {
   PATH: '/usr/bin', HOME: '/home/p', LANG: 'en_US.UTF-8', LC_ALL: 'C', HTTPS_PROXY: 'http://proxy:3128',
@@ -50,5 +54,40 @@ describe('agent environment', () => {
   test('Windows names match whatever their case', () => {
     const env = agentEnvironment({ host: { Path: 'C:\\bin', SystemRoot: 'C:\\Windows', Secret: 'x' }, kind: 'configured', platform: 'win32' });
     assert.deepEqual(env, { Path: 'C:\\bin', SystemRoot: 'C:\\Windows' });
+  });
+});
+
+describe("the bundled agent gets what the project's policy passes to commands", () => {
+  const host = { PATH: '/bin', JAVA_HOME: '/opt/jdk', GRADLE_USER_HOME: '/g', GRADLE_OPTS: '-x', AWS_SECRET_ACCESS_KEY: 'no' };
+
+  test('named variables and PREFIX_* entries, nothing else; a configured agent never', () => {
+    const env = agentEnvironment({ host, kind: 'bundled', policyPass: ['JAVA_HOME', 'GRADLE_*'] });
+    assert.equal(env.JAVA_HOME, '/opt/jdk');
+    assert.equal(env.GRADLE_USER_HOME, '/g');
+    assert.equal(env.GRADLE_OPTS, '-x');
+    assert.equal(env.AWS_SECRET_ACCESS_KEY, undefined);
+    assert.equal(agentEnvironment({ host, kind: 'configured', policyPass: ['JAVA_HOME'] }).JAVA_HOME, undefined);
+  });
+
+  test('a bare * or a malformed entry passes nothing', () => {
+    const env = agentEnvironment({ host, kind: 'bundled', policyPass: ['*', 'A B', '', 'AWS_*X'] });
+    assert.deepEqual(Object.keys(env).sort(), ['PATH']);
+  });
+
+  test('read from .accord/policy.json with a bound; a missing, oversized or malformed file passes nothing', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'accord-policy-pass-'));
+    try {
+      assert.deepEqual(await policyPassList(root), []);
+      mkdirSync(join(root, '.accord'));
+      writeFileSync(join(root, '.accord', 'policy.json'), JSON.stringify({ version: 1, rules: [], environment: { pass: ['JAVA_HOME', 7, 'GRADLE_*'] } }));
+      assert.deepEqual(await policyPassList(root), ['JAVA_HOME', 'GRADLE_*']);
+      writeFileSync(join(root, '.accord', 'policy.json'), '{ not json');
+      assert.deepEqual(await policyPassList(root), []);
+      writeFileSync(join(root, '.accord', 'policy.json'), JSON.stringify({ environment: { pass: ['JAVA_HOME'] }, pad: 'x'.repeat(300 * 1024) }));
+      assert.deepEqual(await policyPassList(root), []);
+      assert.deepEqual(await policyPassList(undefined), []);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
