@@ -33,6 +33,7 @@ import { CHANGES_CAPABILITY, registerChangesMethods } from './changesMethods';
 import type { SessionPersistence } from './sessionLog';
 import type { SessionWorkspaces } from '../session/workspaces';
 import { flagsMeta, type SessionSharing } from './sharing';
+import { SessionSetupError, workspaceFor } from './workspaceReady';
 
 declare const ACCORD_VERSION: string;
 const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
@@ -141,6 +142,9 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   const compactAt = options.compactAt ?? compactShare(env.ACCORD_COMPACT_AT) ?? DEFAULT_COMPACT_AT;
   const sharing = options.sharing;
 
+  /** Prompts waiting for their session's workspace; session/cancel ends the wait. */
+  const waiting = new WeakMap<Session, AbortController>();
+
   const sessionOrThrow = (sessionId: string): Session => {
     const session = store.get(sessionId);
     if (!session) throw RequestError.sessionNotFound(sessionId);
@@ -192,25 +196,36 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       const inPlace = wantsInPlace(params._meta);
       const sessionId = randomUUID();
       const flags = sharing?.flags ?? {};
-      const isolated = isolation
-        ? await isolation.create(sessionId, cwd, inPlace, flags.alwaysApprove).catch((error: unknown) => {
-            throw RequestError.internalError({ cwd }, `Could not set up the session's workspace: ${error instanceof Error ? error.message : String(error)}`);
+      const session = store.create(cwd, { model: sharing?.model ?? (await defaultModelId(env)), reasoningEffort: 'medium' }, sessionId);
+      if (isolation) {
+        // Answer now: the copy, its sandbox and MCP servers are made in the background; the log starts once there is a workspace to record.
+        isolation
+          .prepare(sessionId, cwd, inPlace, flags.alwaysApprove, async (isolated) => {
+            session.workIn(isolated.workspace.root);
+            await persistence?.sessionCreated(session, { ...isolated.workspace }, flags).catch((error: unknown) => {
+              throw new SessionSetupError(`Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
+            });
           })
-        : undefined;
-      const session = store.create(cwd, { model: sharing?.model ?? (await defaultModelId(env)), reasoningEffort: 'medium' }, sessionId, isolated?.workspace.root);
-      try {
-        await persistence?.sessionCreated(session, isolated ? { ...isolated.workspace } : undefined, flags);
-      } catch (error) {
-        store.remove(session.id);
-        await isolation?.discard(session.id);
-        throw RequestError.internalError({ cwd }, `Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
+          // What session/new's _meta used to carry (sandbox, policy and MCP problems, workspace), once known.
+          .then(async (isolated) => {
+            await session.updates.emit({ sessionUpdate: 'session_info_update', _meta: isolated.meta } as never);
+            // The policy's declared runs are known now: the "/" menu offers them too.
+            if (Object.keys(runsOf(session)).length > 0) await session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsOf(session) });
+          }, () => undefined);
+      } else {
+        try {
+          await persistence?.sessionCreated(session, undefined, flags);
+        } catch (error) {
+          store.remove(session.id);
+          throw RequestError.internalError({ cwd }, `Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
+        }
       }
       if (sharing) await sharing.attach(session, client, flags, features.current);
       else forwardUpdates(session, client, features.current);
       const configOptions = await configOptionsFor(session, env);
       // After the response, so the client already knows the session id.
       setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsOf(session) }), 0);
-      const meta = { ...isolated?.meta, ...flagsMeta(flags) };
+      const meta = flagsMeta(flags);
       return { sessionId: session.id, configOptions, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
     })
     .onRequest(methods.agent.session.setConfigOption, async ({ params }) => {
@@ -230,10 +245,12 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       const session = sessionOrThrow(params.sessionId);
       // A prompt sent during a turn waits and runs next; a cancel meanwhile ends it unrun.
       // `waiting` (durable approvals) is Accord's extension of v1's stop reasons.
-      return session.enqueue(() => runPrompt(session, params, client), () => ({ stopReason: 'cancelled' as const })) as Promise<PromptResponse>;
+      return session.enqueue(() => runPromptInWorkspace(session, params, client), () => ({ stopReason: 'cancelled' as const })) as Promise<PromptResponse>;
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
-      store.get(params.sessionId)?.cancel();
+      const session = store.get(params.sessionId);
+      if (session) waiting.get(session)?.abort();
+      session?.cancel();
     });
 
   /** The project's declared runs (from the policy the session's workspace loaded); none without isolation or with a broken policy. */
@@ -304,6 +321,17 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       const stopReason = await resolveApproval(session, requestId, optionId, depsFor(session, client));
       await persistence?.turnEnded(session, stopReason);
     }, () => undefined).catch((error: unknown) => console.error(`accord: answering approval ${requestId}: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  /** A turn starts once the session's workspace is ready (session/new answered before it was); session/cancel ends the wait. */
+  async function runPromptInWorkspace(session: Session, params: PromptRequest, client: AgentContext): Promise<{ stopReason: StopReason; _meta?: Record<string, unknown> }> {
+    if (isolation) {
+      const wait = new AbortController();
+      waiting.set(session, wait);
+      const ready = await workspaceFor(isolation, session.id, wait.signal).finally(() => waiting.delete(session));
+      if (ready === 'cancelled') return { stopReason: 'cancelled' };
+    }
+    return runPrompt(session, params, client);
   }
 
   async function runPrompt(session: Session, params: PromptRequest, client: AgentContext): Promise<{ stopReason: StopReason; _meta?: Record<string, unknown> }> {

@@ -9,6 +9,7 @@ import { fileSides } from '../session/changes';
 import { discard, listChanges, patch, type ChangedFile } from '../session/isolatedDiff';
 import type { IsolatedSession } from '../session/isolatedSession';
 import type { SessionWorkspaces } from '../session/workspaces';
+import { setupFailure } from './workspaceReady';
 
 /** Advertised in `initialize` (`agentCapabilities._meta`); clients call the methods only when it is present. */
 export const CHANGES_CAPABILITY = { accord: { changes: 1 } } as const;
@@ -36,8 +37,11 @@ function parser<T>(schema: z.ZodType<T>) {
 }
 
 export function registerChangesMethods(app: AgentApp, workspaces: SessionWorkspaces): AgentApp {
-  const sessionOf = (id: string): IsolatedSession => {
-    const session = workspaces.get(id);
+  /** Waits for a workspace still being made; a copy that failed fails the method with its reason. */
+  const sessionOf = async (id: string): Promise<IsolatedSession> => {
+    const session = await workspaces.ready(id).catch((error: unknown) => {
+      throw setupFailure(id, error);
+    });
     if (!session) throw RequestError.invalidParams({ sessionId: id }, `There is no session ${id} with a workspace in this connection; create or load it first.`);
     return session;
   };
@@ -60,27 +64,27 @@ export function registerChangesMethods(app: AgentApp, workspaces: SessionWorkspa
 
   return app
     .onRequest('_accord/workspace/status', parser(schemas.status), clearly(async ({ sessionId: id }) => {
-      const { workspace, sandbox } = sessionOf(id);
+      const { workspace, sandbox } = await sessionOf(id);
       return { mode: workspace.mode, root: workspace.root, applyTo: workspace.applyTo, base: workspace.base, sandbox, linkedReadOnly: workspace.linkedReadOnly };
     }))
-    .onRequest('_accord/changes/list', parser(schemas.list), clearly(async ({ sessionId: id }) => ({ changes: await listChanges(sessionOf(id).workspace) })))
+    .onRequest('_accord/changes/list', parser(schemas.list), clearly(async ({ sessionId: id }) => ({ changes: await listChanges((await sessionOf(id)).workspace) })))
     .onRequest('_accord/changes/file', parser(schemas.file), clearly(async ({ sessionId: id, path }) => {
-      const session = sessionOf(id);
+      const session = await sessionOf(id);
       const change = (await changesFor(session, [path])).find((c) => c.path === path)!;
       return fileSides(session.workspace, change);
     }))
     .onRequest('_accord/changes/patch', parser(schemas.patch), clearly(async ({ sessionId: id, paths }) => {
-      const session = sessionOf(id);
+      const session = await sessionOf(id);
       await changesFor(session, paths);
       return { patch: await patch(session.workspace, paths) };
     }))
     .onRequest('_accord/changes/apply', parser(schemas.apply), clearly(async ({ sessionId: id, files }) => {
-      const session = sessionOf(id);
+      const session = await sessionOf(id);
       await changesFor(session, files?.map((f) => f.path));
       return applyToProject(session.workspace, files?.map((f) => ({ path: f.path, ...(f.hunks ? { hunks: f.hunks } : {}) })));
     }))
     .onRequest('_accord/changes/discard', parser(schemas.discard), clearly(async ({ sessionId: id, paths }) => {
-      const session = sessionOf(id);
+      const session = await sessionOf(id);
       await changesFor(session, paths);
       return { discarded: await discard(session.workspace, paths) };
     }));

@@ -247,9 +247,10 @@ export class SessionLogPersistence implements SessionPersistence {
           await sharing.detach(params.sessionId);
           return {};
         }
+        // The workspace first: a copy still being made is finished or removed before its log is closed.
+        await isolation?.release(params.sessionId);
         live.remove(params.sessionId);
         await this.forget(params.sessionId);
-        await isolation?.release(params.sessionId);
         return {};
       });
   }

@@ -39,7 +39,7 @@ export class Session {
   private queueGeneration = 0;
 
   /** Where the tools work: the session's isolated workspace, or `cwd` itself. */
-  readonly root: string;
+  private workspaceRoot: string;
 
   constructor(
     readonly id: string,
@@ -48,7 +48,16 @@ export class Session {
     public settings: SessionSettings,
     root?: string,
   ) {
-    this.root = root ?? cwd;
+    this.workspaceRoot = root ?? cwd;
+  }
+
+  get root(): string {
+    return this.workspaceRoot;
+  }
+
+  /** The isolated workspace prepared after session/new answered; set before any tool may run. */
+  workIn(root: string): void {
+    this.workspaceRoot = root;
   }
 
   /**

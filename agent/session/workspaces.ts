@@ -1,10 +1,11 @@
 // Each session's isolated workspace, sandboxed runner and policy gate, by
-// session id, for the lifetime of one agent connection. Created at
-// session/new, re-attached (never re-created) at session/load and
+// session id, for the lifetime of one agent connection. Prepared in the
+// background from session/new on (the answer does not wait for the copy;
+// every consumer awaits `ready`), re-attached (never re-created) at session/load and
 // session/resume from what the log recorded, released on session/close and
 // when the connection ends. The copies themselves stay on disk: a later load
 // continues in them and the person can still review and apply their changes.
-import type { IsolatedWorkspace } from './isolated';
+import { WorkspaceError, type IsolatedWorkspace } from './isolated';
 import { reattachIsolatedSession, setUpIsolatedSession, type IsolatedSession } from './isolatedSession';
 
 export interface IsolationSettings {
@@ -14,10 +15,21 @@ export interface IsolationSettings {
   alwaysApprove: boolean;
   /** Run commands without the OS sandbox, with this reason (e.g. ACCORD_SANDBOX=off). */
   withoutSandbox?: string;
+  /** Awaited before a new session's copy is made (tests hold the copy back with it). */
+  beforeSetUp?: (sessionId: string) => Promise<void>;
+}
+
+interface Preparing {
+  promise: Promise<IsolatedSession>;
+  /** Closed before the copy was ready: the copy is removed as soon as it exists. */
+  abandoned: boolean;
 }
 
 export class SessionWorkspaces {
   private readonly sessions = new Map<string, IsolatedSession>();
+  private readonly preparing = new Map<string, Preparing>();
+  /** Why a session's copy could not be made: every later use fails with it, never falls back to the person's tree. */
+  private readonly failed = new Map<string, Error>();
 
   constructor(readonly settings: IsolationSettings) {}
 
@@ -26,6 +38,51 @@ export class SessionWorkspaces {
     const session = await setUpIsolatedSession({ ...this.base(alwaysApprove), sessionId, projectRoot, inPlace });
     this.sessions.set(sessionId, session);
     return session;
+  }
+
+  /**
+   * Starts making a new session's workspace and returns at once; `ready(id)`
+   * and the returned promise settle when it is usable. `onReady` runs before
+   * the session is handed out (the log records the workspace there).
+   */
+  prepare(sessionId: string, projectRoot: string, inPlace: boolean, alwaysApprove?: boolean, onReady?: (session: IsolatedSession) => Promise<void>): Promise<IsolatedSession> {
+    const entry: Preparing = { abandoned: false, promise: Promise.resolve(undefined as never) };
+    entry.promise = (async () => {
+      await this.settings.beforeSetUp?.(sessionId);
+      if (entry.abandoned) throw closedWhilePreparing(sessionId);
+      const session = await setUpIsolatedSession({ ...this.base(alwaysApprove), sessionId, projectRoot, inPlace });
+      try {
+        if (entry.abandoned) throw closedWhilePreparing(sessionId);
+        await onReady?.(session);
+      } catch (error) {
+        await session.dispose(true).catch(() => undefined);
+        throw error;
+      }
+      this.sessions.set(sessionId, session);
+      return session;
+    })();
+    this.preparing.set(sessionId, entry);
+    entry.promise.then(
+      () => this.preparing.delete(sessionId),
+      (error: unknown) => {
+        this.preparing.delete(sessionId);
+        if (!entry.abandoned) this.failed.set(sessionId, error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+    return entry.promise;
+  }
+
+  /**
+   * The session's workspace once it is usable; rejects with the reason its
+   * copy could not be made; undefined for a session this connection has no
+   * workspace for.
+   */
+  async ready(sessionId: string): Promise<IsolatedSession | undefined> {
+    const pending = this.preparing.get(sessionId);
+    if (pending) await pending.promise;
+    const failure = this.failed.get(sessionId);
+    if (failure) throw failure;
+    return this.sessions.get(sessionId);
   }
 
   /** Throws WorkspaceError (a message for the person) when the recorded workspace is gone. */
@@ -42,6 +99,7 @@ export class SessionWorkspaces {
 
   /** Stops the session's sandbox resources; its workspace stays for a later load. */
   async release(sessionId: string): Promise<void> {
+    await this.abandon(sessionId);
     const session = this.sessions.get(sessionId);
     this.sessions.delete(sessionId);
     await session?.dispose(false);
@@ -49,13 +107,23 @@ export class SessionWorkspaces {
 
   /** Deletes a session's workspace (a session/new whose log could not be started). */
   async discard(sessionId: string): Promise<void> {
+    await this.abandon(sessionId);
     const session = this.sessions.get(sessionId);
     this.sessions.delete(sessionId);
     await session?.dispose(true);
   }
 
   async releaseAll(): Promise<void> {
-    await Promise.all([...this.sessions.keys()].map((id) => this.release(id)));
+    await Promise.all([...new Set([...this.sessions.keys(), ...this.preparing.keys(), ...this.failed.keys()])].map((id) => this.release(id)));
+  }
+
+  /** A copy still being made is removed once its making stops; nothing half-made stays behind. */
+  private async abandon(sessionId: string): Promise<void> {
+    this.failed.delete(sessionId);
+    const pending = this.preparing.get(sessionId);
+    if (!pending) return;
+    pending.abandoned = true;
+    await pending.promise.catch(() => undefined);
   }
 
   private base(alwaysApproveSession?: boolean) {
@@ -63,4 +131,8 @@ export class SessionWorkspaces {
     const alwaysApprove = alwaysApproveSession ?? this.settings.alwaysApprove;
     return { dataDir, alwaysApprove, ...(withoutSandbox ? { withoutSandbox } : {}) };
   }
+}
+
+function closedWhilePreparing(sessionId: string): WorkspaceError {
+  return new WorkspaceError(`Session ${sessionId} was closed while its workspace was being prepared.`);
 }

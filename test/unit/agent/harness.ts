@@ -193,3 +193,15 @@ export function updatesOf(harness: Harness, sessionId: string, kind: string): an
 export function messageText(harness: Harness, sessionId: string, kind = 'agent_message_chunk'): string {
   return updatesOf(harness, sessionId, kind).map((u) => u.content.text).join('');
 }
+
+/**
+ * What an isolated session's workspace setup reports (sandbox, policy and MCP
+ * problems, workspace): session/new answers before it exists, so it arrives
+ * as a `session_info_update` `_meta` once the copy is ready.
+ */
+export async function preparedMeta(harness: Harness, sessionId: string): Promise<Record<string, any>> {
+  const found = await harness.waitForUpdate(
+    (n) => n.sessionId === sessionId && n.update.sessionUpdate === 'session_info_update' && (n.update as { _meta?: Record<string, unknown> })._meta?.['accord/workspace'] !== undefined,
+  );
+  return (found.update as { _meta: Record<string, any> })._meta;
+}

@@ -9,7 +9,7 @@ import { SessionWorkspaces } from '../../../agent/session/workspaces';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { SessionStore } from '../../../agent/log';
 import { builtinTools } from '../../../agent/tools/index';
-import { inMemoryApp, tempDir, type Harness } from './harness';
+import { inMemoryApp, preparedMeta, tempDir, type Harness } from './harness';
 
 export const lines = (n: number, change: Record<number, string> = {}) =>
   Array.from({ length: n }, (_, i) => change[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
@@ -39,9 +39,10 @@ export interface IsolatedAgent {
   close(): Promise<void>;
 }
 
-export function isolatedAgent(env: Record<string, string | undefined>, dataDir: string, alwaysApprove = false): IsolatedAgent {
+/** `beforeSetUp`: holds each new session's copy back until it resolves. */
+export function isolatedAgent(env: Record<string, string | undefined>, dataDir: string, alwaysApprove = false, beforeSetUp?: (sessionId: string) => Promise<void>): IsolatedAgent {
   const logs = new SessionStore(dataDir);
-  const isolation = new SessionWorkspaces({ dataDir, alwaysApprove });
+  const isolation = new SessionWorkspaces({ dataDir, alwaysApprove, ...(beforeSetUp ? { beforeSetUp } : {}) });
   const { app, closeLogs } = createLoggedAgent({ env, tools: builtinTools(), commands: new ProcessRunner(), maxRetries: 0, isolation }, logs);
   const harness = inMemoryApp(app);
   return {
@@ -51,7 +52,7 @@ export function isolatedAgent(env: Record<string, string | undefined>, dataDir: 
     async newSession(cwd, meta) {
       await harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
       const response = await harness.connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [], ...(meta ? { _meta: meta } : {}) });
-      return { sessionId: response.sessionId, meta: (response._meta ?? {}) as Record<string, any> };
+      return { sessionId: response.sessionId, meta: { ...response._meta, ...(await preparedMeta(harness, response.sessionId)) } };
     },
     ext: (method, params) => harness.connection.agent.request(method, params),
     async close() {

@@ -9,7 +9,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpath
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
 import { reply, type FakeModelServer } from '../../fakeModelServer/index';
-import { agentBundle, childAgent, isolatedEnv, updatesOf, type ChildHarness } from '../agent/harness';
+import { agentBundle, childAgent, isolatedEnv, preparedMeta, updatesOf, type ChildHarness } from '../agent/harness';
 import { gitProject } from '../agent/isolationFixtures';
 
 /** Builds the agent bundle once per test file run: these tests drive `node dist/agent.js acp`. */
@@ -71,7 +71,7 @@ export function startAgent(model: FakeModelServer, scene: Scene, configDir: stri
 export async function openSession(agent: ChildHarness, cwd: string, meta?: Record<string, unknown>): Promise<{ sessionId: string; meta: Record<string, any> }> {
   await agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
   const created = await agent.connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [], ...(meta ? { _meta: meta } : {}) });
-  return { sessionId: created.sessionId, meta: (created._meta ?? {}) as Record<string, any> };
+  return { sessionId: created.sessionId, meta: { ...created._meta, ...(await preparedMeta(agent, created.sessionId)) } };
 }
 
 let callCounter = 0;
