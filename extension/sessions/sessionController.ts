@@ -12,7 +12,7 @@ import type { AgentFailure, HostMessage, PromptCapabilities, StopReason, Webview
 import { modelSetting, reasoningEffort } from '../settings/settings';
 import { parseSelectionPath } from '../chat/panelServices';
 import { quotedForNotification } from '../text/agentText';
-import { sessionNotices } from './sessionNotices';
+import { sessionNotices, setupMetaOf } from './sessionNotices';
 
 export interface CurrentSession {
   host: AgentHost;
@@ -65,6 +65,8 @@ export interface TurnHooks {
 export class SessionController {
   private currentValue: CurrentSession | undefined;
   private loading: string | undefined;
+  /** Waits for the newest session's setup notices; replaced by the next new session. */
+  private setupListener: { dispose(): void } | undefined;
   /** The panel's session is running a turn this window did not send (its end comes as a notification). */
   private remoteTurn: string | undefined;
   /** The turn the agent's exit ended, to show again once the reloaded session has replaced the panel's transcript. */
@@ -132,8 +134,21 @@ export class SessionController {
     }
     const session = this.adopt(host, response.sessionId, response.configOptions ?? [], 'new');
     this.showNotices(response._meta);
+    this.noticesLater(response.sessionId);
     await this.applySettings(session);
     return session;
+  }
+
+  /** The notices the agent sends once the session's copy is ready (it answers session/new first). */
+  private noticesLater(sessionId: string): void {
+    this.setupListener?.dispose();
+    const listener = this.deps.router.onUpdate(({ sessionId: id, update, replay }) => {
+      const meta = id === sessionId && !replay ? setupMetaOf(update) : undefined;
+      if (!meta) return;
+      listener.dispose();
+      this.showNotices(meta);
+    });
+    this.setupListener = listener;
   }
 
   /** A broken policy or failed MCP server, said once per new session; the agent's wording only ever in a modal's plain-text detail. */

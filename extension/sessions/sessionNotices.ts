@@ -38,3 +38,15 @@ export function sessionNotices(meta: unknown): SessionNotice[] {
   }
   return notices;
 }
+
+/**
+ * The bundled agent answers `session/new` before the session's private copy
+ * exists; what it found while setting the session up (the same keys) comes
+ * later, as the `_meta` of a `session_info_update` naming the workspace.
+ */
+export function setupMetaOf(update: unknown): Record<string, unknown> | undefined {
+  if (update === null || typeof update !== 'object') return undefined;
+  const { sessionUpdate, _meta: meta } = update as { sessionUpdate?: unknown; _meta?: unknown };
+  if (sessionUpdate !== 'session_info_update' || meta === null || typeof meta !== 'object') return undefined;
+  return 'accord/workspace' in meta ? (meta as Record<string, unknown>) : undefined;
+}

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
 import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { agentBundle, childAgent, isolatedEnv, tempDir, updatesOf, type ChildHarness } from './harness';
+import { agentBundle, childAgent, isolatedEnv, preparedMeta, tempDir, updatesOf, type ChildHarness } from './harness';
 import { gitProject } from './isolationFixtures';
 
 describe('isolated sessions in the bundled agent', () => {
@@ -40,7 +40,7 @@ describe('isolated sessions in the bundled agent', () => {
       await first.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
       const created = await first.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
       sessionId = created.sessionId;
-      const sandbox = (created._meta as any)['accord/sandbox'];
+      const sandbox = (await preparedMeta(first, sessionId))['accord/sandbox'];
       const bwrap = spawnSync('bwrap', ['--version']).status === 0;
       if (bwrap) assert.deepEqual(sandbox, { state: 'sandboxed', platform: 'linux', warnings: [] }, 'the bundle loads sandbox-runtime and finds its seccomp helper');
       server.script(reply.tool('e1', 'edit_file', { path: 'a.txt', old_string: 'a', new_string: 'A' }), reply.text('Edited a.'));
@@ -111,7 +111,7 @@ describe('isolated sessions in the bundled agent', () => {
     try {
       await agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
       const created = await agent.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
-      assert.deepEqual((created._meta as any)['accord/sandbox'], { state: 'unsandboxed', reason: 'the sandbox was turned off with ACCORD_SANDBOX=off' });
+      assert.deepEqual((await preparedMeta(agent, created.sessionId))['accord/sandbox'], { state: 'unsandboxed', reason: 'the sandbox was turned off with ACCORD_SANDBOX=off' });
       assert.equal(await agent.prompt(created.sessionId, '!ls'), 'end_turn');
       assert.equal(agent.permissionRequests.length, 1, 'an allowed command asks when it would run unsandboxed');
       assert.match(JSON.stringify(agent.permissionRequests[0]!.toolCall), /not sandboxed/);
@@ -143,7 +143,7 @@ describe('isolated sessions in the bundled agent', () => {
       try {
         await agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
         const created = await agent.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
-        if ((created._meta as any)['accord/sandbox'].state !== 'sandboxed') return t.skip('no sandbox here');
+        if ((await preparedMeta(agent, created.sessionId))['accord/sandbox'].state !== 'sandboxed') return t.skip('no sandbox here');
         const children = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(agent.child.pid)], { encoding: 'utf8' }).trim().split('\n');
         const helpers = children.filter((line) => line.includes('socat')).map((line) => Number(line.trim().split(/\s+/)[0]));
         assert.ok(helpers.length > 0, `the sandbox's network bridges run as children of the agent: ${children.join('; ')}`);

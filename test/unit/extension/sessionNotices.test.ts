@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { plainDetail, sessionNotices } from '../../../extension/sessions/sessionNotices';
+import { plainDetail, sessionNotices, setupMetaOf } from '../../../extension/sessions/sessionNotices';
 
 test('a policy error and failed MCP servers become notices with fixed headlines and the agent text as plain detail', () => {
   const notices = sessionNotices({
@@ -25,4 +25,15 @@ test("the agent's text never reaches the headline; in the detail invisible and b
   assert.ok(notice!.detail.length < 20 * 310 + 40);
   assert.match(notice!.detail, /… 81 more lines$/);
   assert.equal(plainDetail('a\nb'), 'a\nb');
+});
+
+test('the notices of a session whose copy became ready later come from the session_info_update that names its workspace, and from nothing else', () => {
+  const meta = { 'accord/workspace': { mode: 'git-clone', root: '/d/ws' }, 'accord/policyError': 'bad policy' };
+  assert.deepEqual(setupMetaOf({ sessionUpdate: 'session_info_update', _meta: meta }), meta);
+  assert.equal(sessionNotices(setupMetaOf({ sessionUpdate: 'session_info_update', _meta: meta })).length, 1);
+  assert.equal(setupMetaOf({ sessionUpdate: 'session_info_update', title: 'x' }), undefined);
+  assert.equal(setupMetaOf({ sessionUpdate: 'session_info_update', _meta: { 'accord/policyError': 'no workspace named' } }), undefined);
+  assert.equal(setupMetaOf({ sessionUpdate: 'agent_message_chunk', _meta: meta }), undefined);
+  assert.equal(setupMetaOf({ sessionUpdate: 'session_info_update', _meta: 'text' }), undefined);
+  assert.equal(setupMetaOf(null), undefined);
 });
