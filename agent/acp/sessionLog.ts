@@ -23,6 +23,7 @@ import type { AvailableCommand } from '../core/updates';
 import { waitingMeta, type DurableRequests } from './durablePermissions';
 import type { SessionWorkspaces } from '../session/workspaces';
 import { FLAGS_CONFIG_KEY, flagsMeta, type SessionFlags, type SessionSharing } from './sharing';
+import { setupFailure } from './workspaceReady';
 
 /** What the adapter tells a persistence layer; every hook is awaited where the adapter calls it. */
 export interface SessionPersistence {
@@ -196,6 +197,10 @@ export class SessionLogPersistence implements SessionPersistence {
       const refusal = refuseClientWidening(params._meta) ?? refuseSessionMcpServers(params.mcpServers);
       if (refusal) throw RequestError.invalidParams({ sessionId: params.sessionId }, refusal);
       if (sharing?.isLive(params.sessionId)) {
+        // A session still being set up has no log to replay yet; a failed setup fails the join with its reason.
+        await isolation?.ready(params.sessionId).catch((error: unknown) => {
+          throw setupFailure(params.sessionId, error);
+        });
         const joined = await sharing.join(params.sessionId, params.cwd, client, replayUpdates, features.current);
         const session = live.get(params.sessionId);
         if (!session) throw RequestError.sessionNotFound(params.sessionId);
@@ -226,6 +231,8 @@ export class SessionLogPersistence implements SessionPersistence {
       .onRequest(methods.agent.session.resume, ({ params, client }) => reattach(params, client, false))
       .onRequest(methods.agent.session.list, async ({ params }) => {
         try {
+          // A session answered before its copy was ready is logged once the copy exists: list it, not miss it.
+          await isolation?.preparations();
           const page = await this.logs.list({ ...(params.cwd ? { cwd: params.cwd } : {}), ...(params.cursor ? { cursor: params.cursor } : {}) });
           // Live state (the daemon shares `live` across clients): a session running a turn says so.
           const sessions: SessionInfo[] = page.sessions.map((s) => ({

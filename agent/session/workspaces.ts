@@ -85,6 +85,11 @@ export class SessionWorkspaces {
     return this.sessions.get(sessionId);
   }
 
+  /** Settles when every copy being made now is ready or failed (a session is logged, so listed, once its copy exists). */
+  async preparations(): Promise<void> {
+    await Promise.allSettled([...this.preparing.values()].map((p) => p.promise));
+  }
+
   /** Throws WorkspaceError (a message for the person) when the recorded workspace is gone. */
   async reattach(workspace: IsolatedWorkspace, projectRoot: string, alwaysApprove?: boolean): Promise<IsolatedSession> {
     await this.release(workspace.sessionId);

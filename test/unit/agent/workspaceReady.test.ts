@@ -57,6 +57,7 @@ describe('session/new before the isolated copy is ready', () => {
       const requestsBefore = model.server.requests.length;
       const prompt = agent.harness.prompt(created.sessionId, 'write b.txt');
       const statusWhileHeld = agent.ext('_accord/workspace/status', { sessionId: created.sessionId });
+      const listWhileHeld = agent.ext(methods.agent.session.list, {});
       held.release();
       assert.equal(await prompt, 'end_turn');
       assert.equal(model.server.requests.length, requestsBefore + 2);
@@ -64,6 +65,7 @@ describe('session/new before the isolated copy is ready', () => {
       assert.equal(meta['accord/workspace'].mode, 'git-clone');
       assert.equal(readFileSync(join(meta['accord/workspace'].root, 'b.txt'), 'utf8'), 'agent\n', 'the write landed in the copy');
       assert.ok(!existsSync(join(project, 'b.txt')), "the person's tree is untouched");
+      assert.ok((await listWhileHeld).sessions.some((x: any) => x.sessionId === created.sessionId), 'session/list asked while the copy was held lists the session');
       const status = await statusWhileHeld;
       assert.equal(status.root, meta['accord/workspace'].root, 'a review method asked while the copy was held waited for it');
       const { changes } = await agent.ext('_accord/changes/list', { sessionId: created.sessionId });
