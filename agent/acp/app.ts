@@ -144,6 +144,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
 
   /** Prompts waiting for their session's workspace; session/cancel ends the wait. */
   const waiting = new WeakMap<Session, AbortController>();
+  /** Sessions this connection created with a workspace of their own. */
+  const madeIsolated = new WeakSet<Session>();
 
   const sessionOrThrow = (sessionId: string): Session => {
     const session = store.get(sessionId);
@@ -198,6 +200,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       const flags = sharing?.flags ?? {};
       const session = store.create(cwd, { model: sharing?.model ?? (await defaultModelId(env)), reasoningEffort: 'medium' }, sessionId);
       if (isolation) {
+        madeIsolated.add(session);
         // Answer now: the copy, its sandbox and MCP servers are made in the background; the log starts once there is a workspace to record.
         isolation
           .prepare(sessionId, cwd, inPlace, flags.alwaysApprove, async (isolated) => {
@@ -330,6 +333,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       waiting.set(session, wait);
       const ready = await workspaceFor(isolation, session.id, wait.signal).finally(() => waiting.delete(session));
       if (ready === 'cancelled') return { stopReason: 'cancelled' };
+      // Made for a copy that is gone (closed meanwhile): never run in the person's tree instead.
+      if (!ready && madeIsolated.has(session)) throw RequestError.sessionNotFound(session.id);
     }
     return runPrompt(session, params, client);
   }

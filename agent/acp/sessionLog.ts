@@ -254,9 +254,9 @@ export class SessionLogPersistence implements SessionPersistence {
           await sharing.detach(params.sessionId);
           return {};
         }
-        // The workspace first: a copy still being made is finished or removed before its log is closed.
-        await isolation?.release(params.sessionId);
         live.remove(params.sessionId);
+        // The workspace before the log: a copy still being made is finished (and logged) or removed first.
+        await isolation?.release(params.sessionId);
         await this.forget(params.sessionId);
         return {};
       });

@@ -90,8 +90,9 @@ export class SessionHub {
     if (shared && shared.links.size === 0 && !shared.session.turnRunning && shared.session.waitingPrompts === 0 && shared.broker.waiting === 0) {
       this.sessions.delete(sessionId);
       this.deps.live.remove(sessionId);
-      await this.deps.persistence.release(sessionId);
+      // The workspace before the log: a copy still being made is finished (and logged) or removed first.
       await this.deps.isolation.release(sessionId);
+      await this.deps.persistence.release(sessionId);
     }
     this.deps.onMaybeIdle();
   }

@@ -33,14 +33,9 @@ export class SessionWorkspaces {
 
   constructor(readonly settings: IsolationSettings) {}
 
-  /** `alwaysApprove`: this session's own grant (the daemon's connections differ); default: the agent-wide one. */
-  async create(sessionId: string, projectRoot: string, inPlace: boolean, alwaysApprove?: boolean): Promise<IsolatedSession> {
-    const session = await setUpIsolatedSession({ ...this.base(alwaysApprove), sessionId, projectRoot, inPlace });
-    this.sessions.set(sessionId, session);
-    return session;
-  }
-
   /**
+   * `alwaysApprove`: this session's own grant (the daemon's connections
+   * differ); default: the agent-wide one.
    * Starts making a new session's workspace and returns at once; `ready(id)`
    * and the returned promise settle when it is usable. `onReady` runs before
    * the session is handed out (the log records the workspace there).
