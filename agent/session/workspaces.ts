@@ -31,7 +31,11 @@ export class SessionWorkspaces {
   /** Why a session's copy could not be made: every later use fails with it, never falls back to the person's tree. */
   private readonly failed = new Map<string, Error>();
 
-  constructor(readonly settings: IsolationSettings) {}
+  /** `setUp`: how a new session's workspace is made (the real copy; the bookkeeping's model test swaps it). */
+  constructor(
+    readonly settings: IsolationSettings,
+    private readonly setUp: typeof setUpIsolatedSession = setUpIsolatedSession,
+  ) {}
 
   /**
    * `alwaysApprove`: this session's own grant (the daemon's connections
@@ -45,7 +49,7 @@ export class SessionWorkspaces {
     entry.promise = (async () => {
       await this.settings.beforeSetUp?.(sessionId);
       if (entry.abandoned) throw closedWhilePreparing(sessionId);
-      const session = await setUpIsolatedSession({ ...this.base(alwaysApprove), sessionId, projectRoot, inPlace });
+      const session = await this.setUp({ ...this.base(alwaysApprove), sessionId, projectRoot, inPlace });
       try {
         if (entry.abandoned) throw closedWhilePreparing(sessionId);
         await onReady?.(session);
