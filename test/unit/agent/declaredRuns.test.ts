@@ -55,7 +55,7 @@ describe('declared runs', () => {
     const agent = inMemoryApp(app);
     try {
       const sessionId = await agent.newSession(project);
-      await run(agent, sessionId, isolation.get(sessionId)!.workspace.root);
+      await run(agent, sessionId, (await isolation.ready(sessionId))!.workspace.root);
     } finally {
       await agent.close();
       await closeLogs();
@@ -92,7 +92,8 @@ describe('declared runs', () => {
 
   test('the runs are listed as commands; /check runs like !run check', { timeout: 120_000 }, async () => {
     await withSession({}, async (agent, sessionId) => {
-      const listed = await agent.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'available_commands_update');
+      // session/new answers before the workspace (and its policy) is ready: the menu gains the runs once it is.
+      const listed = await agent.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'available_commands_update' && (n.update as any).availableCommands.length > 1);
       const commands = (listed.update as any).availableCommands;
       assert.deepEqual(commands.map((c: any) => c.name), ['compact', 'check', 'escape', 'deploy']);
       assert.equal(commands[1].description, 'Lint, then test');
