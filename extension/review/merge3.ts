@@ -37,39 +37,9 @@ interface SidedHunk {
 export function merge3(ancestor: string, ours: string, theirs: string): MergeResult {
   if (ours === ancestor || ours === theirs) return { clean: true, text: theirs };
   if (theirs === ancestor) return { clean: true, text: ours };
-
-  const sided: SidedHunk[] = [
-    ...computeHunks(ancestor, ours).map((hunk) => sidedHunk('ours', hunk)),
-    ...computeHunks(ancestor, theirs).map((hunk) => sidedHunk('theirs', hunk)),
-  ].sort((a, b) => a.start - b.start || a.end - b.end);
-
-  const ancestorLines = splitLines(ancestor);
-  const out: string[] = [];
   const conflicts: MergeConflict[] = [];
-  let at = 0;
-  for (const cluster of clusters(sided)) {
-    const start = cluster[0]!.start;
-    const end = Math.max(...cluster.map((h) => h.end));
-    out.push(...ancestorLines.slice(at, start));
-    const oursRegion = applyInRegion(ancestorLines, start, end, cluster, 'ours');
-    const theirsRegion = applyInRegion(ancestorLines, start, end, cluster, 'theirs');
-    const sides = new Set(cluster.map((h) => h.side));
-    if (sides.size === 1) {
-      out.push(...(sides.has('ours') ? oursRegion : theirsRegion));
-    } else if (oursRegion.join('') === theirsRegion.join('')) {
-      out.push(...oursRegion);
-    } else {
-      conflicts.push({
-        ancestorStart: start,
-        ancestorLines: ancestorLines.slice(start, end),
-        ours: oursRegion,
-        theirs: theirsRegion,
-      });
-    }
-    at = end;
-  }
-  out.push(...ancestorLines.slice(at));
-  return conflicts.length > 0 ? { clean: false, conflicts } : { clean: true, text: out.join('') };
+  const text = walk(ancestor, ours, theirs, (conflict) => void conflicts.push(conflict));
+  return conflicts.length > 0 ? { clean: false, conflicts } : { clean: true, text };
 }
 
 /**
@@ -81,15 +51,27 @@ export function merge3(ancestor: string, ours: string, theirs: string): MergeRes
 export function mergeWithMarkers(ancestor: string, ours: string, theirs: string, labels: { ours: string; theirs: string }): { text: string; conflicts: number } {
   const merged = merge3(ancestor, ours, theirs);
   if (merged.clean) return { text: merged.text, conflicts: 0 };
-  const ancestorLines = splitLines(ancestor);
+  const block = (lines: string[]) => lines.map((line, i) => (i === lines.length - 1 && !line.endsWith('\n') ? `${line}\n` : line));
+  const text = walk(ancestor, ours, theirs, (conflict, out) => {
+    if (out.length > 0 && !out[out.length - 1]!.endsWith('\n')) out[out.length - 1] += '\n';
+    out.push(`<<<<<<< ${labels.ours}\n`, ...block(conflict.ours), '=======\n', ...block(conflict.theirs), `>>>>>>> ${labels.theirs}\n`);
+  });
+  return { text, conflicts: merged.conflicts.length };
+}
+
+/**
+ * One walk over both sides' hunks in ancestor order: untouched ancestor lines
+ * and regions only one side changed (or both changed alike) go to the output;
+ * a contested region goes to `onConflict`, which may write into the output.
+ */
+function walk(ancestor: string, ours: string, theirs: string, onConflict: (conflict: MergeConflict, out: string[]) => void): string {
   const sided: SidedHunk[] = [
     ...computeHunks(ancestor, ours).map((hunk) => sidedHunk('ours', hunk)),
     ...computeHunks(ancestor, theirs).map((hunk) => sidedHunk('theirs', hunk)),
   ].sort((a, b) => a.start - b.start || a.end - b.end);
+  const ancestorLines = splitLines(ancestor);
   const out: string[] = [];
-  let conflicts = 0;
   let at = 0;
-  const block = (lines: string[]) => lines.map((line, i) => (i === lines.length - 1 && !line.endsWith('\n') ? `${line}\n` : line));
   for (const cluster of clusters(sided)) {
     const start = cluster[0]!.start;
     const end = Math.max(...cluster.map((h) => h.end));
@@ -99,15 +81,11 @@ export function mergeWithMarkers(ancestor: string, ours: string, theirs: string,
     const sides = new Set(cluster.map((h) => h.side));
     if (sides.size === 1) out.push(...(sides.has('ours') ? oursRegion : theirsRegion));
     else if (oursRegion.join('') === theirsRegion.join('')) out.push(...oursRegion);
-    else {
-      conflicts++;
-      if (out.length > 0 && !out[out.length - 1]!.endsWith('\n')) out[out.length - 1] += '\n';
-      out.push(`<<<<<<< ${labels.ours}\n`, ...block(oursRegion), '=======\n', ...block(theirsRegion), `>>>>>>> ${labels.theirs}\n`);
-    }
+    else onConflict({ ancestorStart: start, ancestorLines: ancestorLines.slice(start, end), ours: oursRegion, theirs: theirsRegion }, out);
     at = end;
   }
   out.push(...ancestorLines.slice(at));
-  return { text: out.join(''), conflicts };
+  return out.join('');
 }
 
 /** Whether a text still holds conflict markers (a line starting `<<<<<<< ` and one starting `>>>>>>> `). */
