@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { addressAt, dataDirOf, defaultDaemonAddress, UnsafeSocketError } from '../daemon/address';
 import { connectOrStart, handshake } from '../daemon/connect';
 import { forwardedEnv } from '../daemon/handshake';
-import type { AgentOptions } from './options';
+import { connectionFlags, type AgentOptions } from './options';
 
 declare const ACCORD_VERSION: string;
 export const cliVersion = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
@@ -33,13 +33,7 @@ export async function runBridge(options: AgentOptions, cliPath: string, fallback
   const welcomed = handshake(socket, {
     accord: 'hello',
     version,
-    flags: {
-      ...(options.alwaysApprove ? { alwaysApprove: true } : {}),
-      ...(options.durableRequests ? { durableRequests: true } : {}),
-      project: options.project ?? process.cwd(),
-      ...(options.model ? { model: options.model } : {}),
-      env: forwardedEnv(process.env),
-    },
+    flags: { ...connectionFlags(options), env: forwardedEnv(process.env) },
   });
   let inputEnded = false;
   process.stdin.on('end', () => {

@@ -11,6 +11,16 @@ export interface AgentOptions {
   noDaemon: boolean;
 }
 
+/** The grants and defaults a connection's sessions take from the agent options (the same for every transport). */
+export function connectionFlags(options: AgentOptions): { alwaysApprove?: true; durableRequests?: true; project: string; model?: string } {
+  return {
+    ...(options.alwaysApprove ? { alwaysApprove: true as const } : {}),
+    ...(options.durableRequests ? { durableRequests: true as const } : {}),
+    project: options.project ?? process.cwd(),
+    ...(options.model ? { model: options.model } : {}),
+  };
+}
+
 /** Also thrown by the core bundle (its own copy of this class), so recognised by name. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';

@@ -3,7 +3,7 @@
 // the relay. It reconnects with backoff; sessions stay in this process, so
 // a client resumes them after a reconnect.
 import { WebSocket } from 'ws';
-import { takeAgentOptions, takeValue, UsageError } from '../cli/options';
+import { connectionFlags, takeAgentOptions, takeValue, UsageError } from '../cli/options';
 import { SessionHost } from '../daemon/host';
 import { generateSecret, isLoopback } from './auth';
 import { webSocketStream } from './wsStream';
@@ -37,12 +37,7 @@ export async function runRelay(argv: string[]): Promise<number> {
   const given = secretArg ?? (process.env.ACCORD_AGENT_SECRET || undefined);
   const secret = given ?? generateSecret();
   if (!given) process.stdout.write(`accord headless: secret (shown once): ${secret}\n`);
-  const flags = {
-    ...(options.alwaysApprove ? { alwaysApprove: true } : {}),
-    ...(options.durableRequests ? { durableRequests: true } : {}),
-    project: options.project ?? process.cwd(),
-    ...(options.model ? { model: options.model } : {}),
-  };
+  const flags = connectionFlags(options);
   const sessions = new SessionHost();
   let stopped = false;
   let current: WebSocket | undefined;

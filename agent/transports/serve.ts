@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { MAX_LINE_BYTES } from '../acp/lineGuard';
 import { WebSocketServer } from 'ws';
-import { takeAgentOptions, takeValue, UsageError } from '../cli/options';
+import { connectionFlags, takeAgentOptions, takeValue, UsageError } from '../cli/options';
 import { SessionHost } from '../daemon/host';
 import { generateSecret, isLoopback, offeredSecret, originAllowed, secretMatches } from './auth';
 import { webSocketStream } from './wsStream';
@@ -40,12 +40,7 @@ export async function runServe(argv: string[]): Promise<number> {
     return 2;
   }
   const secret = given ?? generateSecret();
-  const flags = {
-    ...(options.alwaysApprove ? { alwaysApprove: true } : {}),
-    ...(options.durableRequests ? { durableRequests: true } : {}),
-    project: options.project ?? process.cwd(),
-    ...(options.model ? { model: options.model } : {}),
-  };
+  const flags = connectionFlags(options);
 
   const sessions = new SessionHost();
   const subprotocols = new WeakMap<IncomingMessage, string>();
