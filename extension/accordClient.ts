@@ -6,7 +6,7 @@ import { AgentHost } from './agents/agentHost';
 import { approvalHeadline, ApprovalService } from './approvals/approvalService';
 import { DiffPreview } from './approvals/diffPreview';
 import { ChatRelay } from './chat/chatRelay';
-import type { ChatViewProvider } from './chatViewProvider';
+import type { ChatViewProvider } from './chat/chatViewProvider';
 import { FsService } from './client/fsService';
 import type { ReviewController } from './review/reviewController';
 import { SessionReviews } from './review/sessionReviews';

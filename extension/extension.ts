@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { activateClient, type AccordClient } from './accordClient';
 import type { AgentHost } from './agents/agentHost';
-import { ChatViewProvider } from './chatViewProvider';
+import { ChatViewProvider } from './chat/chatViewProvider';
 import { ReviewController } from './review/reviewController';
 import { registerTestCommands } from './testCommands';
 import { registerTestApprovalCommand } from './approvals/testApprovalCommand';

@@ -4,7 +4,7 @@
 // presses "Restart".
 import * as vscode from 'vscode';
 import type { ClientConnection, InitializeResponse } from '@agentclientprotocol/sdk/unstable';
-import { AgentProcess, bundledAgentCommand, type AgentCommand, type StartFailure } from '../agentProcess';
+import { AgentProcess, bundledAgentCommand, type AgentCommand, type StartFailure } from './agentProcess';
 import { CLIENT_CAPABILITIES, registerClientHandlers, type ClientServices } from '../client/clientHandlers';
 import type { TrafficLog } from '../traffic/trafficLog';
 import type { AgentStatus } from '../../webview/protocol';

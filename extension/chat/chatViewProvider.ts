@@ -2,8 +2,8 @@
 // bundle, and a zod-validated message protocol with a `ready` handshake.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { PROTOCOL_VERSION, WebviewMessage, type AgentStatus, type HostMessage } from '../webview/protocol';
-import { PanelJournal } from './chat/panelJournal';
+import { PROTOCOL_VERSION, WebviewMessage, type AgentStatus, type HostMessage } from '../../webview/protocol';
+import { PanelJournal } from './panelJournal';
 
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'accord.chat';

@@ -15,8 +15,8 @@ import {
   type InitializeResponse,
   type Stream,
 } from '@agentclientprotocol/sdk/unstable';
-import type { AgentStatus } from '../webview/protocol';
-import { forLog } from './text/agentText';
+import type { AgentStatus } from '../../webview/protocol';
+import { forLog } from '../text/agentText';
 
 export interface AgentCommand {
   command: string;
