@@ -39,6 +39,8 @@ export function findNotification(page: Page, text: string, timeoutMs?: number): 
 export function findMessage(page: Page, text: string, timeoutMs?: number): Promise<Locator>;
 export function findDialog(page: Page, text: string, timeoutMs?: number): Promise<Locator>;
 export function webviewFrame(page: Page): FrameLocator;
+/** Shows the Accord view (clicking its icon only while another view is active) and waits until its webview is visible. */
+export function showAccordView(page: Page, timeoutMs?: number): Promise<void>;
 export function performUiAction(page: Page, json: string, onLog: (type: string, text: string) => void): Promise<void>;
 
 export interface SurfaceItem { text: string; /** A notification's or dialog's own message line. */ message: string; links: { tag: string; href: string; text: string }[] }

@@ -268,6 +268,25 @@ export function webviewFrame(page) {
 }
 
 /**
+ * Shows the Accord view and waits until its webview is visible. The activity
+ * bar icon toggles: right after a (re)load the restored view may still be
+ * loading, and a blind click would close it again. So it clicks only while the
+ * icon is not the active one, and looks again until the deadline.
+ */
+export async function showAccordView(page, timeoutMs = 120000) {
+  const deadline = Date.now() + timeoutMs;
+  const body = webviewFrame(page).locator('body');
+  const icon = page.locator('.activitybar .action-item:has([aria-label^="Accord"])').first();
+  while (Date.now() < deadline) {
+    if (await body.isVisible().catch(() => false)) return;
+    const active = await icon.evaluate((item) => item.classList.contains('checked')).catch(() => undefined);
+    if (active === false) await icon.click({ timeout: 5000 }).catch(() => {});
+    await body.waitFor({ state: 'visible', timeout: Math.max(1, Math.min(10000, deadline - Date.now())) }).catch(() => {});
+  }
+  throw new Error(`the Accord view did not show within ${timeoutMs} ms`);
+}
+
+/**
  * What VS Code's own surfaces show right now, as rendered: each notification
  * (Notifications center, scrolled through, since its list only renders what is
  * in view), modal dialog, tree row and status bar item, with its text and every

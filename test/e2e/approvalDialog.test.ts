@@ -14,6 +14,7 @@ import {
   openWorkbench,
   resultsDir,
   root,
+  showAccordView,
   startServer,
   webviewFrame,
   type VscodeServer,
@@ -44,7 +45,7 @@ after(async () => {
 
 test('an approval offers only "Allow once" and "Reject"; clicking "Allow once" answers allow_once', { timeout: 240_000 }, async () => {
   const page = await open();
-  await page.locator('.activitybar [aria-label^="Accord"]').first().click({ timeout: 120_000 });
+  await showAccordView(page);
   await webviewFrame(page).locator('body').waitFor({ timeout: 60_000 });
   await page.keyboard.press('F1');
   await page.keyboard.type('Accord: Raise Once-Only Approval');
@@ -79,7 +80,7 @@ test('in a restricted workspace the agent does not start and the panel says why'
     'chat.disableAIFeatures': true,
   }));
   const page = await open({ workspaceTrust: true, dataDir });
-  await page.locator('.activitybar [aria-label^="Accord"]').first().click({ timeout: 120_000 });
+  await showAccordView(page);
   const reason = webviewFrame(page).getByText(/restricted|trust/i).first();
   try {
     await reason.waitFor({ timeout: 60_000 });

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
 import {
-  collectSurfaces, findDialog, findNotification, openWorkbench, resultsDir, root, startServer, webviewFrame, vsixPath,
+  collectSurfaces, findDialog, findNotification, openWorkbench, resultsDir, root, showAccordView, startServer, webviewFrame, vsixPath,
   type VscodeServer, type Workbench,
 } from '../../scripts/vscode-harness.mjs';
 
@@ -59,7 +59,7 @@ async function open(theme: 'dark' | 'light'): Promise<{ page: Page; scratch: str
   const workbench = await openWorkbench(server, { folder: join(root, 'test-workspace'), onLog: () => {} });
   opened.push({ server, workbench });
   const page = workbench.page;
-  await page.locator('.activitybar [aria-label^="Accord"]').first().click({ timeout: 120_000 });
+  await showAccordView(page);
   await webviewFrame(page).locator('.composer textarea').waitFor({ timeout: 60_000 });
   return { page, scratch };
 }

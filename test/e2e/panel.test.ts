@@ -13,6 +13,7 @@ import {
   openWorkbench,
   resultsDir,
   root,
+  showAccordView,
   startServer,
   webviewFrame,
   type VscodeServer,
@@ -50,7 +51,7 @@ after(async () => {
 });
 
 test('the Accord panel says the bundled agent is connected', { timeout: 180_000 }, async () => {
-  await page.locator('.activitybar [aria-label^="Accord"]').first().click({ timeout: 120_000 });
+  await showAccordView(page);
   const panel = webviewFrame(page);
   // The panel's header: #agent-status carries the agent state and shows "<name> <version>" from initialize.
   const connected = panel.locator('#agent-status[data-state="connected"]');
