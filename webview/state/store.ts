@@ -146,7 +146,8 @@ export class ChatStore {
   addLocalPrompt(text: string, mentions: PromptMention[], images: PromptImage[] = []): void {
     appendChunk(this.main, 'user', { content: { type: 'text', text } });
     for (const mention of mentions) {
-      appendChunk(this.main, 'user', { content: { type: 'resource_link', uri: `file://${mention.path}`, name: mention.name } });
+      const lines = mention.range ? `#L${mention.range.startLine}-L${mention.range.endLine}` : '';
+      appendChunk(this.main, 'user', { content: { type: 'resource_link', uri: `file://${mention.path}${lines}`, name: mention.name } });
     }
     for (const image of images) appendChunk(this.main, 'user', { content: { type: 'image', mimeType: image.mimeType, data: image.data } });
     this.echoGuard = true;

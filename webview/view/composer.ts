@@ -43,7 +43,7 @@ function completions(ctx: ViewContext): Completion[] {
     detail: f.detail,
     icon: f.kind === 'folder' ? 'folder' : f.kind === 'selection' ? 'selection' : 'file',
     insert: `@${f.label} `,
-    mention: { path: f.path, name: f.label, kind: f.kind },
+    mention: { path: f.path, ...(f.range ? { range: f.range } : {}), name: f.label, kind: f.kind },
   }));
 }
 
@@ -71,9 +71,14 @@ function accept(ctx: ViewContext, area: HTMLTextAreaElement, choice: Completion)
   area.value = area.value.slice(0, popup.start) + choice.insert + area.value.slice(caret);
   const position = popup.start + choice.insert.length;
   area.setSelectionRange(position, position);
-  if (choice.mention && !state.mentions.some((m) => m.path === choice.mention?.path)) state.mentions.push(choice.mention);
+  if (choice.mention && !state.mentions.some((m) => sameMention(m, choice.mention!))) state.mentions.push(choice.mention);
   state.popup = undefined;
   ctx.update();
+}
+
+/** The same file, and the same lines when either is a selection. */
+function sameMention(a: PromptMention, b: PromptMention): boolean {
+  return a.path === b.path && a.range?.startLine === b.range?.startLine && a.range?.endLine === b.range?.endLine;
 }
 
 function send(ctx: ViewContext, area: HTMLTextAreaElement): void {
