@@ -19,7 +19,7 @@ import { registerCommands } from './commands';
 import type { ReviewController } from './review/reviewController';
 import { SessionReviews } from './review/sessionReviews';
 import { ApiKeys } from './secrets/apiKeys';
-import { OPEN_SESSION_KEY, reattachRunningSession } from './sessions/reattach';
+import { OPEN_SESSION_KEY, reattachRunningSession, reopenLastSession } from './sessions/reattach';
 import { SessionController } from './sessions/sessionController';
 import { SessionLists } from './sessions/sessionLists';
 import { SessionsView } from './sessions/sessionsView';
@@ -121,7 +121,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
   });
   const lists = new SessionLists(controller, registry, sessionsView, (m) => log.warn(m));
   const relay = new ChatRelay({
-    controller, approvals, defaultHost: () => registry.defaultHost(), log: (m) => log.info(m),
+    controller, approvals, defaultHost: () => registry.defaultHost(), pickHost: () => registry.pick(), log: (m) => log.info(m),
     hostFor: (sessionId) => registry.hostFor(sessionId),
     reviews,
     viewHost,
@@ -148,6 +148,15 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     void lists.refresh(host);
   });
   viewStatus.event((status) => statusBar.setStatus(status));
+  // The view title's Stop shows only while the panel's session runs a turn.
+  let turnRunning = false;
+  controller.onPanelMessage((m) => {
+    if (m.type !== 'turnStarted' && m.type !== 'turnEnded' && m.type !== 'sessionStarted') return;
+    const running = controller.current?.turnInFlight === true;
+    if (running === turnRunning) return;
+    turnRunning = running;
+    void vscode.commands.executeCommand('setContext', 'accord.turnRunning', running);
+  });
   router.onUpdate((routed) => {
     if (!routed.replay) reviews.onUpdate(routed.sessionId, routed.update);
     relay.relayUpdate(routed);
@@ -163,10 +172,16 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
       log.info(`approval waiting while the window is unfocused: ${forLog(approvalHeadline(approval))}`);
     }
   });
-  void reattachRunningSession(context.workspaceState, bundled, controller, log);
+  const reattached = reattachRunningSession(context.workspaceState, bundled, controller, log);
+  // When the panel first opens, it shows this folder's last session again.
+  const firstReady = chat.onDidReceiveMessage((m) => {
+    if (m.type !== 'ready') return;
+    firstReady.dispose();
+    void reopenLastSession(context.workspaceState, (name) => registry.host(name), controller, log, reattached);
+  });
 
   context.subscriptions.push(
-    traffic, diffs, approvals, reviews, terminals, statusBar, sessionsView, registry, controller, relay, lists, viewStatus,
+    traffic, diffs, approvals, reviews, terminals, statusBar, sessionsView, registry, controller, relay, lists, viewStatus, firstReady,
     chat.onDidReceiveMessage((m) => void relay.receive(m)),
     vscode.window.registerTreeDataProvider('accord.sessions', sessionsView),
     ...registerCommands({ registry, controller, approvals, traffic, apiKeys, lists, viewHost }),

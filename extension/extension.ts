@@ -1,4 +1,5 @@
 // Wires the extension together; the parts live in their own files.
+import './zodJitless'; // first: before any schema exists
 import * as vscode from 'vscode';
 import { activateClient, type AccordClient } from './accordClient';
 import type { AgentHost } from './agents/agentHost';

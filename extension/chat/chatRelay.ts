@@ -16,6 +16,8 @@ export interface ChatRelayDeps {
   approvals: ApprovalService;
   /** The agent new sessions from the panel use. */
   defaultHost: () => AgentHost;
+  /** The agent for a new session the person asked for ("+"): asks when several are configured. */
+  pickHost: () => Promise<AgentHost | undefined>;
   hostFor: (sessionId: string) => AgentHost | undefined;
   log: (message: string) => void;
   reviews: SessionReviews;
@@ -61,9 +63,11 @@ export class ChatRelay implements vscode.Disposable {
           return;
         case 'setConfigOption':
           return await controller.setConfigOption(message);
-        case 'newSession':
-          await controller.newSession(this.deps.defaultHost());
+        case 'newSession': {
+          const host = await this.deps.pickHost();
+          if (host) await controller.newSession(host);
           return;
+        }
         case 'loadSession': {
           const host = this.deps.hostFor(message.sessionId) ?? controller.current?.host ?? this.deps.defaultHost();
           return await controller.loadSession(host, message.sessionId);

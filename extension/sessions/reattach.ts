@@ -30,3 +30,33 @@ export async function reattachRunningSession(state: vscode.Memento, bundled: Age
     log.warn(`could not reattach session ${remembered.sessionId}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
+
+/**
+ * The panel opened in a window that shows no session yet (a new window, or
+ * VS Code started again): reopen the last session of this folder, when its
+ * agent still lists it. `after` is the running-turn reattach, which wins.
+ */
+export async function reopenLastSession(
+  state: vscode.Memento,
+  hostOf: (name: string) => AgentHost | undefined,
+  controller: SessionController,
+  log: vscode.LogOutputChannel,
+  after: Promise<void>,
+): Promise<void> {
+  await after;
+  const remembered = state.get<OpenSession>(OPEN_SESSION_KEY);
+  if (!remembered || controller.current || !vscode.workspace.isTrusted) return;
+  const host = hostOf(remembered.agent);
+  if (!host) return;
+  try {
+    await host.ensureStarted();
+    if (!host.info?.agentCapabilities?.loadSession) return;
+    // Only a session the agent still has: a deleted one would greet the person with an error.
+    const listed = (await controller.listSessions(host)).some((s) => s.sessionId === remembered.sessionId);
+    if (!listed || controller.current) return;
+    log.info(`reopening session ${remembered.sessionId}, the last one of this folder`);
+    await controller.loadSession(host, remembered.sessionId);
+  } catch (error) {
+    log.warn(`could not reopen session ${remembered.sessionId}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -63,6 +63,8 @@ export class SessionController implements vscode.Disposable {
   /** For a rebuilt panel only: the live panel already shows it (the person's own prompt). */
   readonly onPanelRecord = this.recordEmitter.event;
   private epochValue = 0;
+  /** The first prompt of a session being created for it. */
+  private startingPrompt: { cancelled: boolean } | undefined;
   private currentValue: CurrentSession | undefined;
   private loading: string | undefined;
   /** Waits for the newest session's setup notices; replaced by the next new session. */
@@ -258,10 +260,20 @@ export class SessionController implements vscode.Disposable {
   async prompt(host: AgentHost, message: WebviewMessageOf<'sendPrompt'>): Promise<TurnOutcome | undefined> {
     let session = this.currentValue;
     if (session && session.epoch !== message.epoch) return; // typed into a session the panel no longer shows
-    if (!session || session.host !== host) session = await this.newSession(host);
-    if (!session) return;
+    if (!session || session.host !== host) {
+      // The panel already shows "Working…" and Stop: a Stop while the session starts keeps the prompt from being sent.
+      const waiting = { cancelled: false };
+      this.startingPrompt = waiting;
+      try {
+        session = await this.newSession(host);
+      } finally {
+        if (this.startingPrompt === waiting) this.startingPrompt = undefined;
+      }
+      if (!session) return this.notSent('error', vscode.l10n.t('The prompt was not sent: {0} has no session.', host.name));
+      if (waiting.cancelled) return this.notSent('cancelled');
+    }
     if (session.turnInFlight) {
-      void vscode.window.showInformationMessage('Accord is still working on the previous prompt. Cancel it (Escape) or wait.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('Accord is still working on the previous prompt. Cancel it (Escape) or wait.'));
       return;
     }
     const connection = session.host.connection;
@@ -297,6 +309,7 @@ export class SessionController implements vscode.Disposable {
 
   /** Cancels the current turn: pending approvals answer `cancelled`, then `session/cancel`. */
   async cancelTurn(): Promise<void> {
+    if (this.startingPrompt) this.startingPrompt.cancelled = true;
     const session = this.currentValue;
     if (!session?.turnInFlight) return;
     this.deps.approvals.cancelSession(session.sessionId);
@@ -404,6 +417,12 @@ export class SessionController implements vscode.Disposable {
     }
     if (caps.image) for (const image of message.images) blocks.push({ type: 'image', mimeType: image.mimeType, data: image.data });
     return blocks;
+  }
+
+  /** The panel showed a prompt as running that never reached the agent: end it there, saying why. */
+  private notSent(stopReason: 'error' | 'cancelled', error?: string): undefined {
+    this.post({ type: 'turnEnded', epoch: this.epochValue, stopReason, ...(error ? { error: error.slice(0, 4000) } : {}) });
+    return undefined;
   }
 
   private endTurn(session: CurrentSession, stopReason: StopReason, error?: string): TurnOutcome {
