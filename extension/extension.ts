@@ -1,8 +1,10 @@
 // Wires the extension together; the parts live in their own files.
+import './zodJitless'; // first: before any schema exists
 import * as vscode from 'vscode';
 import { activateClient, type AccordClient } from './accordClient';
 import type { AgentHost } from './agents/agentHost';
 import { ChatViewProvider } from './chat/chatViewProvider';
+import { PanelBridge } from './chat/panelBridge';
 import { ReviewController } from './review/reviewController';
 import { registerTestCommands } from './testCommands';
 import { registerTestApprovalCommand } from './approvals/testApprovalCommand';
@@ -12,6 +14,8 @@ export interface AccordApi {
   /** The bundled agent. */
   readonly agent: AgentHost;
   readonly chat: ChatViewProvider;
+  /** The only writer of chat panel messages; `onDidPost` shows each one. */
+  readonly panel: PanelBridge;
   readonly client: AccordClient;
   /** Diff review of agent changes (extension/review). */
   readonly review: ReviewController;
@@ -20,15 +24,19 @@ export interface AccordApi {
 export function activate(context: vscode.ExtensionContext): AccordApi {
   const log = vscode.window.createOutputChannel('Accord', { log: true });
   let client: AccordClient | undefined;
-  const chat = new ChatViewProvider(context.extensionUri, log, () => client?.viewHost().status ?? { state: 'stopped' });
-  context.subscriptions.push(log, chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat, {
+  const panel = new PanelBridge({
+    epoch: () => client?.controller.epoch ?? 0,
+    status: () => client?.viewHost().status ?? { state: 'stopped' },
+  });
+  const chat = new ChatViewProvider(context.extensionUri, log, panel);
+  context.subscriptions.push(log, panel, chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat, {
     // Hiding the view (another side bar view, a collapsed side bar) keeps the live panel: no rebuild, scroll position kept.
     // A panel that is created again anyway is rebuilt from the chat view's journal.
     webviewOptions: { retainContextWhenHidden: true },
   }));
   const review = new ReviewController();
   context.subscriptions.push(review);
-  client = activateClient(context, chat, log, review);
+  client = activateClient(context, chat, panel, log, review);
   const { bundled } = client;
   context.subscriptions.push(
     // The log of the agent the panel is about, even when it failed before it had a session.
@@ -40,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): AccordApi {
   }
   // Restricted workspaces: ensureStarted() refuses and the panel says why; trust starts it (see activateClient).
   void bundled.ensureStarted();
-  return { agent: bundled, chat, client, review };
+  return { agent: bundled, chat, panel, client, review };
 }
 
 export function deactivate(): void {}

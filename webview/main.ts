@@ -8,9 +8,12 @@ import { ChatStore } from './state/store';
 import { App } from './view/app';
 import { newUiState, type ViewContext } from './view/context';
 import { forgetRenderCache } from './view/items';
+import { composerDraft, restoreDraft } from './view/composer';
+import { parseSaved, restoreUi, saveState } from './state/saved';
 
-declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
+declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
 const vscode = acquireVsCodeApi();
+const saved = parseSaved(vscode.getState());
 const post = (message: WebviewMessage) => vscode.postMessage(message);
 
 const store = new ChatStore((level, message) => {
@@ -36,15 +39,35 @@ const ctx: ViewContext = {
   followBottom: () => app.followBottom(),
 };
 
+if (saved) restoreUi(saved, ctx.ui);
+
 const root = document.createElement('div');
 root.id = 'root';
 document.body.append(root);
 const app = new App(root, ctx, schedule);
 
+let lastSaved = '';
+let restored = saved === undefined;
 function flush(): void {
   frame = 0;
   app.render();
+  if (!restored && saved) {
+    restored = true;
+    restoreDraft(saved.draft, saved.mentions);
+  }
+  remember();
 }
+
+/** Keeps the unsent prompt and the open/closed state in VS Code's webview state, for a reloaded panel. */
+function remember(): void {
+  const draft = composerDraft();
+  const state = JSON.stringify(saveState(draft.text, draft.mentions, ctx.ui));
+  if (state === lastSaved) return;
+  lastSaved = state;
+  vscode.setState(JSON.parse(state));
+}
+// Typing re-renders only when it opens a completion list; the draft is saved as it changes.
+document.addEventListener('input', () => remember());
 
 window.addEventListener('message', (event: MessageEvent) => {
   const parsed = parseHostMessage(event.data);

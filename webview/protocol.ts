@@ -104,9 +104,18 @@ export const ReviewedFile = z.object({
 });
 export type ReviewedFile = z.infer<typeof ReviewedFile>;
 
+/** 1-based inclusive lines of an editor selection. */
+export const LineRange = z.object({
+  startLine: z.number().check(z.int(), z.positive()),
+  endLine: z.number().check(z.int(), z.positive()),
+});
+export type LineRange = z.infer<typeof LineRange>;
+
 export const FileCompletion = z.object({
-  /** Absolute path, or a selection reference built by the extension. */
+  /** Absolute path of the file (or folder). */
   path: shortText,
+  /** A selection's lines in that file. */
+  range: z.optional(LineRange),
   label: shortText,
   detail: z.optional(shortText),
   kind: z.enum(['file', 'folder', 'selection']),
@@ -193,7 +202,10 @@ export type HostMessage = z.infer<typeof HostMessage>;
 export type HostMessageOf<T extends HostMessage['type']> = Extract<HostMessage, { type: T }>;
 
 export const PromptMention = z.object({
+  /** Absolute path of the file (or folder). */
   path: shortText,
+  /** A selection's lines in that file. */
+  range: z.optional(LineRange),
   name: shortText,
   kind: z.enum(['file', 'folder', 'selection']),
 });

@@ -14,9 +14,10 @@ import { forLog, quotedForNotification } from '../text/agentText';
 export interface ChatRelayDeps {
   controller: SessionController;
   approvals: ApprovalService;
-  post: (message: HostMessage) => void;
   /** The agent new sessions from the panel use. */
   defaultHost: () => AgentHost;
+  /** The agent for a new session the person asked for ("+"): asks when several are configured. */
+  pickHost: () => Promise<AgentHost | undefined>;
   hostFor: (sessionId: string) => AgentHost | undefined;
   log: (message: string) => void;
   reviews: SessionReviews;
@@ -24,8 +25,25 @@ export interface ChatRelayDeps {
   viewHost: () => AgentHost;
 }
 
-export class ChatRelay {
+export class ChatRelay implements vscode.Disposable {
+  private readonly panelEmitter = new vscode.EventEmitter<HostMessage>();
+  /** Updates, approvals and answers for the panel (the panel bridge writes them). */
+  readonly onPanelMessage = this.panelEmitter.event;
+
   constructor(private readonly deps: ChatRelayDeps) {}
+
+  dispose(): void {
+    this.panelEmitter.dispose();
+  }
+
+  /** The settings the panel renders with changed. */
+  settingsChanged(): void {
+    this.post({ type: 'settings', hideThoughts: hideThoughts() });
+  }
+
+  private post(message: HostMessage): void {
+    this.panelEmitter.fire(message);
+  }
 
   async receive(message: WebviewMessage): Promise<void> {
     const { controller, approvals } = this.deps;
@@ -45,9 +63,11 @@ export class ChatRelay {
           return;
         case 'setConfigOption':
           return await controller.setConfigOption(message);
-        case 'newSession':
-          await controller.newSession(this.deps.defaultHost());
+        case 'newSession': {
+          const host = await this.deps.pickHost();
+          if (host) await controller.newSession(host);
           return;
+        }
         case 'loadSession': {
           const host = this.deps.hostFor(message.sessionId) ?? controller.current?.host ?? this.deps.defaultHost();
           return await controller.loadSession(host, message.sessionId);
@@ -57,7 +77,7 @@ export class ChatRelay {
         case 'openLink':
           return await openLink(message.href);
         case 'requestFileCompletions':
-          this.deps.post({ type: 'fileCompletions', query: message.query, items: await fileCompletions(message.query) });
+          this.post({ type: 'fileCompletions', query: message.query, items: await fileCompletions(message.query) });
           return;
         case 'copyText':
           return await vscode.env.clipboard.writeText(message.text);
@@ -84,14 +104,14 @@ export class ChatRelay {
     const session = this.deps.controller.current;
     // A child session's updates go to its parent's panel, which nests them by their own session id.
     if (!session || (session.sessionId !== routed.sessionId && session.sessionId !== routed.parentSessionId)) return;
-    this.deps.post({ type: 'sessionUpdate', epoch: session.epoch, sessionId: routed.sessionId, update: routed.update });
+    this.post({ type: 'sessionUpdate', epoch: session.epoch, sessionId: routed.sessionId, update: routed.update });
   }
 
   relayApproval(approval: PendingApproval, settled: boolean): void {
     const session = this.deps.controller.current;
     if (!session || session.sessionId !== approval.sessionId) return;
     if (!settled) {
-      this.deps.post({
+      this.post({
         type: 'approvalPending',
         epoch: session.epoch,
         requestId: approval.requestId,
@@ -102,7 +122,7 @@ export class ChatRelay {
       return;
     }
     const outcome = approval.outcome;
-    this.deps.post({
+    this.post({
       type: 'approvalResolved',
       epoch: session.epoch,
       requestId: approval.requestId,
@@ -132,7 +152,7 @@ export class ChatRelay {
    * state that is read fresh.
    */
   private replayState(): void {
-    this.deps.post({ type: 'settings', hideThoughts: hideThoughts() });
+    this.settingsChanged();
     if (this.deps.controller.current) this.deps.reviews.postNow();
   }
 }

@@ -1,20 +1,16 @@
 // The chat panel: a webview view with a strict CSP that loads only our own
 // bundle, and a zod-validated message protocol with a `ready` handshake.
+// Messages to the panel go through the PanelBridge only.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { PROTOCOL_VERSION, WebviewMessage, type AgentStatus, type HostMessage } from '../../webview/protocol';
-import { PanelJournal } from './panelJournal';
+import { PROTOCOL_VERSION, WebviewMessage } from '../../webview/protocol';
+import type { PanelBridge } from './panelBridge';
 
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'accord.chat';
 
   private view: vscode.WebviewView | undefined;
-  private ready = false;
-  /** The session epoch announced in `hello`; whoever switches sessions bumps it. */
-  epoch = 0;
   private readonly disposables: vscode.Disposable[] = [];
-  /** Everything the panel was told since its session started: a panel created again is rebuilt from it. */
-  readonly journal = new PanelJournal();
   private readonly messageEmitter = new vscode.EventEmitter<WebviewMessage>();
   /** Every valid message from the webview, after the handshake. */
   readonly onDidReceiveMessage = this.messageEmitter.event;
@@ -22,13 +18,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly log: vscode.LogOutputChannel,
-    private readonly currentStatus: () => AgentStatus,
+    private readonly bridge: PanelBridge,
   ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
-    this.ready = false;
     const webview = view.webview;
+    this.bridge.attach(webview);
     webview.options = {
       enableScripts: true,
       localResourceRoots: [
@@ -41,6 +37,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       view.onDidDispose(() => {
         if (this.view === view) this.view = undefined;
+        this.bridge.detach(webview);
       }),
     );
   }
@@ -52,17 +49,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** True once the webview has completed the `ready` handshake. */
   get isReady(): boolean {
-    return this.ready;
-  }
-
-  /** Sends a message once the webview has said it is ready; every message is journaled, and a new panel gets the journal on ready. */
-  post(message: HostMessage): void {
-    this.journal.record(message);
-    if (this.view && this.ready) void this.view.webview.postMessage(message);
-  }
-
-  postStatus(status: AgentStatus): void {
-    this.post({ type: 'agentStatus', status });
+    return this.bridge.isReady;
   }
 
   dispose(): void {
@@ -81,14 +68,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       if (message.version !== PROTOCOL_VERSION) {
         this.log.warn(`chat panel speaks protocol ${message.version}, extension speaks ${PROTOCOL_VERSION}`);
       }
-      this.ready = true;
-      this.post({ type: 'hello', version: PROTOCOL_VERSION, epoch: this.epoch });
-      // The same transcript, header, gauge and pending approvals as before the panel went away.
-      for (const m of this.journal.replay()) void this.view?.webview.postMessage(m);
-      if (this.journal.dropped > 0) this.log.info(`the chat panel was rebuilt without the first ${this.journal.dropped} messages of a very long session`);
-      this.postStatus(this.currentStatus());
+      this.bridge.panelReady((m) => this.log.info(m));
     }
-    if (this.ready) this.messageEmitter.fire(message);
+    if (this.bridge.isReady) this.messageEmitter.fire(message);
   }
 
   private html(webview: vscode.Webview): string {

@@ -9,16 +9,6 @@ import { agentLine, quotedForNotification } from '../text/agentText';
 const MAX_COMPLETIONS = 50;
 const EXCLUDE = '{**/node_modules/**,**/.git/**,**/dist/**,**/out/**}';
 
-/** A selection mention's path: the file plus a line range fragment, e.g. /w/a.ts#L3-L9. */
-export function selectionPath(fsPath: string, startLine: number, endLine: number): string {
-  return `${fsPath}#L${startLine}-L${endLine}`;
-}
-
-export function parseSelectionPath(mention: string): { fsPath: string; startLine: number; endLine: number } | undefined {
-  const match = /^(.*)#L(\d+)-L(\d+)$/.exec(mention);
-  return match ? { fsPath: match[1]!, startLine: Number(match[2]), endLine: Number(match[3]) } : undefined;
-}
-
 export async function fileCompletions(query: string): Promise<FileCompletion[]> {
   const items: FileCompletion[] = [];
   const editor = vscode.window.activeTextEditor;
@@ -26,7 +16,7 @@ export async function fileCompletions(query: string): Promise<FileCompletion[]> 
     const start = editor.selection.start.line + 1;
     const end = editor.selection.end.line + 1;
     const name = path.basename(editor.document.uri.fsPath);
-    items.push({ path: selectionPath(editor.document.uri.fsPath, start, end), label: `${name}:${start}-${end}`, detail: 'selection', kind: 'selection' });
+    items.push({ path: editor.document.uri.fsPath, range: { startLine: start, endLine: end }, label: `${name}:${start}-${end}`, detail: 'selection', kind: 'selection' });
   }
   const folder = vscode.workspace.workspaceFolders?.[0];
   if (!folder) return items;

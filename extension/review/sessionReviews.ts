@@ -29,7 +29,6 @@ export interface SessionReviewsDeps {
   review: ReviewController;
   /** The session the panel shows, if any. */
   panelSession(): { sessionId: string; epoch: number } | undefined;
-  post(message: HostMessage): void;
   projectRoot(): string | undefined;
   log(message: string): void;
 }
@@ -73,6 +72,9 @@ interface SessionState {
 }
 
 export class SessionReviews implements vscode.Disposable {
+  private readonly panelEmitter = new vscode.EventEmitter<HostMessage>();
+  /** What the panel shows of the review (the panel bridge writes it). */
+  readonly onPanelMessage = this.panelEmitter.event;
   private readonly sessions = new Map<string, SessionState>();
   private readonly isolatedByAgent = new WeakMap<ReviewAgent, IsolatedWorkspaceSource>();
   private readonly staged: StagedWriteSource;
@@ -321,7 +323,7 @@ export class SessionReviews implements vscode.Disposable {
     const { turns, pending } = summarize(files);
     // Within the protocol's caps (a bigger list would be dropped whole): the latest turns, the first files of each.
     const capped = turns.slice(-MAX_TURNS).map((t) => ({ ...t, files: t.files.slice(0, MAX_FILES_PER_TURN) }));
-    this.deps.post({ type: 'reviewChanges', epoch: panel.epoch, pending, turns: capped });
+    this.panelEmitter.fire({ type: 'reviewChanges', epoch: panel.epoch, pending, turns: capped });
   }
 
   /** Each tool card's diff badge, when its file's review state changed. */
@@ -337,7 +339,7 @@ export class SessionReviews implements vscode.Disposable {
         const value = JSON.stringify([message.state, message.kind, added, removed]);
         if (state.posted.get(key) === value) continue;
         state.posted.set(key, value);
-        this.deps.post(message);
+        this.panelEmitter.fire(message);
       }
     }
   }
@@ -373,5 +375,6 @@ export class SessionReviews implements vscode.Disposable {
   dispose(): void {
     if (this.postTimer) clearTimeout(this.postTimer);
     this.subscription.dispose();
+    this.panelEmitter.dispose();
   }
 }

@@ -10,7 +10,6 @@ import type { ApprovalService } from '../approvals/approvalService';
 import type { UpdateRouter } from '../client/updateRouter';
 import type { AgentFailure, HostMessage, PromptCapabilities, StopReason, WebviewMessageOf } from '../../webview/protocol';
 import { modelSetting, reasoningEffort } from '../settings/settings';
-import { parseSelectionPath } from '../chat/panelServices';
 import { quotedForNotification } from '../text/agentText';
 import { sessionNotices, setupMetaOf } from './sessionNotices';
 
@@ -32,12 +31,6 @@ export interface TurnOutcome {
 export interface SessionControllerDeps {
   router: UpdateRouter;
   approvals: ApprovalService;
-  /** Posts to the chat panel. */
-  post: (message: HostMessage) => void;
-  /** Records for a rebuilt panel only: the live panel already shows it (the person's own prompt). */
-  remember?: (message: HostMessage) => void;
-  /** Bumps and returns the panel's session epoch. */
-  nextEpoch: () => number;
   workspaceRoot: () => string | undefined;
   onTurnEnded: (session: CurrentSession, stopReason: StopReason, error?: string) => void;
   /** The agent the panel is about changed (a session, or an attempt at one, with another agent). */
@@ -62,7 +55,16 @@ export interface TurnHooks {
   loaded(session: CurrentSession): Promise<void>;
 }
 
-export class SessionController {
+export class SessionController implements vscode.Disposable {
+  private readonly panelEmitter = new vscode.EventEmitter<HostMessage>();
+  /** News for the chat panel (the panel bridge writes it). */
+  readonly onPanelMessage = this.panelEmitter.event;
+  private readonly recordEmitter = new vscode.EventEmitter<HostMessage>();
+  /** For a rebuilt panel only: the live panel already shows it (the person's own prompt). */
+  readonly onPanelRecord = this.recordEmitter.event;
+  private epochValue = 0;
+  /** The first prompt of a session being created for it. */
+  private startingPrompt: { cancelled: boolean } | undefined;
   private currentValue: CurrentSession | undefined;
   private loading: string | undefined;
   /** Waits for the newest session's setup notices; replaced by the next new session. */
@@ -78,6 +80,21 @@ export class SessionController {
   lastFailure: AgentFailure | undefined;
 
   constructor(private readonly deps: SessionControllerDeps) {}
+
+  /** The panel's session epoch: bumped each time the panel switches session. */
+  get epoch(): number {
+    return this.epochValue;
+  }
+
+  dispose(): void {
+    this.setupListener?.dispose();
+    this.panelEmitter.dispose();
+    this.recordEmitter.dispose();
+  }
+
+  private post(message: HostMessage): void {
+    this.panelEmitter.fire(message);
+  }
 
   get current(): CurrentSession | undefined {
     return this.currentValue;
@@ -104,7 +121,7 @@ export class SessionController {
     const failure: AgentFailure = { agentName: host.name.slice(0, 200), stage, message: message.slice(0, 4000) };
     this.lastFailure = failure;
     this.view(host);
-    this.deps.post({ type: 'agentFailure', failure });
+    this.post({ type: 'agentFailure', failure });
     // A failed turn already says so in the transcript and (per accord.notifications) in the turn-ended notification.
     if (stage === 'session/prompt') return;
     void vscode.window.showErrorMessage(`Accord: ${quotedForNotification(host.name, 80)} failed (${stage}): ${quotedForNotification(message, 400)}`, 'Show Log', 'Show ACP Traffic')
@@ -118,7 +135,7 @@ export class SessionController {
   clearFailure(): void {
     if (!this.lastFailure) return;
     this.lastFailure = undefined;
-    this.deps.post({ type: 'agentFailure', failure: null });
+    this.post({ type: 'agentFailure', failure: null });
   }
 
   async newSession(host: AgentHost): Promise<CurrentSession | undefined> {
@@ -175,7 +192,7 @@ export class SessionController {
     try {
       const session = this.adopt(host, sessionId, [], 'load');
       this.deps.router.beginReplay(sessionId);
-      this.deps.post({ type: 'replayBegin', epoch: session.epoch });
+      this.post({ type: 'replayBegin', epoch: session.epoch });
       let response;
       try {
         response = await connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
@@ -184,12 +201,12 @@ export class SessionController {
         return;
       }
       session.configOptions = response?.configOptions ?? [];
-      this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
+      this.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
       void this.deps.turns?.loaded(session);
       running = (response?._meta as Record<string, unknown> | undefined)?.[RUNNING_META_KEY] === true;
     } finally {
       this.deps.router.endReplay(sessionId);
-      if (this.currentValue?.sessionId === sessionId) this.deps.post({ type: 'replayEnd', epoch: this.currentValue.epoch });
+      if (this.currentValue?.sessionId === sessionId) this.post({ type: 'replayEnd', epoch: this.currentValue.epoch });
       this.loading = undefined;
     }
     // Reattached mid-turn (after a window reload): the panel shows the live turn until the agent says it ended.
@@ -202,7 +219,7 @@ export class SessionController {
     if (session?.host !== host || session.sessionId !== sessionId || session.turnInFlight) return;
     session.turnInFlight = true;
     this.remoteTurn = sessionId;
-    this.deps.post({ type: 'turnStarted', epoch: session.epoch });
+    this.post({ type: 'turnStarted', epoch: session.epoch });
   }
 
   /** That turn ended (the agent's `_accord/turn_ended`). */
@@ -243,10 +260,20 @@ export class SessionController {
   async prompt(host: AgentHost, message: WebviewMessageOf<'sendPrompt'>): Promise<TurnOutcome | undefined> {
     let session = this.currentValue;
     if (session && session.epoch !== message.epoch) return; // typed into a session the panel no longer shows
-    if (!session || session.host !== host) session = await this.newSession(host);
-    if (!session) return;
+    if (!session || session.host !== host) {
+      // The panel already shows "Working…" and Stop: a Stop while the session starts keeps the prompt from being sent.
+      const waiting = { cancelled: false };
+      this.startingPrompt = waiting;
+      try {
+        session = await this.newSession(host);
+      } finally {
+        if (this.startingPrompt === waiting) this.startingPrompt = undefined;
+      }
+      if (!session) return this.notSent('error', vscode.l10n.t('The prompt was not sent: {0} has no session.', host.name));
+      if (waiting.cancelled) return this.notSent('cancelled');
+    }
     if (session.turnInFlight) {
-      void vscode.window.showInformationMessage('Accord is still working on the previous prompt. Cancel it (Escape) or wait.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('Accord is still working on the previous prompt. Cancel it (Escape) or wait.'));
       return;
     }
     const connection = session.host.connection;
@@ -255,10 +282,13 @@ export class SessionController {
     this.lostTurn = undefined;
     // The panel drew the prompt itself and the agent's echo is not relayed; a rebuilt panel needs it from the journal.
     const own = (content: Record<string, unknown>) =>
-      this.deps.remember?.({ type: 'sessionUpdate', epoch: session.epoch, sessionId: session.sessionId, update: { sessionUpdate: 'user_message_chunk', content } });
+      this.recordEmitter.fire({ type: 'sessionUpdate', epoch: session.epoch, sessionId: session.sessionId, update: { sessionUpdate: 'user_message_chunk', content } });
     own({ type: 'text', text: message.text });
-    for (const m of message.mentions) own({ type: 'resource_link', uri: vscode.Uri.file(m.path).toString(), name: m.name });
-    this.deps.post({ type: 'turnStarted', epoch: session.epoch });
+    for (const m of message.mentions) {
+      const uri = vscode.Uri.file(m.path);
+      own({ type: 'resource_link', uri: (m.range ? uri.with({ fragment: `L${m.range.startLine}-L${m.range.endLine}` }) : uri).toString(), name: m.name });
+    }
+    this.post({ type: 'turnStarted', epoch: session.epoch });
     const turns = this.deps.turns;
     try {
       const note = await turns?.begin(session);
@@ -279,6 +309,7 @@ export class SessionController {
 
   /** Cancels the current turn: pending approvals answer `cancelled`, then `session/cancel`. */
   async cancelTurn(): Promise<void> {
+    if (this.startingPrompt) this.startingPrompt.cancelled = true;
     const session = this.currentValue;
     if (!session?.turnInFlight) return;
     this.deps.approvals.cancelSession(session.sessionId);
@@ -289,7 +320,7 @@ export class SessionController {
   agentExited(host: AgentHost, message: string): void {
     if (this.viewHostValue === host) {
       this.lastFailure = { agentName: host.name.slice(0, 200), stage: 'exit', message: message.slice(0, 4000) };
-      this.deps.post({ type: 'agentFailure', failure: this.lastFailure });
+      this.post({ type: 'agentFailure', failure: this.lastFailure });
     }
     const session = this.currentValue;
     if (session?.host !== host) return;
@@ -312,7 +343,7 @@ export class SessionController {
         void vscode.window.showWarningMessage(`Accord: ${quotedForNotification(host.name, 80)} restarted but could not reload the session: ${quotedForNotification(String(error?.message ?? error), 400)}`));
       const shown = this.currentValue;
       // The reload cleared the panel, and the log's replay does not say the last turn died: say it again.
-      if (lost && shown?.sessionId === lost.sessionId) this.deps.post({ type: 'turnEnded', epoch: shown.epoch, stopReason: 'error', error: lost.error.slice(0, 4000) });
+      if (lost && shown?.sessionId === lost.sessionId) this.post({ type: 'turnEnded', epoch: shown.epoch, stopReason: 'error', error: lost.error.slice(0, 4000) });
     } else {
       this.currentValue = undefined;
       void vscode.window.showInformationMessage(`Accord: ${quotedForNotification(host.name, 80)} restarted. It cannot reload sessions, so your next prompt starts a new one.`);
@@ -329,24 +360,24 @@ export class SessionController {
       : { sessionId: session.sessionId, configId: message.configId, value: message.value };
     const response = await connection.agent.request(methods.agent.session.setConfigOption, params);
     session.configOptions = response.configOptions;
-    this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
+    this.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
   }
 
   private adopt(host: AgentHost, sessionId: string, configOptions: SessionConfigOption[], origin: 'new' | 'load'): CurrentSession {
     const previous = this.currentValue;
     if (previous && previous.sessionId !== sessionId) this.deps.router.untrack(previous.sessionId);
-    const session: CurrentSession = { host, sessionId, epoch: this.deps.nextEpoch(), configOptions, turnInFlight: false };
+    const session: CurrentSession = { host, sessionId, epoch: ++this.epochValue, configOptions, turnInFlight: false };
     this.currentValue = session;
     this.view(host);
     this.lastFailure = undefined; // the panel clears its notice on sessionStarted
     if (previous?.sessionId !== sessionId) this.remoteTurn = undefined;
     this.deps.rememberOpenSession?.({ agent: host.name, sessionId });
     this.deps.router.track(sessionId);
-    this.deps.post({ type: 'sessionStarted', epoch: session.epoch, sessionId, origin });
-    this.deps.post({ type: 'configOptions', epoch: session.epoch, configOptions });
+    this.post({ type: 'sessionStarted', epoch: session.epoch, sessionId, origin });
+    this.post({ type: 'configOptions', epoch: session.epoch, configOptions });
     const caps = host.info?.agentCapabilities?.promptCapabilities ?? {};
     const capabilities: PromptCapabilities = { image: caps.image ?? false, audio: caps.audio ?? false, embeddedContext: caps.embeddedContext ?? false };
-    this.deps.post({ type: 'promptCapabilities', epoch: session.epoch, capabilities });
+    this.post({ type: 'promptCapabilities', epoch: session.epoch, capabilities });
     if (previous?.sessionId !== sessionId || previous.host !== host) this.deps.onSessionChanged(session);
     return session;
   }
@@ -370,14 +401,16 @@ export class SessionController {
     const caps = session.host.info?.agentCapabilities?.promptCapabilities ?? {};
     const blocks: ContentBlock[] = [{ type: 'text', text: message.text }];
     for (const m of message.mentions) {
-      const selection = m.kind === 'selection' ? parseSelectionPath(m.path) : undefined;
-      if (selection) {
-        const uri = vscode.Uri.file(selection.fsPath).with({ fragment: `L${selection.startLine}-L${selection.endLine}` }).toString();
-        const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === selection.fsPath);
-        const text = doc?.getText(new vscode.Range(selection.startLine - 1, 0, selection.endLine, 0));
+      const range = m.range;
+      if (range) {
+        const startLine = Math.min(range.startLine, range.endLine);
+        const endLine = Math.max(range.startLine, range.endLine);
+        const uri = vscode.Uri.file(m.path).with({ fragment: `L${startLine}-L${endLine}` }).toString();
+        const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === m.path);
+        const text = doc?.getText(new vscode.Range(startLine - 1, 0, endLine, 0));
         // Embedded context is the preferred form when the agent accepts it; a link (always allowed) otherwise.
         if (caps.embeddedContext && text !== undefined) blocks.push({ type: 'resource', resource: { uri, text, mimeType: 'text/plain' } });
-        else blocks.push({ type: 'resource_link', uri, name: m.name || path.basename(selection.fsPath) });
+        else blocks.push({ type: 'resource_link', uri, name: m.name || path.basename(m.path) });
         continue;
       }
       blocks.push({ type: 'resource_link', uri: vscode.Uri.file(m.path).toString(), name: m.name || path.basename(m.path) });
@@ -386,10 +419,16 @@ export class SessionController {
     return blocks;
   }
 
+  /** The panel showed a prompt as running that never reached the agent: end it there, saying why. */
+  private notSent(stopReason: 'error' | 'cancelled', error?: string): undefined {
+    this.post({ type: 'turnEnded', epoch: this.epochValue, stopReason, ...(error ? { error: error.slice(0, 4000) } : {}) });
+    return undefined;
+  }
+
   private endTurn(session: CurrentSession, stopReason: StopReason, error?: string): TurnOutcome {
     session.turnInFlight = false;
     this.lastOutcome = { sessionId: session.sessionId, stopReason, ...(error ? { error } : {}) };
-    this.deps.post({ type: 'turnEnded', epoch: session.epoch, stopReason, ...(error ? { error: error.slice(0, 4000) } : {}) });
+    this.post({ type: 'turnEnded', epoch: session.epoch, stopReason, ...(error ? { error: error.slice(0, 4000) } : {}) });
     this.deps.onTurnEnded(session, stopReason, error);
     return this.lastOutcome;
   }

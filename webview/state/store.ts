@@ -146,9 +146,12 @@ export class ChatStore {
   addLocalPrompt(text: string, mentions: PromptMention[], images: PromptImage[] = []): void {
     appendChunk(this.main, 'user', { content: { type: 'text', text } });
     for (const mention of mentions) {
-      appendChunk(this.main, 'user', { content: { type: 'resource_link', uri: `file://${mention.path}`, name: mention.name } });
+      const lines = mention.range ? `#L${mention.range.startLine}-L${mention.range.endLine}` : '';
+      appendChunk(this.main, 'user', { content: { type: 'resource_link', uri: `file://${mention.path}${lines}`, name: mention.name } });
     }
     for (const image of images) appendChunk(this.main, 'user', { content: { type: 'image', mimeType: image.mimeType, data: image.data } });
+    // "Working…" and Stop at once, before the host answers (it may have to start the agent and a session first).
+    this.turn = { running: true, costAtStart: this.usage?.cost?.amount };
     this.echoGuard = true;
     this.rev += 1;
   }
@@ -183,7 +186,8 @@ export class ChatStore {
     this.subagents.clear();
     this.plan = [];
     this.usage = undefined;
-    this.turn = { running: false };
+    // The first prompt, still being sent, keeps its "Working…" and Stop while the session it created starts.
+    this.turn = earlyPrompts.length > 0 ? this.turn : { running: false };
     this.approvals.clear();
     this.reviews.clear();
     this.declined.clear();

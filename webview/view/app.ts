@@ -18,7 +18,9 @@ function renderEmpty(ctx: ViewContext): TemplateResult {
   return html`<div class="empty">
     <span class="codicon codicon-comment-discussion empty-icon"></span>
     <div class="empty-title">${connected ? 'Ask the agent to change, explain or run something' : 'Waiting for the agent'}</div>
-    <div class="muted">Type <kbd>/</kbd> for commands and <kbd>@</kbd> to mention files. Every change comes back for your review.</div>
+    <div class="muted">${ctx.store.commands.length > 0
+      ? html`Type <kbd>/</kbd> for the agent's commands and <kbd>@</kbd> to mention files.`
+      : html`Type <kbd>@</kbd> to mention files.`} Every change comes back for your review.</div>
   </div>`;
 }
 

@@ -27,6 +27,20 @@ function textarea(): HTMLTextAreaElement | null {
   return document.querySelector<HTMLTextAreaElement>('.composer textarea');
 }
 
+/** The unsent prompt and its mentions (saved across a webview reload). */
+export function composerDraft(): { text: string; mentions: PromptMention[] } {
+  return { text: textarea()?.value ?? '', mentions: state.mentions };
+}
+
+/** Puts back a saved unsent prompt, once the composer is rendered. */
+export function restoreDraft(text: string, mentions: PromptMention[]): void {
+  const area = textarea();
+  if (!area) return;
+  area.value = text;
+  state.mentions = [...mentions];
+  autoGrow(area);
+}
+
 function completions(ctx: ViewContext): Completion[] {
   const popup = state.popup;
   if (!popup) return [];
@@ -43,7 +57,7 @@ function completions(ctx: ViewContext): Completion[] {
     detail: f.detail,
     icon: f.kind === 'folder' ? 'folder' : f.kind === 'selection' ? 'selection' : 'file',
     insert: `@${f.label} `,
-    mention: { path: f.path, name: f.label, kind: f.kind },
+    mention: { path: f.path, ...(f.range ? { range: f.range } : {}), name: f.label, kind: f.kind },
   }));
 }
 
@@ -71,9 +85,14 @@ function accept(ctx: ViewContext, area: HTMLTextAreaElement, choice: Completion)
   area.value = area.value.slice(0, popup.start) + choice.insert + area.value.slice(caret);
   const position = popup.start + choice.insert.length;
   area.setSelectionRange(position, position);
-  if (choice.mention && !state.mentions.some((m) => m.path === choice.mention?.path)) state.mentions.push(choice.mention);
+  if (choice.mention && !state.mentions.some((m) => sameMention(m, choice.mention!))) state.mentions.push(choice.mention);
   state.popup = undefined;
   ctx.update();
+}
+
+/** The same file, and the same lines when either is a selection. */
+function sameMention(a: PromptMention, b: PromptMention): boolean {
+  return a.path === b.path && a.range?.startLine === b.range?.startLine && a.range?.endLine === b.range?.endLine;
 }
 
 function send(ctx: ViewContext, area: HTMLTextAreaElement): void {
@@ -146,6 +165,11 @@ function onPaste(ctx: ViewContext, event: ClipboardEvent): void {
   }
 }
 
+/** The hint names `/` only when the agent offers commands. */
+function promptHint(ctx: ViewContext): string {
+  return ctx.store.commands.length > 0 ? 'Ask the agent — / for commands, @ to mention files' : 'Ask the agent — @ to mention files';
+}
+
 export function renderComposer(ctx: ViewContext): TemplateResult {
   const running = ctx.store.turn.running;
   const items = completions(ctx);
@@ -154,6 +178,7 @@ export function renderComposer(ctx: ViewContext): TemplateResult {
     ${popup && items.length
       ? html`<div class="completions" role="listbox">${items.map(
           (item, i) => html`<div class="completion ${i === popup.index ? 'selected' : ''}" role="option" aria-selected=${i === popup.index}
+            title=${item.detail ? `${clip(item.label, 1000)} — ${clip(item.detail, 1000)}` : clip(item.label, 1000)}
             @mousedown=${(e: Event) => { e.preventDefault(); const area = textarea(); if (area) accept(ctx, area, item); }}>
             <span class="codicon codicon-${item.icon}"></span><span class="completion-label">${clip(item.label, 120)}</span>
             ${item.detail ? html`<span class="completion-detail">${item.detail}</span>` : nothing}
@@ -161,12 +186,12 @@ export function renderComposer(ctx: ViewContext): TemplateResult {
         )}</div>`
       : nothing}
     ${state.mentions.length || state.images.length
-      ? html`<div class="attachments">${state.mentions.map((m) => html`<span class="chip"><span class="codicon codicon-file"></span>${m.name}</span>`)}${state.images.map(
+      ? html`<div class="attachments">${state.mentions.map((m) => html`<span class="chip" title=${m.path}><span class="codicon codicon-file"></span>${m.name}</span>`)}${state.images.map(
           (img, i) => html`<span class="chip"><span class="codicon codicon-file-media"></span>${img.name ?? 'image'}
             <span class="codicon codicon-close chip-remove" role="button" title="Remove" @click=${() => { state.images.splice(i, 1); ctx.update(); }}></span></span>`,
         )}</div>`
       : nothing}
-    <textarea rows="1" placeholder=${running ? 'The agent is working… (Esc to stop)' : 'Ask the agent — / for commands, @ to mention files'}
+    <textarea rows="1" placeholder=${running ? 'The agent is working… (Esc to stop)' : promptHint(ctx)}
       aria-label="Prompt"
       @keydown=${(e: KeyboardEvent) => onKeyDown(ctx, e)}
       @input=${(e: Event) => { const area = e.target as HTMLTextAreaElement; autoGrow(area); detectTrigger(ctx, area); ctx.update(); }}

@@ -19,8 +19,8 @@ export function renderHeader(ctx: ViewContext): TemplateResult {
   const status = agent.state === 'connected' ? `${agent.agentName ?? 'Agent'}${agent.agentVersion ? ` ${agent.agentVersion}` : ''}` : agent.message ?? STATE_LABEL[agent.state] ?? agent.state;
   return html`<header class="header">
     <span class="status-dot state-${agent.state}" title=${status}></span>
-    <span class="header-title" title=${clip(title ?? '', 2000)}>${clip(title ?? 'New session', 300)}</span>
-    <span class="header-agent muted" id="agent-status" data-state=${agent.state}>${status}</span>
+    <span class="header-title" title=${clip(title ?? 'New session', 2000)}>${clip(title ?? 'New session', 300)}</span>
+    <span class="header-agent muted" id="agent-status" data-state=${agent.state} title=${clip(status, 2000)}>${status}</span>
     <span class="spacer"></span>
     <button class="icon-button ${ctx.ui.historyOpen ? 'active' : ''}" type="button" title="Session history" aria-label="Session history" data-action="history"
       @click=${() => { ctx.ui.historyOpen = !ctx.ui.historyOpen; ctx.update(); }}><span class="codicon codicon-history"></span></button>
@@ -32,11 +32,12 @@ export function renderHeader(ctx: ViewContext): TemplateResult {
 export function renderHistory(ctx: ViewContext): TemplateResult | typeof nothing {
   if (!ctx.ui.historyOpen) return nothing;
   const { sessions, sessionId } = ctx.store;
-  return html`<div class="history">
+  return html`<div class="history" role="listbox" aria-label="Sessions">
     <div class="history-title">Sessions</div>
     ${sessions.length === 0 ? html`<div class="muted history-empty">No earlier sessions.</div>` : nothing}
     ${sessions.map(
       (s) => html`<div class="history-item ${s.sessionId === sessionId ? 'current' : ''}" role="button" tabindex="0" data-session-id=${s.sessionId}
+        title=${`${clip(s.title || 'Untitled session', 2000)}${s.updatedAt ? `\n${new Date(s.updatedAt).toLocaleString()}` : ''}`}
         @click=${() => { ctx.ui.historyOpen = false; ctx.post({ type: 'loadSession', sessionId: s.sessionId }); ctx.update(); }}>
         <span class="codicon codicon-comment-discussion"></span>
         <span class="history-name">${clip(s.title || 'Untitled session', 300)}</span>

@@ -38,7 +38,9 @@ export function renderPickers(ctx: ViewContext): TemplateResult[] {
     const current = str(option.currentValue);
     // The selection is set as a live property: once the person has picked, a `selected` attribute no longer moves it,
     // and options are reused by position, so a reply listing the choices in another order showed the wrong one.
-    return html`<label class="picker" title=${option.name}>
+    // A narrow panel cuts the chosen name short: the tooltip always has all of it.
+    const currentName = list.find((c) => c.value === current)?.name ?? current;
+    return html`<label class="picker" title=${currentName !== undefined ? `${option.name}: ${currentName}` : option.name}>
       <span class="codicon codicon-${icon}"></span>
       <select aria-label=${option.name} data-config-id=${option.id}
         @change=${(e: Event) => ctx.post({ type: 'setConfigOption', epoch: store.epoch, configId: option.id, value: (e.target as HTMLSelectElement).value })}>

@@ -36,11 +36,7 @@ describe('Review wired to live sessions', function () {
     api = await vscode.extensions.getExtension<AccordApi>(EXTENSION_ID)!.activate();
     workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     // What the panel is told, observed without changing it.
-    const post = api.chat.post.bind(api.chat);
-    api.chat.post = (message: HostMessage) => {
-      posted.push(message);
-      return post(message);
-    };
+    api.panel.onDidPost((message) => posted.push(message));
   });
 
   after(async () => {

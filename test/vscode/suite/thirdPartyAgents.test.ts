@@ -63,11 +63,7 @@ describe('Third-party agents that write to disk themselves (issue 20)', function
     api.client.router.onUpdate(({ update }) => {
       if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') texts.push(update.content.text);
     });
-    const post = api.chat.post.bind(api.chat);
-    api.chat.post = (message: HostMessage) => {
-      posted.push(message);
-      return post(message);
-    };
+    api.panel.onDidPost((message) => posted.push(message));
     // Every approval is recorded and answered as the running test says (the dialog's own buttons are clicked in one test).
     api.client.approvals.onDidChange(({ approval, settled }) => {
       if (settled || answer === undefined) return;
