@@ -289,15 +289,25 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     return answerPending(session, requestId, optionId, turnDeps);
   }
 
-  function depsFor(session: Session, client: AgentContext): TurnDeps {
-    // A shared session (the daemon) asks every attached client through its broker.
-    const asker = sharing
-      ? sharing.permissions(session)
-      : durable
-        ? durableAsker(client, session, durable.outstanding, (requestId, optionId) => answeredByClient(session, client, requestId, optionId))
-        : permissionAsker(client, session.id);
+  /** `client`: the connection's client; undefined only for a shared session (the daemon asks through its brokers). */
+  function depsFor(session: Session, client: AgentContext | undefined): TurnDeps {
+    const own = (): AgentContext => {
+      if (!client) throw new Error('accord: a session of this connection has no client to ask');
+      return client;
+    };
+    // A shared session (the daemon) asks every attached client through its brokers.
+    const blocking = sharing ? sharing.permissions(session) : permissionAsker(own(), session.id);
+    const shared = sharing?.durable(session);
+    const asker = shared
+      ? shared.asker
+      : durable && !sharing
+        ? durableAsker(own(), session, durable.outstanding, (requestId, optionId) => answeredByClient(session, client, requestId, optionId))
+        : blocking;
+    const record = (a: typeof asker) => (persistence ? persistence.permissions(session, a) : a);
     const turnDeps: TurnDeps = {
-      permissions: persistence ? persistence.permissions(session, asker) : asker,
+      permissions: record(asker),
+      // A child session's approval cannot outlive the child: it is asked and waited for, durable or not.
+      childPermissions: record(blocking),
       maxTurnRequests,
       maxRetries,
       streamIdleTimeoutMs,
@@ -316,13 +326,21 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   }
 
   /** The client answered a durable request itself: if no prompt answered it first, the turn goes on (outside any prompt). */
-  function answeredByClient(session: Session, client: AgentContext, requestId: string, optionId: DurableAnswer): void {
+  function answeredByClient(session: Session, client: AgentContext | undefined, requestId: string, optionId: DurableAnswer): void {
     if (!session.pendingPermissions.has(requestId)) return;
     void session.enqueue(async () => {
       if (!session.pendingPermissions.has(requestId)) return;
       persistence?.turnStarted(session, []);
-      const stopReason = await resolveApproval(session, requestId, optionId, depsFor(session, client));
-      await persistence?.turnEnded(session, stopReason);
+      // No prompt request carries this turn: every client watching learns it runs, and how it ended.
+      sharing?.backgroundTurn(session, { started: true });
+      let stopReason: StopReason = 'cancelled';
+      try {
+        stopReason = await resolveApproval(session, requestId, optionId, depsFor(session, client));
+        await session.updates.barrier(async () => undefined);
+        await persistence?.turnEnded(session, stopReason);
+      } finally {
+        sharing?.backgroundTurn(session, { ended: stopReason });
+      }
     }, () => undefined).catch((error: unknown) => console.error(`accord: answering approval ${requestId}: ${error instanceof Error ? error.message : String(error)}`));
   }
 
@@ -341,7 +359,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
 
   async function runPrompt(session: Session, params: PromptRequest, client: AgentContext): Promise<{ stopReason: StopReason; _meta?: Record<string, unknown> }> {
     // Refused before anything is recorded or run: a bad answer never approves.
-    const answer = durable ? promptAnswer(session, params._meta) : undefined;
+    const shared = sharing?.durable(session);
+    const answer = shared || (durable && !sharing) ? promptAnswer(session, params._meta) : undefined;
     persistence?.turnStarted(session, params.prompt);
     sharing?.promptStarted(session, params.prompt);
     const content = toUserContent(params.prompt);
@@ -352,7 +371,9 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     const runDeps = { ...turnDeps, runs: runsOf(session) };
     let stopReason: StopReason;
     if (answer) {
-      durable?.outstanding.settle(answer.requestId); // the first answer wins: withdraw the dialog
+      // The first answer wins: withdraw the dialogs.
+      if (shared) shared.settled(answer.requestId, answer.optionId);
+      else durable?.outstanding.settle(answer.requestId);
       stopReason = await resolveApproval(session, answer.requestId, answer.optionId, turnDeps);
     } else if (declared) stopReason = await startDeclaredRun(session, declared.name, declared.argsText, runDeps);
     else if (line !== undefined) stopReason = await runBangCommand(session, line, turnDeps);
@@ -370,7 +391,9 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     return { stopReason, ...(meta ? { _meta: meta } : {}) };
   }
 
-  if (durable) {
+  // In the daemon, an answer from this connection's dialog continues the turn here (with this connection's settings).
+  sharing?.answerDurableWith((session, requestId, optionId) => answeredByClient(session, undefined, requestId, optionId));
+  if (durable && !sharing) {
     durable.reask = (session, client) => {
       for (const pending of session.pendingPermissions.values()) {
         askClient(client, session.id, pending.requestId, pending.toolCall, durable.outstanding, (requestId, optionId) => answeredByClient(session, client, requestId, optionId));

@@ -60,7 +60,7 @@ export function askClient(
   outstanding: OutstandingRequests,
   onAnswer: (requestId: string, optionId: DurableAnswer) => void,
 ): void {
-  const params = { sessionId, toolCall, options: durableOptions, _meta: { [PERMISSION_META_KEY]: { requestId } } } as RequestPermissionRequest;
+  const params = durableRequestParams(sessionId, requestId, toolCall);
   const signal = outstanding.add(requestId);
   client
     .request(methods.client.session.requestPermission, params, { cancellationSignal: signal })
@@ -70,6 +70,11 @@ export function askClient(
     })
     .catch(() => undefined)
     .finally(() => outstanding.settle(requestId));
+}
+
+/** The session/request_permission params of a durable question: the two once-options and the request id to answer on a prompt. */
+export function durableRequestParams(sessionId: string, requestId: string, toolCall: RequestPermissionRequest['toolCall'] | object): RequestPermissionRequest {
+  return { sessionId, toolCall, options: durableOptions, _meta: { [PERMISSION_META_KEY]: { requestId } } } as RequestPermissionRequest;
 }
 
 /** A prompt's _meta answer, validated against the session's pending approvals; throws -32602 for anything else. */

@@ -223,7 +223,7 @@ export class SessionLogPersistence implements SessionPersistence {
       durable?.reask(session, client);
       // The commands are the agent's, not the log's: a loaded session offers the current ones.
       setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsFor(session) }), 0);
-      const meta = { ...isolation?.get(session.id)?.meta, ...flagsMeta(flags), ...(durable ? waitingMeta(session) : {}) };
+      const meta = { ...isolation?.get(session.id)?.meta, ...flagsMeta(flags), ...waitingMeta(session) };
       return { configOptions: await configOptionsFor(session, env), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
     };
     return app

@@ -5,6 +5,15 @@ import type { AgentContext, ContentBlock } from '@agentclientprotocol/sdk/unstab
 import type { PermissionAsker } from '../core/gate';
 import type { ClientFeatures } from './clientView';
 import type { Session } from '../core/session';
+import type { DurableAnswer } from '../core/durable';
+
+/** A shared session's durable approvals (--durable-requests). */
+export interface DurableSharing {
+  /** Asks every attached client without waiting. */
+  asker: PermissionAsker;
+  /** A prompt answered `requestId`: every open dialog for it is withdrawn. */
+  settled(requestId: string, optionId: DurableAnswer): void;
+}
 
 /** What the connection that created a session granted it (recorded with the session; never widened by another client). */
 export interface SessionFlags {
@@ -29,8 +38,14 @@ export interface SessionSharing {
   join(sessionId: string, cwd: string, client: AgentContext, replay: boolean, features: ClientFeatures): Promise<{ _meta?: Record<string, unknown> }>;
   /** A new or reopened session: this connection watches it from now on (updates shaped for `features`). */
   attach(session: Session, client: AgentContext, flags: SessionFlags, features: ClientFeatures): Promise<void>;
-  /** Asks every attached client; the first answer wins. */
+  /** Asks every attached client and waits; the first answer wins. */
   permissions(session: Session): PermissionAsker;
+  /** The session's durable approvals, if its creator asked for them (--durable-requests). */
+  durable(session: Session): DurableSharing | undefined;
+  /** What this connection does when its client answers a durable approval from its dialog (continue the turn). */
+  answerDurableWith(handler: (session: Session, requestId: string, optionId: DurableAnswer) => void): void;
+  /** A turn no prompt started (a durable approval answered from a dialog): every attached client is told it started / ended. */
+  backgroundTurn(session: Session, phase: { started: true } | { ended: string }): void;
   /** A prompt from this connection, shown to every other attached client as a user message. */
   promptStarted(session: Session, prompt: ContentBlock[]): void;
   /** The turn a prompt from this connection started has ended; the other clients are told. */

@@ -122,7 +122,8 @@ export function taskTool(parent: Session, deps: () => TurnDeps, options: ChildOp
         }
         const parentDeps = deps();
         const tools = parentDeps.tools.filter((t) => t.name !== 'task' && (call.allow_edits || readOnlyKinds.has(t.kind)));
-        stopReason = await runTurn(child, call.prompt, { ...parentDeps, tools });
+        const permissions = parentDeps.childPermissions ?? parentDeps.permissions;
+        stopReason = await runTurn(child, call.prompt, { ...parentDeps, tools, permissions });
         return report(call, child, stopReason);
       } finally {
         ctx.signal.removeEventListener('abort', cancelChild);

@@ -21,6 +21,12 @@ export interface TurnDeps {
   tools: readonly Tool<any>[];
   gate: PermissionGate;
   permissions: PermissionAsker;
+  /**
+   * How a child session asks (the `task` tool). A child's approval cannot
+   * outlive the child, so under --durable-requests it is asked and waited
+   * for; undefined: as `permissions`.
+   */
+  childPermissions?: PermissionAsker;
   commands: CommandRunner;
   /** Cap on model requests per turn. */
   maxTurnRequests: number;

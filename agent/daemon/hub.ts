@@ -6,13 +6,16 @@ import { methods, RequestError, type AgentContext, type ContentBlock } from '@ag
 import { forwardUpdates } from '../acp/app';
 import { forClient, type ClientFeatures } from '../acp/clientView';
 import { RUNNING_META_KEY, type SessionLogPersistence } from '../acp/sessionLog';
-import { flagsMeta, type SessionFlags, type SessionSharing } from '../acp/sharing';
+import { flagsMeta, type DurableSharing, type SessionFlags, type SessionSharing } from '../acp/sharing';
 import type { SessionWorkspaces } from '../session/workspaces';
 import type { PermissionAsker } from '../core/gate';
 import type { Session } from '../core/session';
 import type { SessionStore as LiveSessions } from '../core/sessionStore';
 import { withLogOffset, type SessionStore } from '../log';
 import { PermissionBroker, type Asked } from './permissionBroker';
+import { DurableBroker } from './durableBroker';
+import { waitingMeta } from '../acp/durablePermissions';
+import type { DurableAnswer } from '../core/durable';
 
 export interface HubDeps {
   live: LiveSessions;
@@ -36,7 +39,10 @@ interface Link extends Asked {
 
 class SharedSession {
   readonly links = new Map<HubConnection, Link>();
+  /** Approvals that block (every session's children; all of a session without --durable-requests). */
   readonly broker: PermissionBroker;
+  /** --durable-requests: approvals that end the turn `waiting` and never lapse. */
+  readonly durable: DurableBroker | undefined;
 
   constructor(
     readonly session: Session,
@@ -44,6 +50,20 @@ class SharedSession {
     approvalTimeoutMs: number,
   ) {
     this.broker = new PermissionBroker(session.id, () => [...this.links.values()], () => (flags.durableRequests ? null : approvalTimeoutMs));
+    // The answer from a dialog is acted on by the connection that answered (its model keys and settings).
+    this.durable = flags.durableRequests
+      ? new DurableBroker(session, () => [...this.links.values()], (by, requestId, optionId) => (by as Link).connection.durableAnswered(session, requestId, optionId))
+      : undefined;
+  }
+
+  attached(link: Link): void {
+    this.broker.attachedClient(link);
+    this.durable?.attachedClient(link);
+  }
+
+  detached(link: Link): void {
+    this.broker.detachedClient(link);
+    this.durable?.detachedClient(link);
   }
 }
 
@@ -70,7 +90,7 @@ export class SessionHub {
       cwd: s.session.cwd,
       clients: s.links.size,
       turnRunning: s.session.turnRunning,
-      pendingPermissions: s.broker.waiting,
+      pendingPermissions: s.broker.waiting + s.session.pendingPermissions.size,
     }));
   }
 
@@ -152,19 +172,30 @@ export class HubConnection implements SessionSharing {
       }
       this.link(shared, client, features);
     });
-    shared.broker.attachedClient(shared.links.get(this)!);
-    const meta = { ...this.hub.deps.isolation.get(sessionId)?.meta, ...flagsMeta(shared.flags), ...(session.turnRunning ? { [RUNNING_META_KEY]: true } : {}) };
+    shared.attached(shared.links.get(this)!);
+    const meta = {
+      ...this.hub.deps.isolation.get(sessionId)?.meta,
+      ...flagsMeta(shared.flags),
+      ...(session.turnRunning ? { [RUNNING_META_KEY]: true } : {}),
+      // A durable approval still pending: the joining client can draw it before its dialog opens.
+      ...waitingMeta(session),
+    };
     return Object.keys(meta).length > 0 ? { _meta: meta } : {};
   }
 
   async attach(session: Session, client: AgentContext, flags: SessionFlags, features: ClientFeatures): Promise<void> {
     const shared = this.hub.ensure(session, flags);
     this.link(shared, client, features);
-    shared.broker.attachedClient(shared.links.get(this)!);
+    shared.attached(shared.links.get(this)!);
   }
 
   private link(shared: SharedSession, client: AgentContext, features: ClientFeatures): void {
-    shared.links.get(this)?.unsubscribe();
+    const previous = shared.links.get(this);
+    if (previous) {
+      // Loaded again on the same connection: the new link is asked afresh; the old one's dialogs are withdrawn.
+      previous.unsubscribe();
+      shared.detached(previous);
+    }
     // Each client gets the updates it said it can read: compaction and child sessions only if advertised.
     const unsubscribe = forwardUpdates(shared.session, client, features);
     shared.links.set(this, { connection: this, client, unsubscribe, isOpen: () => this.open });
@@ -174,6 +205,34 @@ export class HubConnection implements SessionSharing {
     const shared = this.hub.sessions.get(session.id);
     if (!shared) throw RequestError.sessionNotFound(session.id);
     return shared.broker;
+  }
+
+  durable(session: Session): DurableSharing | undefined {
+    const shared = this.hub.sessions.get(session.id);
+    const broker = shared?.durable;
+    if (!broker) return undefined;
+    return { asker: broker.asker, settled: (requestId, optionId) => broker.settle(requestId, optionId) };
+  }
+
+  private onDurableAnswer: (session: Session, requestId: string, optionId: DurableAnswer) => void = () => undefined;
+
+  answerDurableWith(handler: (session: Session, requestId: string, optionId: DurableAnswer) => void): void {
+    this.onDurableAnswer = handler;
+  }
+
+  /** This connection's client answered a durable approval from its dialog. */
+  durableAnswered(session: Session, requestId: string, optionId: DurableAnswer): void {
+    this.onDurableAnswer(session, requestId, optionId);
+  }
+
+  backgroundTurn(session: Session, phase: { started: true } | { ended: string }): void {
+    const shared = this.hub.sessions.get(session.id);
+    for (const [connection, link] of shared?.links ?? []) {
+      if (!connection.open) continue;
+      if ('started' in phase) void link.client.notify(TURN_STARTED_METHOD, { sessionId: session.id }).catch(() => undefined);
+      else void link.client.notify(TURN_ENDED_METHOD, { sessionId: session.id, stopReason: phase.ended }).catch(() => undefined);
+    }
+    if ('ended' in phase) void this.hub.maybeRelease(session.id);
   }
 
   promptStarted(session: Session, prompt: ContentBlock[]): void {
@@ -206,7 +265,7 @@ export class HubConnection implements SessionSharing {
     if (!shared || !link) return;
     link.unsubscribe();
     shared.links.delete(this);
-    shared.broker.detachedClient(link);
+    shared.detached(link);
     await this.hub.maybeRelease(sessionId);
   }
 
