@@ -14,10 +14,12 @@ import path from 'node:path';
 import { splitCommandLine } from '../policy/commandLine';
 import type { DeclaredRun, RunStep } from '../policy/schema';
 import type { Session } from './session';
+import type { Tool, ToolEffect } from '../tools/tool';
 import type { TurnDeps } from './turn';
 import type { ToolCallFields, StopReason } from './updates';
 
 const ARGS = '{args}';
+const RUN_COMMAND = 'run_command';
 const DEFAULT_STEP_TIMEOUT_MS = 10 * 60_000;
 const MAX_OUTPUT_BYTES = 256 * 1024;
 /** Marks a pending durable approval that belongs to a declared run's gate, not to a model tool call. */
@@ -37,9 +39,23 @@ export function runLine(line: string): { name: string; argsText: string } | unde
   return match ? { name: match[1]!, argsText: match[2] ?? '' } : undefined;
 }
 
-export type RunDeps = Pick<TurnDeps, 'commands' | 'permissions' | 'observer' | 'beforeChange'> & {
+export type RunDeps = Pick<TurnDeps, 'commands' | 'permissions' | 'observer' | 'beforeChange' | 'gate' | 'tools'> & {
   runs: Readonly<Record<string, DeclaredRun>>;
 };
+
+/**
+ * Why the policy denies running `argv` in `cwd` (the rule), or undefined. A declared
+ * step is a command like any other: the project's deny rules (and the
+ * built-in ones) apply to it as they would to the model's run_command. Its
+ * `ask` rules do not: the run itself is the reviewed, declared approval.
+ */
+async function deniedBecause(step: RunStep, argv: string[], cwd: string, deps: RunDeps): Promise<string | undefined> {
+  const tool = deps.tools.find((t) => t.name === RUN_COMMAND) ?? ({ name: RUN_COMMAND, kind: 'execute' } as Tool<unknown>);
+  const input = { argv, ...(step.cwd ? { cwd: step.cwd } : {}), ...(step.env ? { env: step.env } : {}) };
+  const effect: ToolEffect = { type: 'command', command: { argv, cwd, envChanges: step.env ?? {}, timeoutMs: (step.timeoutSeconds ?? 0) * 1000 || DEFAULT_STEP_TIMEOUT_MS } };
+  if ((await deps.gate.decide(tool, input, effect)) !== 'deny') return undefined;
+  return deps.gate.why?.(tool, input, effect) ?? 'denied by the project policy';
+}
 
 async function say(session: Session, text: string): Promise<void> {
   await session.updates.emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
@@ -91,6 +107,15 @@ export async function startDeclaredRun(session: Session, name: string, argsText:
     if (split.argv.length > 0 && !takesArgs) {
       await say(session, `Run "${name}" takes no arguments (no step has "${ARGS}"), so nothing ran.`);
       return 'refusal';
+    }
+    // A step the policy denies refuses the whole run before anything runs (not half a plan).
+    for (const step of run.steps) {
+      const cwd = await stepCwd(session.root, step);
+      const denied = typeof cwd === 'string' ? await deniedBecause(step, expand(step, split.argv), cwd, deps) : undefined;
+      if (denied) {
+        await say(session, `Run "${name}" was refused: its step "${step.name}" runs ${JSON.stringify(expand(step, split.argv))}, which the policy denies (${denied}). Nothing ran.`);
+        return 'refusal';
+      }
     }
     const ids = run.steps.map(() => `run_${randomUUID()}`);
     // The whole plan first, so the client can draw it before anything runs.
@@ -195,6 +220,9 @@ async function runStep(session: Session, runName: string, step: RunStep, args: s
   const cwd = await stepCwd(session.root, step);
   if (typeof cwd !== 'string') return fail(cwd.error);
   const argv = expand(step, args);
+  // Checked again as it runs: the workspace (a symlinked cwd, a planted program) may have changed since the plan.
+  const denied = await deniedBecause(step, argv, cwd, deps);
+  if (denied) return fail(`The policy denies this command (${denied}), so it was not run.`);
   if (deps.beforeChange) {
     try {
       await deps.beforeChange(`${runName} / ${step.name}`);

@@ -4,7 +4,7 @@
 // and the runs listed as commands.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { symlinkSync } from 'node:fs';
+import { existsSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk/unstable';
@@ -19,6 +19,10 @@ import { gitProject } from './isolationFixtures';
 
 const policy = {
   version: 1,
+  rules: [
+    { decision: 'deny', commands: [['rm', '**']], reason: 'nothing is deleted here' },
+    { decision: 'deny', commands: [['curl', '**']], reason: 'no downloads' },
+  ],
   runs: {
     check: {
       description: 'Lint, then test',
@@ -32,6 +36,19 @@ const policy = {
     escape: {
       steps: [{ name: 'via a symlink', argv: ['pwd'], cwd: 'link' }],
       onFailure: [{ name: 'via dot-dot', argv: ['pwd'], cwd: '..' }],
+    },
+    wipe: {
+      steps: [
+        { name: 'greet', argv: ['echo', 'greeting before the wipe'] },
+        { name: 'wipe', argv: ['rm', '-rf', 'README.md'] },
+      ],
+    },
+    passthrough: {
+      steps: [{ name: 'anything', argv: ['{args}'] }],
+    },
+    recover: {
+      steps: [{ name: 'fail', argv: ['sh', '-c', 'exit 1'] }],
+      onFailure: [{ name: 'clean', argv: ['rm', '-f', 'README.md'] }],
     },
     deploy: {
       steps: [
@@ -95,9 +112,9 @@ describe('declared runs', () => {
       // session/new answers before the workspace (and its policy) is ready: the menu gains the runs once it is.
       const listed = await agent.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'available_commands_update' && (n.update as any).availableCommands.length > 1);
       const commands = (listed.update as any).availableCommands;
-      assert.deepEqual(commands.map((c: any) => c.name), ['compact', 'check', 'escape', 'deploy']);
+      assert.deepEqual(commands.map((c: any) => c.name), ['compact', 'check', 'escape', 'wipe', 'passthrough', 'recover', 'deploy']);
       assert.equal(commands[1].description, 'Lint, then test');
-      assert.deepEqual(commands[3].input, { hint: 'arguments' });
+      assert.deepEqual(commands.find((c: any) => c.name === 'deploy').input, { hint: 'arguments' });
       assert.equal(await agent.prompt(sessionId, '/check'), 'end_turn');
       assert.match(messageText(agent, sessionId), /Run "check" failed at step "test"/);
     });
@@ -106,7 +123,7 @@ describe('declared runs', () => {
   test('unknown run names and unreadable arguments end with refusal and run nothing', { timeout: 120_000 }, async () => {
     await withSession({}, async (agent, sessionId) => {
       assert.equal(await agent.prompt(sessionId, '!run nosuch'), 'refusal');
-      assert.match(messageText(agent, sessionId), /no declared run named "nosuch"[\s\S]*check, escape, deploy/);
+      assert.match(messageText(agent, sessionId), /no declared run named "nosuch"[\s\S]*check, escape, wipe, passthrough, recover, deploy/);
       assert.equal(await agent.prompt(sessionId, '!run deploy "unterminated'), 'refusal');
       assert.equal(await agent.prompt(sessionId, '!run check extra-arg'), 'refusal');
       assert.equal(updatesOf(agent, sessionId, 'tool_call').length, 0, 'nothing ran');
@@ -138,6 +155,31 @@ describe('declared runs', () => {
       const answered = await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [], _meta: { 'accord/permission': { requestId: pending.requestId, optionId: 'allow_once' } } });
       assert.equal(answered.stopReason, 'end_turn');
       assert.match(messageText(agent, sessionId), /shipped to staging[\s\S]*Run "deploy" passed/);
+    });
+  });
+
+  test('attack: a step whose argv a deny rule covers refuses the run before anything runs; arguments cannot smuggle one in; a denied onFailure step is not run', { timeout: 120_000 }, async () => {
+    await withSession({}, async (agent, sessionId, root) => {
+      assert.equal(await agent.prompt(sessionId, '!run wipe'), 'refusal');
+      assert.equal(updatesOf(agent, sessionId, 'tool_call').length, 0, 'no plan was drawn: nothing runs');
+      assert.doesNotMatch(messageText(agent, sessionId), /greeting before the wipe/, 'not even the allowed first step ran');
+      assert.match(messageText(agent, sessionId), /Run "wipe" was refused: its step "wipe" runs \["rm","-rf","README.md"\], which the policy denies \(denied by rule 1 \(nothing is deleted here\)\)\. Nothing ran\./);
+      assert.ok(existsSync(join(root, 'README.md')));
+
+      assert.equal(await agent.prompt(sessionId, '!run passthrough curl https://example.invalid/x'), 'refusal');
+      assert.match(messageText(agent, sessionId), /no downloads/);
+      assert.equal(updatesOf(agent, sessionId, 'tool_call').length, 0);
+
+      assert.equal(await agent.prompt(sessionId, '!run recover'), 'end_turn');
+      const cleanup = updatesOf(agent, sessionId, 'tool_call').find((c) => c.title === 'recover / on failure: clean');
+      const final = updatesOf(agent, sessionId, 'tool_call_update').filter((u) => u.toolCallId === cleanup.toolCallId && u.status).at(-1);
+      assert.equal(final.status, 'failed');
+      assert.match(final.content[0].content.text, /The policy denies this command \(denied by rule 1/);
+      assert.ok(existsSync(join(root, 'README.md')), 'the denied recovery step did not run');
+
+      // Allowed commands still run through the same arguments path.
+      assert.equal(await agent.prompt(sessionId, '!run passthrough echo allowed through'), 'end_turn');
+      assert.match(messageText(agent, sessionId), /allowed through/);
     });
   });
 

@@ -141,6 +141,46 @@ describe('durable approvals', () => {
     });
   });
 
+  test("a child session's approval is asked and waited for (a child cannot outlive its turn): the parent's turn does not end waiting", async () => {
+    await withAgent(async (agent, sessionId) => {
+      let asked: any;
+      agent.permissions.policy = async (request) => {
+        asked = request;
+        return { outcome: { outcome: 'selected', optionId: 'allow_once' } };
+      };
+      model.server.script(
+        reply.tool('t1', 'task', { description: 'Run the check', prompt: 'Run echo child ran and report.', allow_edits: true }),
+        reply.tool('c1', 'run_command', { argv: ['echo', 'child ran'] }),
+        reply.text('The child ran it.'),
+        reply.text('Parent done.'),
+      );
+      const response = await prompt(agent, sessionId, 'delegate it');
+      assert.equal(response.stopReason, 'end_turn');
+      assert.equal(response._meta, undefined, 'no pending approval is left behind');
+      assert.ok(asked, 'the child asked');
+      assert.equal(asked.toolCall.toolCallId, 'c1');
+      assert.equal(asked._meta?.[KEY], undefined, 'an ordinary question, answered now, not a durable one');
+      assert.match(JSON.stringify(model.server.requests.at(-1)!.body.messages), /The child ran it\./);
+      assert.match(JSON.stringify(model.server.requests.at(-2)!.body.messages), /child ran/, "the child's command ran and the child saw its output");
+    });
+  });
+
+  test('a child whose approval is rejected reports it; nothing stays pending', async () => {
+    await withAgent(async (agent, sessionId) => {
+      agent.permissions.policy = async () => ({ outcome: { outcome: 'selected', optionId: 'reject_once' } });
+      model.server.script(
+        reply.tool('t2', 'task', { description: 'Try a command', prompt: 'Run echo x.', allow_edits: true }),
+        reply.tool('c2', 'run_command', { argv: ['echo', 'x'] }),
+        reply.text('It was declined.'),
+        reply.text('Parent done.'),
+      );
+      const response = await prompt(agent, sessionId, 'delegate it');
+      assert.equal(response.stopReason, 'end_turn');
+      assert.match(JSON.stringify(model.server.requests.at(-2)!.body.messages), /declined/);
+      assert.equal(await rpcCode(prompt(agent, sessionId, '', { requestId: 'perm_x', optionId: 'allow_once' })), -32602);
+    });
+  });
+
   test('kill -9 while waiting: a new process loads the session, the approval is still pending, and the answer on the next prompt runs the call', { timeout: 180_000 }, async () => {
     const root = tempDir('accord-durable-kill-');
     const { dir, cleanup } = await tempDataDir();
