@@ -19,12 +19,12 @@ import { registerCommands } from './commands';
 import type { ReviewController } from './review/reviewController';
 import { SessionReviews } from './review/sessionReviews';
 import { ApiKeys } from './secrets/apiKeys';
-import { OPEN_SESSION_KEY, reattachRunningSession, reopenLastSession } from './sessions/reattach';
+import { OPEN_SESSION_KEY, reattachRunningSession, reopenLastSession, WAITING_SESSION_KEY } from './sessions/reattach';
 import { SessionController } from './sessions/sessionController';
 import { SessionLists } from './sessions/sessionLists';
 import { SessionsView } from './sessions/sessionsView';
 import { notifyTurnEnded } from './sessions/turnNotices';
-import { approvalTimeoutMinutes, configuredAgents, notificationMode } from './settings/settings';
+import { approvalTimeoutMinutes, BUNDLED_AGENT_NAME, configuredAgents, notificationMode } from './settings/settings';
 import { StatusBar } from './status/statusBar';
 import { TerminalService } from './terminal/terminalService';
 import { forLog } from './text/agentText';
@@ -64,6 +64,12 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     announcedToolCall: (sessionId, toolCallId) => toolCalls.announced(sessionId, toolCallId),
     prepareReview: (sessionId, toolCall) => reviews.prepareApproval(sessionId, toolCall),
     readCurrent: async (sessionId, path) => (reviews.writesToDisk(sessionId) ? currentText(path) : undefined),
+    // Only the bundled agent runs with --durable-requests; another agent's `_meta` cannot make its requests outlive the timeout.
+    answerDurable: (approval, optionId) => {
+      const h = registry.running(approval.agentName);
+      if (h && approval.durable) void controller.answerDurable(h, approval.sessionId, approval.durable, optionId);
+    },
+    durableFrom: (agentName) => agentName === BUNDLED_AGENT_NAME,
   });
   const reviews = new SessionReviews({ review, panelSession: () => controller.current, projectRoot: workspaceRoot, log: (m) => log.warn(m) });
   const fs = new FsService(reviews);
@@ -104,6 +110,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     workspaceRoot,
     turns: {
       begin: (session) => reviews.beginTurn(session.host, session.sessionId),
+      resume: async (session) => void (await reviews.beginTurn(session.host, session.sessionId, false)),
       end: (session) => reviews.endTurn(session.sessionId),
       loaded: (session) => reviews.sessionLoaded(session.host, session.sessionId),
     },
@@ -114,6 +121,9 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     },
     onViewHostChanged: (h) => viewStatus.fire(h.status),
     onTurnEnded: (session, stopReason, error) => {
+      const waiting = context.workspaceState.get<{ agent: string; sessionId: string }>(WAITING_SESSION_KEY);
+      if (stopReason === 'waiting') void context.workspaceState.update(WAITING_SESSION_KEY, { agent: session.host.name, sessionId: session.sessionId });
+      else if (waiting?.sessionId === session.sessionId) void context.workspaceState.update(WAITING_SESSION_KEY, undefined);
       notifyTurnEnded(session.host.name, stopReason, error);
       void lists.refresh(session.host);
     },

@@ -46,7 +46,10 @@ export function performUiAction(page: Page, json: string, onLog: (type: string, 
 export interface SurfaceItem { text: string; /** A notification's or dialog's own message line. */ message: string; links: { tag: string; href: string; text: string }[] }
 export interface SurfaceReport {
   notification: SurfaceItem[]; dialog: SurfaceItem[]; tree: SurfaceItem[]; statusbar: SurfaceItem[];
-  panel: { header: string; failure: string; transcript: string; approvals: string; links: string[] };
+  panel: {
+    header: string; failure: string; transcript: string; approvals: string; links: string[];
+    children: Array<{ title: string; state: string; inToolCard: boolean; open: boolean; text: string }>;
+  };
   /** The Output view's selected channel, when it shows. */
   output: string[];
 }

@@ -333,6 +333,14 @@ export async function collectSurfaces(page) {
   report.panel = {
     header: await text('#agent-status'), failure: await text('.agent-failure'), transcript: await text('.transcript'), approvals: await text('.approval-banner'),
     links: await panel.locator('a[href]').evaluateAll((els) => els.map((a) => a.getAttribute('href') ?? '')).catch(() => []),
+    // Child sessions as drawn: title, state badge, whether the tool card that started them holds them, and their text when open.
+    children: await panel.locator('.child-session').evaluateAll((els) => els.map((el) => ({
+      title: el.querySelector('.child-title')?.textContent ?? '',
+      state: el.querySelector('.child-header .badge')?.textContent ?? '',
+      inToolCard: Boolean(el.parentElement?.closest('.tool-card')),
+      open: el.classList.contains('open'),
+      text: el.querySelector('.child-body')?.textContent ?? '',
+    }))).catch(() => []),
   };
   report.output = await page.evaluate(() => [...document.querySelectorAll('.part.panel select, .part.panel .monaco-select-box')].map((s) => (s instanceof HTMLSelectElement ? s.options[s.selectedIndex]?.text ?? s.value : s.textContent ?? '')).filter(Boolean));
   return report;

@@ -83,7 +83,8 @@ export type AgentFailure = z.infer<typeof AgentFailure>;
 export const FailureAction = z.enum(['showLog', 'showTraffic', 'editSettings', 'dismiss']);
 export type FailureAction = z.infer<typeof FailureAction>;
 
-export const StopReason = z.enum(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled', 'error']);
+// `waiting`: Accord's bundled agent (--durable-requests) ended the turn on an approval that outlives it.
+export const StopReason = z.enum(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled', 'error', 'waiting']);
 export type StopReason = z.infer<typeof StopReason>;
 
 export const DiffReviewState = z.enum(['pending', 'accepted', 'rejected', 'partial']);

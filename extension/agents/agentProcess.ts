@@ -26,11 +26,16 @@ export interface AgentCommand {
   cwd?: string;
 }
 
-/** The bundled agent: `dist/agent.js acp` on VS Code's own Node runtime. */
+/**
+ * The bundled agent: `dist/agent.js acp` on VS Code's own Node runtime. With
+ * --durable-requests its approvals outlive the turn, a window reload and a
+ * VS Code restart: the turn ends `waiting` and the answer goes back on the
+ * next prompt (extension/approvals/durableAnswers.ts).
+ */
 export function bundledAgentCommand(extensionUri: vscode.Uri): AgentCommand {
   return {
     command: process.execPath,
-    args: [vscode.Uri.joinPath(extensionUri, 'dist', 'agent.js').fsPath, 'acp'],
+    args: [vscode.Uri.joinPath(extensionUri, 'dist', 'agent.js').fsPath, 'acp', '--durable-requests'],
     env: { ELECTRON_RUN_AS_NODE: '1' },
   };
 }

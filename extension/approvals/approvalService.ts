@@ -14,6 +14,7 @@ import type { DiffPreview } from './diffPreview';
 import { approvalPrompt } from './approvalPrompt';
 import { FullRequestDocuments } from './fullRequest';
 import { forLog } from '../text/agentText';
+import { durableRequestId } from './durableAnswers';
 
 export const SHOW_DIFF_LABEL = 'Show Diff';
 export const SHOW_FULL_REQUEST_LABEL = 'Show Full Request';
@@ -25,6 +26,12 @@ export interface PendingApproval {
   params: RequestPermissionRequest;
   choices: OnceChoices;
   summary: EffectSummary;
+  /**
+   * The agent's own id for an approval that outlives the turn (--durable-requests):
+   * it never times out, closing the dialog leaves it pending, and the answer
+   * goes back on the next prompt (durableAnswers.ts).
+   */
+  durable?: string;
   /** How it was settled, once it is. */
   outcome?: { how: 'selected' | 'declined' | 'cancelled' | 'timeout'; optionId?: string };
 }
@@ -47,6 +54,10 @@ export interface ApprovalServiceOptions {
    * the agent's claim. Undefined for an agent that works in its own copy, whose claim is about that copy.
    */
   readCurrent?: (sessionId: string, path: string) => Promise<string | null | undefined>;
+  /** Sends the answer to a durable approval on the session's next prompt. Without it durable requests are treated like any other. */
+  answerDurable?: (approval: PendingApproval, optionId: string) => void;
+  /** Whose requests may be durable (the bundled agent's); default none. */
+  durableFrom?: (agentName: string) => boolean;
 }
 
 export class ApprovalService implements vscode.Disposable {
@@ -73,15 +84,17 @@ export class ApprovalService implements vscode.Disposable {
     const unreviewable = (facts.unreviewable?.length ?? 0) > 0;
     const choices = onceChoices(params.options, unreviewable ? { allowLabel: ALLOW_ANYWAY_LABEL } : {});
     const summary = summarizeEffect(toolCall, `${agentName} wants to use a tool`, facts);
-    const approval: PendingApproval = { requestId: randomUUID(), sessionId: params.sessionId, agentName, params: { ...params, toolCall }, choices, summary };
+    const durable = this.options.answerDurable && this.options.durableFrom?.(agentName) ? durableRequestId(params) : undefined;
+    const approval: PendingApproval = { requestId: randomUUID(), sessionId: params.sessionId, agentName, params: { ...params, toolCall }, choices, summary, ...(durable ? { durable } : {}) };
     return new Promise((resolve) => {
       const timeoutMs = this.timeoutOverrideMs ?? Math.max(1, this.options.timeoutMinutes()) * 60_000;
-      const timer = setTimeout(() => settle(answerDeclined(choices), { how: 'timeout' }), timeoutMs);
+      // A durable approval never lapses: the agent keeps it until someone answers.
+      const timer = durable ? undefined : setTimeout(() => settle(answerDeclined(choices), { how: 'timeout' }), timeoutMs);
       const onAbort = () => settle(answerCancelled(), { how: 'cancelled' });
       const settle = (response: RequestPermissionResponse, how: NonNullable<PendingApproval['outcome']>) => {
         if (approval.outcome) return;
         approval.outcome = how;
-        clearTimeout(timer);
+        if (timer) clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         this.pending.delete(approval.requestId);
         this.options.log(`approval ${approval.requestId} (${forLog(summary.title, 300)}): ${how.how}${how.optionId ? ` ${how.optionId}` : ''}`);
@@ -122,6 +135,13 @@ export class ApprovalService implements vscode.Disposable {
     const entry = this.pending.get(requestId);
     const button = entry?.approval.choices.buttons.find((b) => b.optionId === optionId);
     if (!entry || !button) return false;
+    const { approval } = entry;
+    if (approval.durable && this.options.answerDurable) {
+      // The request itself is answered "no answer here"; the choice travels on the next prompt, once.
+      entry.settle(answerCancelled(), { how: 'selected', optionId });
+      this.options.answerDurable(approval, button.optionId);
+      return true;
+    }
     entry.settle(answerSelected(button), { how: 'selected', optionId });
     return true;
   }
@@ -129,13 +149,19 @@ export class ApprovalService implements vscode.Disposable {
   /** Declines (reject once, or cancelled when none) — the panel's dismiss. */
   decline(requestId: string): void {
     const entry = this.pending.get(requestId);
-    entry?.settle(answerDeclined(entry.approval.choices), { how: 'declined' });
+    if (!entry) return;
+    const reject = entry.approval.choices.buttons.find((b) => b.kind === 'reject_once');
+    if (entry.approval.durable && reject) return void this.answer(requestId, reject.optionId);
+    entry.settle(answerDeclined(entry.approval.choices), { how: 'declined' });
   }
 
-  /** The turn was cancelled: every approval still pending for the session answers `cancelled`, as ACP requires. */
+  /**
+   * The turn was cancelled: every approval still pending for the session answers `cancelled`, as ACP requires.
+   * A durable approval belongs to no running turn (its turn ended `waiting`): it stays until answered or withdrawn.
+   */
   cancelSession(sessionId: string): void {
     for (const { approval, settle } of [...this.pending.values()]) {
-      if (approval.sessionId === sessionId) settle(answerCancelled(), { how: 'cancelled' });
+      if (approval.sessionId === sessionId && !approval.durable) settle(answerCancelled(), { how: 'cancelled' });
     }
   }
 
@@ -179,7 +205,7 @@ export class ApprovalService implements vscode.Disposable {
           : await vscode.window.showWarningMessage(prompt.notification, ...items);
       } catch (error) {
         // Some hosts refuse modal dialogs (VS Code does while running extension tests): ask with a notification instead.
-        if (!useModal) return this.decline(approval.requestId);
+        if (!useModal) return approval.durable ? undefined : this.decline(approval.requestId);
         this.options.log(`a modal approval dialog was refused (${error instanceof Error ? error.message : String(error)}); using a notification`);
         useModal = false;
         continue;
@@ -197,7 +223,9 @@ export class ApprovalService implements vscode.Disposable {
         continue;
       }
       if (picked?.button) return void this.answer(approval.requestId, picked.button.optionId);
-      return this.decline(approval.requestId); // dismissed or closed: never allow
+      // Dismissed or closed: never allow. A durable approval stays pending (status bar, panel) for a considered answer.
+      if (approval.durable) return;
+      return this.decline(approval.requestId);
     }
   }
 }

@@ -110,13 +110,14 @@ export class SessionReviews implements vscode.Disposable {
    * can act. Returns the review note for the agent (rejections, undone turns),
    * to go before the person's prompt, when there is one.
    */
-  async beginTurn(agent: ReviewAgent, sessionId: string): Promise<string | undefined> {
+  async beginTurn(agent: ReviewAgent, sessionId: string, takeNote = true): Promise<string | undefined> {
     const state = this.session(agent, sessionId);
     state.turnId = String(++state.turns);
     state.inTurn = true;
     const turnId = state.turnId;
     await this.enqueue(state, sessionId, () => state.source.beginTurn(sessionId, turnId));
-    return this.deps.review.takeContextNote(sessionId);
+    // A turn that sends the model no text (a durable approval's answer) leaves the note for the next prompt.
+    return takeNote ? this.deps.review.takeContextNote(sessionId) : undefined;
   }
 
   /** The turn ended (any stop reason): late changes are collected. */

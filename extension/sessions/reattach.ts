@@ -1,7 +1,8 @@
 // After a window reload or an extension-host restart: if the panel's session
-// is still running a turn in the bundled agent's daemon, show it again. The
-// load replays the turn so far, streams the rest, and the daemon asks this
-// window any approval still waiting.
+// is still running a turn in the bundled agent's daemon, or a session's last
+// turn ended `waiting` on a durable approval, show it again. The load
+// replays the turn so far, streams the rest, and the agent asks this window
+// any approval still waiting (dialog, panel card, status bar).
 import * as vscode from 'vscode';
 import type { AgentHost } from '../agents/agentHost';
 import { BUNDLED_AGENT_NAME } from '../settings/settings';
@@ -10,24 +11,31 @@ import type { SessionController } from './sessionController';
 /** workspaceState key: the panel's session, so a reloaded window can reattach to it. */
 export const OPEN_SESSION_KEY = 'accord.panelSession';
 
+/** workspaceState key: a session whose last turn ended `waiting` on a durable approval (it never lapses, so it is reopened). */
+export const WAITING_SESSION_KEY = 'accord.waitingSession';
+
 export interface OpenSession {
   agent: string;
   sessionId: string;
 }
 
 export async function reattachRunningSession(state: vscode.Memento, bundled: AgentHost, controller: SessionController, log: vscode.LogOutputChannel): Promise<void> {
-  const remembered = state.get<OpenSession>(OPEN_SESSION_KEY);
-  if (!remembered || remembered.agent !== BUNDLED_AGENT_NAME || !vscode.workspace.isTrusted) return;
+  const bundledOnly = (s: OpenSession | undefined) => (s?.agent === BUNDLED_AGENT_NAME ? s : undefined);
+  const remembered = bundledOnly(state.get<OpenSession>(OPEN_SESSION_KEY));
+  const waiting = bundledOnly(state.get<OpenSession>(WAITING_SESSION_KEY));
+  if ((!remembered && !waiting) || !vscode.workspace.isTrusted) return;
+  const which = (remembered ?? waiting)!.sessionId;
   try {
     await bundled.ensureStarted();
-    const running = (await controller.listSessions(bundled)).find(
-      (s) => s.sessionId === remembered.sessionId && (s._meta as Record<string, unknown> | undefined | null)?.['accord/running'] === true,
-    );
-    if (!running || controller.current) return;
-    log.info(`reattaching session ${remembered.sessionId}, still running in the agent`);
-    await controller.loadSession(bundled, remembered.sessionId);
+    const sessions = await controller.listSessions(bundled);
+    const running = remembered && sessions.find((s) => s.sessionId === remembered.sessionId && (s._meta as Record<string, unknown> | undefined | null)?.['accord/running'] === true);
+    // A durable approval does not lapse: the load makes the agent ask this window again.
+    const target = running ?? (waiting && sessions.find((s) => s.sessionId === waiting.sessionId));
+    if (!target || controller.current) return;
+    log.info(`reattaching session ${target.sessionId}, ${running ? 'still running' : 'waiting for an approval'} in the agent`);
+    await controller.loadSession(bundled, target.sessionId);
   } catch (error) {
-    log.warn(`could not reattach session ${remembered.sessionId}: ${error instanceof Error ? error.message : String(error)}`);
+    log.warn(`could not reattach session ${which}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

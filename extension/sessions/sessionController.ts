@@ -12,6 +12,7 @@ import type { AgentFailure, HostMessage, PromptCapabilities, StopReason, Webview
 import { modelSetting, reasoningEffort } from '../settings/settings';
 import { quotedForNotification } from '../text/agentText';
 import { sessionNotices, setupMetaOf } from './sessionNotices';
+import { durableAnswerMeta } from '../approvals/durableAnswers';
 
 export interface CurrentSession {
   host: AgentHost;
@@ -49,6 +50,8 @@ const RUNNING_META_KEY = 'accord/running';
 export interface TurnHooks {
   /** Before the prompt is sent; returns a note for the agent to read before the person's text (what they rejected or undid). */
   begin(session: CurrentSession): Promise<string | undefined>;
+  /** Before a prompt that carries no text for the model (a durable approval's answer): the turn is followed, the note kept for the next one. */
+  resume?(session: CurrentSession): Promise<void>;
   /** After the turn ended, however it ended. */
   end(session: CurrentSession): Promise<void>;
   /** A past session was reopened (`session/load` answered): its agent may hold changes this window never reviewed. */
@@ -304,6 +307,41 @@ export class SessionController implements vscode.Disposable {
       if (lost) return this.loseTurn(session, `${session.host.name} stopped during the turn; the turn was lost (${reason}).`);
       this.fail(session.host, 'session/prompt', error);
       return this.endTurn(session, 'error', `The turn ended with an error: ${reason}`);
+    }
+  }
+
+  /**
+   * The person answered a durable approval (its turn ended `waiting`): the
+   * answer goes on the session's next prompt. In the panel's session it is a
+   * turn like any other (running, then its stop reason); elsewhere, or
+   * behind a running turn (the agent queues it), it is sent without one.
+   */
+  async answerDurable(host: AgentHost, sessionId: string, requestId: string, optionId: string): Promise<TurnOutcome | undefined> {
+    const connection = host.connection;
+    const params = { sessionId, prompt: [], _meta: durableAnswerMeta(requestId, optionId) };
+    const refused = (error: unknown) =>
+      void vscode.window.showWarningMessage(`Accord: ${quotedForNotification(host.name, 80)} did not take the answer to its approval: ${quotedForNotification(error instanceof Error ? error.message : String(error), 400)}`);
+    if (!connection) return void refused(new Error(`${host.name} is not running; the approval stays pending and is asked again when it is.`));
+    const session = this.currentValue;
+    if (session?.host !== host || session.sessionId !== sessionId || session.turnInFlight) {
+      await connection.agent.request(methods.agent.session.prompt, params).catch(refused);
+      return;
+    }
+    session.turnInFlight = true;
+    this.lostTurn = undefined;
+    this.post({ type: 'turnStarted', epoch: session.epoch });
+    try {
+      await this.deps.turns?.resume?.(session);
+      const response = await connection.agent.request(methods.agent.session.prompt, params);
+      await this.deps.turns?.end(session);
+      return this.endTurn(session, response.stopReason);
+    } catch (error) {
+      await this.deps.turns?.end(session).catch(() => undefined);
+      if (!session.turnInFlight) return this.lastOutcome;
+      const reason = error instanceof Error ? error.message : String(error);
+      if (connection.signal.aborted || !session.host.connection) return this.loseTurn(session, `${session.host.name} stopped during the turn; the turn was lost (${reason}).`);
+      refused(error);
+      return this.endTurn(session, 'error', `The answer to the approval was not taken: ${reason}`);
     }
   }
 

@@ -4,7 +4,7 @@
 // a command raises a real approval and Playwright clicks "Allow once";
 // accepting the review changes the file exactly as shown; the context gauge moves.
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -12,9 +12,29 @@ import type { AccordApi } from '../../extension/extension';
 import type { PendingApproval } from '../../extension/approvals/approvalService';
 import { reply, startFakeModelServer, type FakeModelServer } from '../fakeModelServer/index';
 import { eventually, ui } from './ui';
+import type { SurfaceReport } from '../../scripts/vscode-harness.mjs';
 import { useFakeModel } from './fakeModelEnv';
 import { approvalPrompt } from '../../extension/approvals/approvalPrompt';
 
+
+/** The harness's report of the workbench as drawn (test/vscode/README.md, `inspect`). */
+async function inspect(name: string): Promise<SurfaceReport> {
+  const file = path.join(vscode.extensions.getExtension('accord-dev.accord')!.extensionPath, 'test-results', `${name}.json`);
+  if (existsSync(file)) unlinkSync(file);
+  ui({ inspect: name });
+  await eventually(`the surface report ${name}`, () => existsSync(file), 60_000);
+  return JSON.parse(readFileSync(file, 'utf8')) as SurfaceReport;
+}
+
+/** Inspects until `ready` holds (the webview renders a moment after a turn ends), then returns the last report. */
+async function inspectPanel(name: string, ready: (r: SurfaceReport) => boolean): Promise<SurfaceReport> {
+  let report = await inspect(name);
+  for (let i = 0; i < 50 && !ready(report); i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    report = await inspect(name);
+  }
+  return report;
+}
 
 describe('the bundled agent end to end', function () {
   this.timeout(120_000);
@@ -67,9 +87,16 @@ describe('the bundled agent end to end', function () {
     const approval = await pending;
     assert.match(approval.summary.title, /echo/, `the first question is the command's: ${approval.summary.title}`);
     assert.equal(readFileSync(file, 'utf8'), 'console.log("hi");\n', "the person's file changed before review");
+    // The bundled agent runs with --durable-requests: the turn ends waiting and the answer continues it on the next prompt.
+    const waited = await turn;
+    assert.equal(waited?.stopReason, 'waiting', waited?.error);
+    assert.ok(approval.durable, 'the request carries the agent\'s own id');
     ui({ message: approvalPrompt({ agentName: approval.agentName, title: approval.summary.title, detail: approval.summary.detail }).message, click: 'Allow once', screenshot: 'bundled-agent-approval' });
-    const outcome = await turn;
-    assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
+    const outcome = await eventually('the answered turn to end', () => {
+      const last = api.client.controller.lastOutcome;
+      return last && last !== waited && last;
+    });
+    assert.equal(outcome.stopReason, 'end_turn', outcome.error);
     // The agent changed its isolated copy; the person's file changes when they accept the review.
     assert.equal(readFileSync(file, 'utf8'), 'console.log("hi");\n', 'the edit waits for review');
     assert.equal(raised, 1, 'only the command asked');
@@ -79,5 +106,26 @@ describe('the bundled agent end to end', function () {
     await vscode.commands.executeCommand('accord.review.acceptFile', review.id);
     assert.equal(readFileSync(file, 'utf8'), 'console.log("hello");\n');
     assert.match(api.client.statusBar.text, /\d+%/, `no context gauge in "${api.client.statusBar.text}"`);
+  });
+  it('a child session renders nested in the task that started it, with its title and state; opened, it shows its own work', async () => {
+    server.script(
+      { type: 'stream', parts: [{ toolCall: { id: 'toolu_task', name: 'task', args: { description: 'Survey the notes', prompt: 'Read nothing; just report "child-report-42".' } } }] },
+      { type: 'stream', parts: [{ text: 'child-report-42' }] },
+      { type: 'stream', parts: [{ text: 'The child reported back.' }] },
+    );
+    const session = await api.client.controller.newSession(api.agent);
+    assert.ok(session, `no session: ${api.agent.status.message}`);
+    await vscode.commands.executeCommand('accord.chat.focus');
+    const outcome = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'delegate the survey', mentions: [], images: [] });
+    assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
+    const drawn = await inspectPanel('child-session-nested', (r) => r.panel.children.some((c) => c.title === 'Survey the notes' && c.state !== 'running'));
+    const child = drawn.panel.children.find((c) => c.title === 'Survey the notes');
+    assert.ok(child, `no child drawn: ${JSON.stringify(drawn.panel.children)}`);
+    assert.equal(child.inToolCard, true, 'the child is nested in the task tool card, not a sibling of it');
+    assert.equal(child.open, false, 'collapsed until opened');
+    ui({ webviewClick: '.child-session .child-header' });
+    const opened = await inspectPanel('child-session-open', (r) => r.panel.children.some((c) => c.open && c.text.includes('child-report-42')));
+    assert.ok(opened.panel.children.some((c) => c.open && c.text.includes('child-report-42')), `the open child shows its own text: ${JSON.stringify(opened.panel.children)}`);
+    assert.match(opened.panel.transcript, /The child reported back\./);
   });
 });

@@ -32,6 +32,7 @@ const STOP_REASON: Record<string, string> = {
   refusal: 'The agent refused. This prompt and what follows are left out of its context.',
   cancelled: 'Cancelled.',
   error: 'The turn failed.',
+  waiting: 'Waiting for your approval. Answer it in the dialog, on its card or from the status bar; it stays pending across reloads.',
 };
 
 export function renderItem(ctx: ViewContext, t: Transcript, item: Item): TemplateResult | typeof nothing {
@@ -85,7 +86,7 @@ export function renderItem(ctx: ViewContext, t: Transcript, item: Item): Templat
     }
     case 'turnEnd':
       return html`<div class="turn-end stop-${item.stopReason}">
-        <span class="codicon codicon-${item.stopReason === 'cancelled' ? 'debug-stop' : 'warning'}"></span>
+        <span class="codicon codicon-${item.stopReason === 'cancelled' ? 'debug-stop' : item.stopReason === 'waiting' ? 'shield' : 'warning'}"></span>
         <span>${STOP_REASON[item.stopReason] ?? `Stopped: ${item.stopReason}`}${item.error ? html` <span class="error-text">${breakable(item.error)}</span>` : nothing}</span>
       </div>`;
     case 'child':
