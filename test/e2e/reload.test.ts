@@ -1,8 +1,11 @@
-// A window reload mid-turn, in a real VS Code with the packaged extension:
-// the bundled agent runs as the bridge to its daemon, so the turn keeps
-// running while the window reloads; the reloaded panel reattaches to the
-// session and the approval that was waiting is asked again. Answering it
-// there lets the turn finish.
+// A durable approval across a window reload, in a real VS Code with the
+// packaged extension: the bundled agent (the bridge to its daemon, with
+// --durable-requests) ends the turn `waiting`; the panel says so and the
+// status bar counts the approval. The window reloads while the native dialog
+// is open; the reloaded window reopens the session, the agent asks again,
+// the panel and status bar show it again, and "Allow once" in the native
+// dialog answers it once: the command runs and the turn finishes.
+import { spawnSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +20,8 @@ let server: VscodeServer;
 let workbench: Workbench;
 let page: Page;
 const config = mkdtempSync(join(tmpdir(), 'accord-e2e-reload-config-'));
+// The agent's own state dir: its own daemon and logs, never a daemon another run (or the person) has going.
+const home = mkdtempSync(join(tmpdir(), 'accord-e2e-reload-home-'));
 
 async function screenshot(name: string): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
@@ -33,6 +38,7 @@ before(async () => {
       ACCORD_ANTHROPIC_BASE_URL: model.baseUrl,
       ACCORD_MODEL: 'anthropic:claude-sonnet-4-5',
       ACCORD_CONFIG_DIR: config,
+      ACCORD_HOME: home,
       ACCORD_LOCAL_SERVERS: '',
       ACCORD_SANDBOX: 'off',
     },
@@ -46,7 +52,10 @@ after(async () => {
   await workbench?.close();
   await server?.close();
   await model?.close();
+  // The daemon outlives the window by design: stop it before its directory goes.
+  spawnSync(process.execPath, [join(root, 'dist/agent.js'), 'daemon', 'stop'], { env: { PATH: process.env.PATH, HOME: config, ACCORD_HOME: home }, stdio: 'ignore', timeout: 60_000 });
   rmSync(config, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
 });
 
 async function openPanel(): Promise<void> {
@@ -55,7 +64,9 @@ async function openPanel(): Promise<void> {
   await panel.locator('#agent-status[data-state="connected"]').waitFor({ timeout: 120_000 });
 }
 
-test('reload the window mid-turn: the panel reattaches and the waiting approval is asked again', { timeout: 420_000 }, async () => {
+const approvalsWaiting = () => page.locator('.part.statusbar').getByText(/1 approval waiting/).first();
+
+test('a durable approval survives a window reload with its dialog open, and the native dialog answers it once', { timeout: 420_000 }, async () => {
   await openPanel();
   model.script(
     // A command: it always asks (edits of the session's own copy do not).
@@ -69,6 +80,8 @@ test('reload the window mid-turn: the panel reattaches and the waiting approval 
 
   const before = await findMessage(page, 'reloaded-window', 120_000);
   assert.ok(before, 'the approval is asked before the reload');
+  await webviewFrame(page).getByText(/Waiting for your approval/).first().waitFor({ timeout: 120_000 });
+  await approvalsWaiting().waitFor({ timeout: 60_000 });
   await screenshot('reload-approval-before');
 
   await page.reload();
@@ -80,8 +93,17 @@ test('reload the window mid-turn: the panel reattaches and the waiting approval 
     await screenshot('reload-no-approval-after');
     throw error;
   }
+  await approvalsWaiting().waitFor({ timeout: 60_000 });
   await screenshot('reload-approval-after');
+  const requestsBefore = model.requests.length;
   await again.getByRole('button', { name: 'Allow once', exact: true }).click();
   await webviewFrame(page).getByText('Reattached and finished.').first().waitFor({ timeout: 120_000 });
   await screenshot('reload-finished');
+  await approvalsWaiting().waitFor({ state: 'detached', timeout: 60_000 });
+  // Answered once: one model request after the answer, carrying the command's output exactly once.
+  assert.equal(model.requests.length, requestsBefore + 1);
+  const messages = model.requests.at(-1)!.body.messages as Array<{ content: unknown }>;
+  const results = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((c: any) => c.type === 'tool_result' && c.tool_use_id === 'toolu_reload');
+  assert.equal(results.length, 1, 'one result for the approved call');
+  assert.match(JSON.stringify(results[0]), /reloaded-window/, 'the command ran');
 });
