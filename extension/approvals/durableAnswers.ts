@@ -26,8 +26,3 @@ export function durableAnswerMeta(requestId: string, optionId: string): Record<s
   return { [DURABLE_META_KEY]: { requestId, optionId } };
 }
 
-/** The pending approval a `waiting` prompt (or load) response names, if any. */
-export function waitingRequest(meta: unknown): { requestId: string } | undefined {
-  const requestId = durableRequestId({ _meta: meta as RequestPermissionRequest['_meta'] });
-  return requestId ? { requestId } : undefined;
-}
