@@ -32,7 +32,7 @@ import { ClientFeatureBook, featuresOf, forClient, type ClientFeatures } from '.
 import { CHANGES_CAPABILITY, registerChangesMethods } from './changesMethods';
 import type { SessionPersistence } from './sessionLog';
 import type { SessionWorkspaces } from '../session/workspaces';
-import { flagsMeta, type SessionSharing } from './sharing';
+import { flagsMeta, TURN_ENDED_METHOD, TURN_STARTED_METHOD, type SessionSharing } from './sharing';
 import { SessionSetupError, workspaceFor } from './workspaceReady';
 
 declare const ACCORD_VERSION: string;
@@ -332,14 +332,17 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       if (!session.pendingPermissions.has(requestId)) return;
       persistence?.turnStarted(session, []);
       // No prompt request carries this turn: every client watching learns it runs, and how it ended.
-      sharing?.backgroundTurn(session, { started: true });
+      const notice = (method: string, params: Record<string, unknown>) => void client?.notify(method, { sessionId: session.id, ...params }).catch(() => undefined);
+      if (sharing) sharing.backgroundTurn(session, { started: true });
+      else notice(TURN_STARTED_METHOD, {});
       let stopReason: StopReason = 'cancelled';
       try {
         stopReason = await resolveApproval(session, requestId, optionId, depsFor(session, client));
         await session.updates.barrier(async () => undefined);
         await persistence?.turnEnded(session, stopReason);
       } finally {
-        sharing?.backgroundTurn(session, { ended: stopReason });
+        if (sharing) sharing.backgroundTurn(session, { ended: stopReason });
+        else notice(TURN_ENDED_METHOD, { stopReason });
       }
     }, () => undefined).catch((error: unknown) => console.error(`accord: answering approval ${requestId}: ${error instanceof Error ? error.message : String(error)}`));
   }

@@ -58,6 +58,10 @@ export interface SessionSharing {
 
 export const FLAGS_CONFIG_KEY = 'accord/flags';
 
+/** To clients with no prompt request of their own for a turn: it started / ended in a session they watch. */
+export const TURN_STARTED_METHOD = '_accord/turn_started';
+export const TURN_ENDED_METHOD = '_accord/turn_ended';
+
 export function flagsMeta(flags: SessionFlags): Record<string, unknown> {
   return {
     ...(flags.alwaysApprove ? { 'accord/alwaysApprove': true } : {}),

@@ -6,7 +6,7 @@ import { methods, RequestError, type AgentContext, type ContentBlock } from '@ag
 import { forwardUpdates } from '../acp/app';
 import { forClient, type ClientFeatures } from '../acp/clientView';
 import { RUNNING_META_KEY, type SessionLogPersistence } from '../acp/sessionLog';
-import { flagsMeta, type DurableSharing, type SessionFlags, type SessionSharing } from '../acp/sharing';
+import { flagsMeta, TURN_ENDED_METHOD, TURN_STARTED_METHOD, type DurableSharing, type SessionFlags, type SessionSharing } from '../acp/sharing';
 import type { SessionWorkspaces } from '../session/workspaces';
 import type { PermissionAsker } from '../core/gate';
 import type { Session } from '../core/session';
@@ -28,9 +28,7 @@ export interface HubDeps {
   onMaybeIdle(): void;
 }
 
-/** To the clients that did not send the prompt: a turn started / ended in a session they watch. */
-export const TURN_STARTED_METHOD = '_accord/turn_started';
-export const TURN_ENDED_METHOD = '_accord/turn_ended';
+export { TURN_STARTED_METHOD, TURN_ENDED_METHOD } from '../acp/sharing';
 
 interface Link extends Asked {
   connection: HubConnection;

@@ -137,6 +137,12 @@ describe('durable approvals', () => {
       await agent.waitForUpdate((n) => (n.update as any).toolCallId === 'e1' && (n.update as any).status === 'completed');
       await agent.waitForUpdate((n) => (n.update as any).content?.text === 'Done after approval.');
       assert.equal(readFileSync(join(root, 'notes.txt'), 'utf8'), 'final\n');
+      // No prompt carried the continued turn: the client is told it started and how it ended.
+      await agent.waitForUpdate(() => agent.extNotifications.some((n) => n.method === '_accord/turn_ended'));
+      assert.deepEqual(agent.extNotifications.filter((n) => n.method.startsWith('_accord/turn_')).map((n) => [n.method, n.params]), [
+        ['_accord/turn_started', { sessionId }],
+        ['_accord/turn_ended', { sessionId, stopReason: 'end_turn' }],
+      ]);
       assert.equal(await rpcCode(prompt(agent, sessionId, '', { requestId: response._meta[KEY].requestId, optionId: 'allow_once' })), -32602);
     });
   });
