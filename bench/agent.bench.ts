@@ -108,16 +108,21 @@ function daemonPidOf(env: NodeJS.ProcessEnv): number | undefined {
   }
 }
 
-async function replayRate(dataDir: string): Promise<number> {
+/** Replay throughput on a 50,000-event log: wall clock and CPU time (on a loaded machine the CPU rate is the steadier one). */
+async function replayRate(dataDir: string): Promise<{ wall: number; cpu: number }> {
   const store = new SessionStore(dataDir);
   await writeSessionLog(store, 'replay', REPLAY_EVENTS);
-  const rates: number[] = [];
+  const wall: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < 5; i++) {
     const start = performance.now();
+    const used = process.cpuUsage();
     await store.replay('replay');
-    rates.push(REPLAY_EVENTS / ((performance.now() - start) / 1000));
+    const { user, system } = process.cpuUsage(used);
+    wall.push(REPLAY_EVENTS / ((performance.now() - start) / 1000));
+    cpu.push(REPLAY_EVENTS / ((user + system) / 1e6));
   }
-  return median(rates);
+  return { wall: median(wall), cpu: median(cpu) };
 }
 
 function projectAt(dir: string): void {
@@ -129,8 +134,7 @@ function projectAt(dir: string): void {
   git('commit', '-q', '-m', 'start');
 }
 
-function table(results: Map<Kind, Run[]>, replay: number): string {
-  const floor = results.get('floor')!;
+function table(results: Map<Kind, Run[]>, replay: { wall: number; cpu: number }): string {
   const rows: Array<[string, keyof Run, string, string]> = [
     ['spawn → initialize (ms)', 'initialize', '≤ floor+20 (daemon), ≤ 2× floor', '%.1f'],
     ['session/new (ms)', 'sessionNew', '≤ 20', '%.1f'],
@@ -150,8 +154,7 @@ function table(results: Map<Kind, Run[]>, replay: number): string {
     const ratio = (v: number | undefined) => (v !== undefined && f ? `${(v / f).toFixed(1)}×` : '–');
     lines.push(`| ${label} | ${fmt(f, spec)} | ${fmt(m('no daemon'), spec)} | ${ratio(m('no daemon'))} | ${fmt(m('daemon'), spec)} | ${ratio(m('daemon'))} | ${goal} |`);
   }
-  lines.push(`| replay of ${REPLAY_EVENTS.toLocaleString('en')} events (events/s) | – | ${Math.round(replay).toLocaleString('en')} | | | | ≥ 500,000 |`);
-  void floor;
+  lines.push(`| replay of ${REPLAY_EVENTS.toLocaleString('en')} events (events/s, wall / CPU) | – | ${Math.round(replay.wall).toLocaleString('en')} / ${Math.round(replay.cpu).toLocaleString('en')} | | | | ≥ 500,000 |`);
   return lines.join('\n');
 }
 

@@ -5,6 +5,7 @@
 // later append throws it, and the file keeps only complete records.
 import { open, type FileHandle } from 'node:fs/promises';
 import { LogWriteError } from './errors';
+import { chunkKey, formatMore } from './compact';
 import { formatRecord, type LogEvent, type LogRecord } from './records';
 
 export interface AppendOptions {
@@ -42,6 +43,9 @@ export class LogWriter {
   private closed = false;
   private failed: LogWriteError | undefined;
   private readonly listeners = new Set<(error: LogWriteError) => void>();
+  /** chunkKey of the last full update record, if it qualified, and its time: what a `more` record continues. */
+  private templateKey: string | undefined;
+  private templateMs = 0;
 
   private constructor(
     readonly path: string,
@@ -82,14 +86,27 @@ export class LogWriter {
   append(event: LogEvent, options: AppendOptions = {}): Appended {
     if (this.failed) throw this.failed;
     if (this.closed) throw new Error(`The session log ${this.path} is closed; open it again to append.`);
-    const record = { seq: this.seq, ts: new Date().toISOString(), ...event } as LogRecord;
-    const line = formatRecord(record);
+    const seq = this.seq;
+    const now = Date.now();
+    const ts = new Date(now).toISOString();
+    let line: string;
+    if (event.type === 'update') {
+      // A text chunk continuing the last full chunk record is written compactly (compact.ts).
+      const key = chunkKey(event.update);
+      // A clock set back writes a full record: the delta is never negative.
+      if (key !== undefined && key === this.templateKey && now >= this.templateMs) line = formatMore(seq, now - this.templateMs, (event.update.content as { text: string }).text);
+      else {
+        line = formatRecord({ seq, ts, ...event });
+        this.templateKey = key;
+        this.templateMs = now;
+      }
+    } else line = formatRecord({ seq, ts, ...event } as LogRecord);
     const offset = this.endOffset;
     this.seq += 1;
     this.endOffset += Buffer.byteLength(line);
     this.queue.push(line);
     if (options.durable) this.syncRequested = true;
-    return { seq: record.seq, ts: record.ts, offset, committed: this.enqueueWaiter() };
+    return { seq, ts, offset, committed: this.enqueueWaiter() };
   }
 
   /** Writes everything appended so far and fdatasyncs it. */
