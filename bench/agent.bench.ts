@@ -94,7 +94,7 @@ async function runOnce(kind: Kind, env: NodeJS.ProcessEnv, server: FakeModelServ
 function textChunkLogBytes(path: string): number {
   let bytes = 0;
   for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (line.includes('agent_message_chunk') || line.startsWith('{"t":"m"')) bytes += Buffer.byteLength(line) + 1;
+    if (line.includes('agent_message_chunk') || line.includes('"type":"more"')) bytes += Buffer.byteLength(line) + 1;
   }
   return bytes;
 }

@@ -76,36 +76,47 @@ function digitsEnd(line: string, from: number): number {
   return i === from || i - from > 15 ? -1 : i;
 }
 
+/** What readMoreLine fills in (one object reused for every line: replay allocates per chunk only what it returns). */
+export interface MoreFields {
+  seq: number;
+  /** Milliseconds since the template's ts. */
+  delta: number;
+  text: string;
+}
+
 /**
- * A `more` line exactly as formatMore writes it, parsed without a JSON.parse
- * of the whole line (a third of the replay time); undefined for anything else,
- * which then takes the general path (parseRecordLine) and its checks.
+ * A `more` line exactly as formatMore writes it, parsed into `into` without
+ * a JSON.parse of the whole line (a third of the replay time). False for
+ * anything else, which then takes the general path (parseRecordLine) and its checks.
  */
-export function parseMoreLine(line: string): MoreRecord | undefined {
-  if (!line.startsWith(SEQ_PREFIX)) return undefined;
+export function readMoreLine(line: string, into: MoreFields): boolean {
+  if (!line.startsWith(SEQ_PREFIX)) return false;
   const seqEnd = digitsEnd(line, SEQ_PREFIX.length);
-  if (seqEnd === -1 || !line.startsWith(TS_PREFIX, seqEnd)) return undefined;
+  if (seqEnd === -1 || !line.startsWith(TS_PREFIX, seqEnd)) return false;
   const deltaStart = seqEnd + TS_PREFIX.length;
   const deltaEnd = digitsEnd(line, deltaStart);
-  if (deltaEnd === -1 || !line.startsWith(TEXT_PREFIX, deltaEnd)) return undefined;
+  if (deltaEnd === -1 || !line.startsWith(TEXT_PREFIX, deltaEnd)) return false;
   const textStart = deltaEnd + TEXT_PREFIX.length - 1; // the opening quote
-  if (!line.endsWith('"}') || line.length < textStart + 4) return undefined;
-  const literal = line.slice(textStart, -1);
+  if (!line.endsWith('"}') || line.length < textStart + 4) return false;
   let text: string;
-  if (literal.indexOf('\\') === -1) {
+  if (line.indexOf('\\', textStart) === -1) {
     // No escapes: the literal is the text, unless a bare quote ends it early (not formatMore's output).
-    if (literal.indexOf('"', 1) !== literal.length - 1) return undefined;
-    text = literal.slice(1, -1);
+    const closing = line.length - 2;
+    if (line.indexOf('"', textStart + 1) !== closing) return false;
+    text = line.slice(textStart + 1, closing);
   } else {
     try {
-      const parsed: unknown = JSON.parse(literal);
-      if (typeof parsed !== 'string') return undefined;
+      const parsed: unknown = JSON.parse(line.slice(textStart, -1));
+      if (typeof parsed !== 'string') return false;
       text = parsed;
     } catch {
-      return undefined;
+      return false;
     }
   }
-  return { seq: Number(line.slice(SEQ_PREFIX.length, seqEnd)), ts: line.slice(seqEnd + TS_PREFIX.length - 1, deltaEnd), type: MORE, text };
+  into.seq = Number(line.slice(SEQ_PREFIX.length, seqEnd));
+  into.delta = Number(line.slice(deltaStart, deltaEnd));
+  into.text = text;
+  return true;
 }
 
 /**
@@ -116,14 +127,15 @@ export class ChunkExpander {
   private second = NaN;
   private prefix = '';
 
-  expand(template: ChunkTemplate, record: MoreRecord): { update: SessionUpdateJson; ts: string } {
+  /** The update a `more` record with `text` stands for. */
+  update(template: ChunkTemplate, text: string): SessionUpdateJson {
     const t = template.update;
-    const content = { type: 'text', text: record.text };
-    const update: SessionUpdateJson = t.messageId === undefined ? { sessionUpdate: t.sessionUpdate, content } : { sessionUpdate: t.sessionUpdate, messageId: t.messageId, content };
-    return { update, ts: this.timestamp(template.ms + Number(record.ts.slice(1))) };
+    const content = { type: 'text', text };
+    return t.messageId === undefined ? { sessionUpdate: t.sessionUpdate, content } : { sessionUpdate: t.sessionUpdate, messageId: t.messageId, content };
   }
 
-  private timestamp(ms: number): string {
+  /** Its absolute timestamp (ISO 8601). */
+  timestamp(ms: number): string {
     const second = Math.floor(ms / 1000);
     if (second !== this.second) {
       const iso = new Date(ms).toISOString();

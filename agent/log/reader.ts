@@ -3,7 +3,7 @@
 import { open } from 'node:fs/promises';
 import { LogError } from './errors';
 import { readLineBatches } from './lines';
-import { ChunkExpander, MORE, parseMoreLine, templateOf, type ChunkTemplate, type MoreRecord } from './compact';
+import { ChunkExpander, MORE, readMoreLine, templateOf, type ChunkTemplate, type MoreFields, type MoreRecord } from './compact';
 import { parseRecordLine, type ForeignRecord, type LogRecord } from './records';
 
 export type LogEntry = { offset: number; next: number } & (
@@ -32,13 +32,13 @@ export async function* readLogBatches(path: string, options: ReadOptions = {}): 
   // The full chunk record the next `more` record continues (see compact.ts).
   let template: ChunkTemplate | undefined;
   const expander = new ChunkExpander();
+  const more: MoreFields = { seq: 0, delta: 0, text: '' };
   for await (const lines of readLineBatches(path, from, options.onPartialTail)) {
     const entries: LogEntry[] = [];
     for (const line of lines) {
-      const more = template ? parseMoreLine(line.text) : undefined;
-      if (more) {
-        const { update, ts } = expander.expand(template!, more);
-        entries.push({ offset: line.offset, next: line.next, known: true, record: { seq: more.seq, ts, type: 'update', update } });
+      if (template && readMoreLine(line.text, more)) {
+        const record = { seq: more.seq, ts: expander.timestamp(template.ms + more.delta), type: 'update' as const, update: expander.update(template, more.text) };
+        entries.push({ offset: line.offset, next: line.next, known: true, record });
         first = false;
         continue;
       }
@@ -50,10 +50,10 @@ export async function* readLogBatches(path: string, options: ReadOptions = {}): 
         if (parsed.record.type === 'update') template = templateOf(parsed.record.update, parsed.record.ts);
         entries.push({ offset: line.offset, next: line.next, known: true, record: parsed.record });
       } else if (parsed.record.type === MORE) {
-        const more = parsed.record as MoreRecord;
+        const record = parsed.record as MoreRecord;
         if (template) {
-          const { update, ts } = expander.expand(template, more);
-          entries.push({ offset: line.offset, next: line.next, known: true, record: { seq: more.seq, ts, type: 'update', update } });
+          const ts = expander.timestamp(template.ms + Number(record.ts.slice(1)));
+          entries.push({ offset: line.offset, next: line.next, known: true, record: { seq: record.seq, ts, type: 'update', update: expander.update(template, record.text) } });
         } else if (from === 0) {
           options.onInvalid?.(line.offset, 'a continued text chunk whose first chunk is missing (damaged)');
         } else {
