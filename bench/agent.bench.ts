@@ -5,7 +5,7 @@
 // already running (`accord acp` bridges to it) and none (`--no-daemon`).
 // Prints medians, the ratio to the floor, and the machine's load average:
 // on a shared machine read the ratios, not the absolute numbers.
-// `node --import tsx bench/agent.bench.ts [runs]` (default 8).
+// `node --import tsx bench/agent.bench.ts [runs]` (default 8); BENCH_DIST=<dir> runs another build.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -19,7 +19,8 @@ import { treeRssBytes } from './processTree';
 const RUNS = Number(process.argv[2] ?? 8);
 const CHUNKS = 200;
 const REPLAY_EVENTS = 50_000;
-const agentBundle = join(process.cwd(), 'dist/agent.js');
+// BENCH_DIST: another build's dist/ (e.g. main's, for a before/after table).
+const agentBundle = join(process.env.BENCH_DIST ?? join(process.cwd(), 'dist'), 'agent.js');
 const floorAgent = join(process.cwd(), 'bench/floorAgent.mjs');
 
 type Kind = 'floor' | 'no daemon' | 'daemon';
@@ -175,6 +176,8 @@ async function main(): Promise<void> {
     ACCORD_LOCAL_SERVERS: '',
     ACCORD_MODEL: `openai-compatible:${server.baseUrl}#bench`,
     FLOOR_MODEL_URL: server.baseUrl,
+    // Passed through so a run can compare with a feature off (e.g. ACCORD_COMPILE_CACHE=off).
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key === 'ACCORD_COMPILE_CACHE' || key === 'ACCORD_WARM_MODEL')),
   };
   let daemon: number | undefined;
   const daemonPid = () => (daemon ??= daemonPidOf(env));

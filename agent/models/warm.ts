@@ -14,6 +14,8 @@ const WARM_TIMEOUT_MS = 10_000;
 export function warmModel(id: string | undefined, env: Env): void {
   if (!id || env.ACCORD_WARM_MODEL === 'off') return;
   void (async () => {
+    // After the current request's response: loading the provider's code must not delay session/new.
+    await new Promise((resolve) => setImmediate(resolve));
     const model = await resolveModel(id, env);
     const url = new URL(`${model.endpoint.replace(/\/+$/, '')}/models`);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return;
