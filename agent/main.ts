@@ -12,7 +12,7 @@ import { SessionWorkspaces } from './session/workspaces';
 import { DurableRequests } from './acp/durablePermissions';
 import { ProcessRunner } from './exec/processRunner';
 import { SessionStore } from './log';
-import { sandboxHost } from './sandbox/sandboxHost';
+import { SANDBOX_WARM_MS, sandboxHost } from './sandbox/sandboxHost';
 import { runSessionsCli, type LiveState } from './log/cli';
 import { defaultDaemonAddress } from './daemon/address';
 import { handshake, tryConnect } from './daemon/connect';
@@ -50,6 +50,8 @@ async function serveAcp(args: string[]): Promise<number> {
     await isolation.releaseAll();
     await sandboxHost.settled();
   };
+  // An editor opens session after session here: srt's proxies stay up between them (shutDown stops them).
+  sandboxHost.keepWarm(SANDBOX_WARM_MS);
   // sandbox-runtime listens for SIGTERM/SIGINT itself, which would keep the process alive: end it here.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => void shutDown().finally(() => process.exit(signal === 'SIGTERM' ? 143 : 130)));

@@ -1,100 +1,210 @@
-// `npm run bench`: the bundled agent's cold start (spawn → initialize
-// response, median of 10) and the latency it adds to each streamed chunk
-// (fake server writes an SSE event → the client receives agent_message_chunk).
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+// `npm run bench` (agent part): the bundled agent on the wire, started the
+// way an editor starts it (a fresh process per run), interleaved with the
+// dependency-free floor agent (bench/floorAgent.mjs) in the same run, against
+// the fake model server streaming 200 chunks. Two situations: a daemon
+// already running (`accord acp` bridges to it) and none (`--no-daemon`).
+// Prints medians, the ratio to the floor, and the machine's load average:
+// on a shared machine read the ratios, not the absolute numbers.
+// `node --import tsx bench/agent.bench.ts [runs]` (default 8); BENCH_DIST=<dir> runs another build.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import { client, methods, ndJsonStream } from '@agentclientprotocol/sdk';
-import { startFakeModelServer } from '../test/fakeModelServer/index';
+import { sessionLogPath, SessionStore } from '../agent/log';
+import { startFakeModelServer, type FakeModelServer } from '../test/fakeModelServer/index';
+import { delta, writeSessionLog } from './logFixture';
+import { rawConnection } from './rawAcp';
+import { treeRssBytes } from './processTree';
 
-const agentBundle = join(process.cwd(), 'dist/agent.js');
+const RUNS = Number(process.argv[2] ?? 8);
+const CHUNKS = 200;
+const REPLAY_EVENTS = 50_000;
+// BENCH_DIST: another build's dist/ (e.g. main's, for a before/after table).
+const agentBundle = join(process.env.BENCH_DIST ?? join(process.cwd(), 'dist'), 'agent.js');
+const floorAgent = join(process.cwd(), 'bench/floorAgent.mjs');
+
+type Kind = 'floor' | 'no daemon' | 'daemon';
+
+interface Run {
+  initialize: number;
+  sessionNew: number;
+  firstChunkNet: number;
+  turnNet: number;
+  peakRssMb: number;
+  /** Log bytes written per streamed text chunk (the agent only). */
+  logBytesPerChunk?: number;
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
-async function coldStartMs(env: NodeJS.ProcessEnv): Promise<number> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [agentBundle, 'acp', '--no-daemon'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
-  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })}\n`);
-  const elapsed = await new Promise<number>((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      if (buffered.includes('\n')) resolve(performance.now() - started);
-    });
-    child.on('error', reject);
-  });
-  child.kill();
-  await new Promise((resolve) => child.on('close', resolve));
-  return elapsed;
+function commandFor(kind: Kind): string[] {
+  if (kind === 'floor') return [floorAgent];
+  return kind === 'daemon' ? [agentBundle, 'acp'] : [agentBundle, 'acp', '--no-daemon'];
 }
 
-/** The same measurement for a bare node that answers at once: the floor the agent cannot beat. */
-async function bareNodeMs(env: NodeJS.ProcessEnv): Promise<number> {
+/** One editor-like run: spawn, initialize, session/new, one 200-chunk prompt, close. */
+async function runOnce(kind: Kind, env: NodeJS.ProcessEnv, server: FakeModelServer, project: string, daemonPid: () => number | undefined): Promise<Run> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['-e', 'process.stdin.once("data", () => process.stdout.write("{}\\n"))'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
-  child.stdin.write('{}\n');
-  const elapsed = await new Promise<number>((resolve) => child.stdout.once('data', () => resolve(performance.now() - started)));
-  child.kill();
-  await new Promise((resolve) => child.on('close', resolve));
-  return elapsed;
-}
-
-async function chunkLatency(env: NodeJS.ProcessEnv, cwd: string, chunks: number, paceMs: number): Promise<number[]> {
-  const server = await startFakeModelServer();
-  const child = spawn(process.execPath, [agentBundle, 'acp'], {
-    env: { ...env, ACCORD_MODEL: `openai-compatible:${server.baseUrl}#bench` },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const received: number[] = [];
-  const app = client({ name: 'bench' }).onNotification(methods.client.session.update, ({ params }) => {
-    if (params.update.sessionUpdate === 'agent_message_chunk') received.push(performance.now());
-  });
-  const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>));
+  const child = spawn(process.execPath, commandFor(kind), { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const acp = rawConnection(child);
   try {
-    await connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-    const { sessionId } = await connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    await acp.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const initialize = performance.now() - started;
+    const newAt = performance.now();
+    const { sessionId } = (await acp.request('session/new', { cwd: project, mcpServers: [] })) as { sessionId: string };
+    const sessionNew = performance.now() - newAt;
+
+    // Peak RSS of the agent's processes (bridge, daemon and their children) while the turn runs.
+    const roots = () => [child.pid!, ...(kind === 'daemon' ? [daemonPid()!] : [])];
+    let peak = treeRssBytes(roots());
+    const sampler = setInterval(() => (peak = Math.max(peak, treeRssBytes(roots()))), 10);
+
+    const requestsBefore = server.requests.length;
+    let arrived = 0;
+    void server.waitForRequests(requestsBefore + 1).then(() => (arrived = performance.now()));
     const firstEvent = server.sentAt.length;
-    server.script({ type: 'stream', parts: Array.from({ length: chunks }, (_, i) => ({ text: `chunk ${i} ` })), delayMs: paceMs });
-    await connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'stream' }] });
-    // Chat-completions format: text part i is SSE event i of the request.
-    const sent = server.sentAt.slice(firstEvent, firstEvent + chunks);
-    return received.map((at, i) => at - sent[i]!);
+    server.script({ type: 'stream', parts: Array.from({ length: CHUNKS }, (_, i) => ({ text: delta(i) })) });
+    let firstChunkAt = 0;
+    acp.onUpdate = (update) => {
+      if (!firstChunkAt && update.sessionUpdate === 'agent_message_chunk') firstChunkAt = performance.now();
+    };
+    const promptAt = performance.now();
+    await acp.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'stream' }] });
+    const doneAt = performance.now();
+    clearInterval(sampler);
+    peak = Math.max(peak, treeRssBytes(roots()));
+
+    // The model's own time: from the request reaching it to its first text event / its last event.
+    const sent = server.sentAt.slice(firstEvent);
+    const run: Run = {
+      initialize,
+      sessionNew,
+      firstChunkNet: firstChunkAt - promptAt - (sent[0]! - arrived),
+      turnNet: doneAt - promptAt - (sent.at(-1)! - arrived),
+      peakRssMb: peak / 2 ** 20,
+    };
+    if (kind !== 'floor') run.logBytesPerChunk = textChunkLogBytes(sessionLogPath(env.ACCORD_HOME!, sessionId)) / CHUNKS;
+    return run;
   } finally {
-    connection.close();
-    child.kill();
-    await server.close();
+    await acp.close();
   }
 }
 
-async function main(): Promise<void> {
-  // Wall-clock numbers on a shared 2-core machine move with its load; print it next to them.
-  console.log(`load average before: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  const home = mkdtempSync(join(tmpdir(), 'accord-bench-'));
-  const env = { PATH: process.env.PATH, HOME: home, ACCORD_CONFIG_DIR: home, ACCORD_LOCAL_SERVERS: '' };
-  try {
-    const starts: number[] = [];
-    const bare: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      starts.push(await coldStartMs(env));
-      bare.push(await bareNodeMs(env));
-    }
-    console.log(`agent cold start to initialize response: median ${median(starts).toFixed(1)} ms (10 runs: ${starts.map((s) => s.toFixed(0)).join(', ')}); bare node round trip on this machine: median ${median(bare).toFixed(1)} ms`);
+/** Bytes of the log lines that record streamed message text (plain update records or compact ones). */
+function textChunkLogBytes(path: string): number {
+  let bytes = 0;
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (line.includes('agent_message_chunk') || line.includes('"type":"more"')) bytes += Buffer.byteLength(line) + 1;
+  }
+  return bytes;
+}
 
-    const chunks = 200;
-    const paceMs = 5;
-    // The session's project sits beside the agent's data dir (in HOME), never around it.
-    const project = join(home, 'project');
-    mkdirSync(project);
-    const added = await chunkLatency(env, project, chunks, paceMs);
-    console.log(
-      `agent added latency per streamed chunk (${added.length}/${chunks} chunks, server pace ${paceMs} ms): ` +
-        `median ${median(added).toFixed(2)} ms, p95 ${percentile(added, 0.95).toFixed(2)} ms, max ${Math.max(...added).toFixed(2)} ms`,
-    );
+function daemonPidOf(env: NodeJS.ProcessEnv): number | undefined {
+  try {
+    const status = JSON.parse(execFileSync(process.execPath, [agentBundle, 'daemon', 'status', '--json'], { env, encoding: 'utf8' })) as { pid?: number };
+    return status.pid;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Replay throughput on a 50,000-event log: wall clock and CPU time (on a loaded machine the CPU rate is the steadier one). */
+async function replayRate(dataDir: string): Promise<{ wall: number; cpu: number }> {
+  const store = new SessionStore(dataDir);
+  await writeSessionLog(store, 'replay', REPLAY_EVENTS);
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const start = performance.now();
+    const used = process.cpuUsage();
+    await store.replay('replay');
+    const { user, system } = process.cpuUsage(used);
+    wall.push(REPLAY_EVENTS / ((performance.now() - start) / 1000));
+    cpu.push(REPLAY_EVENTS / ((user + system) / 1e6));
+  }
+  return { wall: median(wall), cpu: median(cpu) };
+}
+
+function projectAt(dir: string): void {
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  for (let i = 0; i < 20; i++) writeFileSync(join(dir, 'src', `f${i}.ts`), `export const v${i} = ${i};\n`);
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=b@example.com', '-c', 'user.name=B', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'start');
+}
+
+function table(results: Map<Kind, Run[]>, replay: { wall: number; cpu: number }): string {
+  const rows: Array<[string, keyof Run, string, string]> = [
+    ['spawn → initialize (ms)', 'initialize', '≤ floor+20 (daemon), ≤ 2× floor', '%.1f'],
+    ['session/new (ms)', 'sessionNew', '≤ 20', '%.1f'],
+    ['prompt → first chunk, net of model (ms)', 'firstChunkNet', '≤ 60', '%.1f'],
+    ['200-chunk turn, net of model (ms)', 'turnNet', '≤ 100', '%.1f'],
+    ['peak RSS of process tree (MB)', 'peakRssMb', '≤ 100', '%.0f'],
+    ['log bytes per text chunk', 'logBytesPerChunk', `≤ ${(2 * avgText() + 40).toFixed(0)}`, '%.0f'],
+  ];
+  const fmt = (v: number | undefined, spec: string) => (v === undefined ? '–' : v.toFixed(spec === '%.0f' ? 0 : 1));
+  const lines = ['| measure | floor | no daemon | × floor | daemon | × floor | goal |', '|---|---|---|---|---|---|---|'];
+  for (const [label, key, goal, spec] of rows) {
+    const m = (kind: Kind) => {
+      const values = results.get(kind)!.map((r) => r[key]).filter((v): v is number => v !== undefined);
+      return values.length ? median(values) : undefined;
+    };
+    const f = m('floor');
+    const ratio = (v: number | undefined) => (v !== undefined && f ? `${(v / f).toFixed(1)}×` : '–');
+    lines.push(`| ${label} | ${fmt(f, spec)} | ${fmt(m('no daemon'), spec)} | ${ratio(m('no daemon'))} | ${fmt(m('daemon'), spec)} | ${ratio(m('daemon'))} | ${goal} |`);
+  }
+  lines.push(`| replay of ${REPLAY_EVENTS.toLocaleString('en')} events (events/s, wall / CPU) | – | ${Math.round(replay.wall).toLocaleString('en')} / ${Math.round(replay.cpu).toLocaleString('en')} | | | | ≥ 500,000 |`);
+  return lines.join('\n');
+}
+
+const avgText = () => Array.from({ length: CHUNKS }, (_, i) => Buffer.byteLength(delta(i))).reduce((a, b) => a + b, 0) / CHUNKS;
+
+async function main(): Promise<void> {
+  console.log(`agent bench: ${RUNS} interleaved runs per agent, ${CHUNKS} chunks of ${avgText().toFixed(0)} B on average; ${cpus().length} cores; load average before: ${load()}`);
+  const home = mkdtempSync(join(tmpdir(), 'accord-bench-'));
+  const project = join(home, 'project');
+  projectAt(project);
+  const server = await startFakeModelServer();
+  // Nothing from the person's environment: a private HOME and data dir, the fake model, no local servers.
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    ACCORD_HOME: join(home, 'data'),
+    ACCORD_CONFIG_DIR: join(home, 'config'),
+    ACCORD_LOCAL_SERVERS: '',
+    ACCORD_MODEL: `openai-compatible:${server.baseUrl}#bench`,
+    FLOOR_MODEL_URL: server.baseUrl,
+    // Passed through so a run can compare with a feature off (e.g. ACCORD_COMPILE_CACHE=off).
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key === 'ACCORD_COMPILE_CACHE' || key === 'ACCORD_WARM_MODEL')),
+  };
+  let daemon: number | undefined;
+  const daemonPid = () => (daemon ??= daemonPidOf(env));
+  const results = new Map<Kind, Run[]>([['floor', []], ['no daemon', []], ['daemon', []]]);
+  try {
+    // One discarded run each: the daemon starts, and every file is in the page cache.
+    const kinds: Kind[] = ['floor', 'no daemon', 'daemon'];
+    for (const kind of kinds) await runOnce(kind, env, server, project, daemonPid);
+    if (!daemonPid()) throw new Error('the daemon did not start');
+    for (let i = 0; i < RUNS; i++) {
+      // Rotate the order so no agent always runs right after another.
+      for (let k = 0; k < kinds.length; k++) {
+        const kind = kinds[(i + k) % kinds.length]!;
+        results.get(kind)!.push(await runOnce(kind, env, server, project, daemonPid));
+      }
+    }
+    const replay = await replayRate(join(home, 'replay'));
+    console.log(table(results, replay));
+    console.log(`load average after: ${load()}`);
   } finally {
+    execFileSync(process.execPath, [agentBundle, 'daemon', 'stop'], { env, stdio: 'ignore' });
+    await server.close();
     rmSync(home, { recursive: true, force: true });
   }
 }
 
-void main();
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -25,6 +25,7 @@ import type { CommandRunner, Tool } from '../tools/tool';
 import type { StopReason } from '../core/updates';
 import type { Env } from '../models/credentials';
 import { defaultModelId, resolveModel } from '../models/resolve';
+import { warmModel } from '../models/warm';
 import { applyConfigOption, ConfigValueError, configOptionsFor } from './configOptions';
 import { permissionAsker } from './permissions';
 import { toUserContent } from './prompt';
@@ -199,6 +200,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       const sessionId = randomUUID();
       const flags = sharing?.flags ?? {};
       const session = store.create(cwd, { model: sharing?.model ?? (await defaultModelId(env)), reasoningEffort: 'medium' }, sessionId);
+      warmModel(session.settings.model, env);
       if (isolation) {
         madeIsolated.add(session);
         // Answer now: the copy, its sandbox and MCP servers are made in the background; the log starts once there is a workspace to record.

@@ -2,9 +2,10 @@
 // either relays stdio to the daemon (the common case, kept light so an
 // editor's agent starts fast) or loads the agent core (dist/agent-core.js)
 // for everything that runs the agent in this process.
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { runBridge, cliVersion } from './bridge';
+import { requireWithCompileCache } from './compileCache';
+import { dataDirOf } from '../daemon/address';
 import { daemonControl } from './control';
 import { isUsageError, takeAgentOptions, takeFlag, takeValue, usage, UsageError } from './options';
 
@@ -14,7 +15,7 @@ interface Core {
 
 /** The agent core, loaded only by commands that run the agent here (esbuild leaves this require alone). */
 function core(): Core {
-  return createRequire(__filename)(join(__dirname, 'agent-core.js')) as Core;
+  return requireWithCompileCache(join(__dirname, 'agent-core.js'), join(dataDirOf(process.env), 'cache')) as Core;
 }
 
 async function acp(args: string[]): Promise<number> {

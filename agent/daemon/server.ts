@@ -9,6 +9,7 @@ import { ndJsonStream } from '@agentclientprotocol/sdk/unstable';
 import { guardLines, MAX_LINE_BYTES } from '../acp/lineGuard';
 import { LogLockedError } from '../log';
 import { acquireLock } from '../log/lock';
+import { SANDBOX_WARM_MS, sandboxHost } from '../sandbox/sandboxHost';
 import { addressAt, checkSocketPath, defaultDaemonAddress, ensurePrivateDir, type DaemonAddress } from './address';
 import { parseJsonLine, readFirstLine, type DaemonStatus, type Hello, type Welcome } from './handshake';
 import { agentVersion as version, SessionHost } from './host';
@@ -24,6 +25,8 @@ export async function runDaemon(args: string[]): Promise<number> {
   const idleExitMs = idleText === undefined ? DEFAULT_IDLE_EXIT_MS : parseDuration(idleText);
   const address = listen ? addressAt(listen) : defaultDaemonAddress();
   ensurePrivateDir(address);
+  // Sessions come and go all day: srt's proxies stay up between them (shutdown stops them).
+  sandboxHost.keepWarm(SANDBOX_WARM_MS);
 
   let lock;
   try {

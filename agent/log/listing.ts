@@ -116,7 +116,8 @@ async function readFrom(path: string, base: CachedSummary | undefined, from: num
         if (!known || record.type !== 'session_created') return undefined;
         summary = { cwd: record.cwd, additionalDirectories: record.additionalDirectories ?? [], createdAt: record.ts, updatedAt: record.ts, readTo: 0, lastSeq: 0, mtimeMs: file.mtimeMs, ino: file.ino };
       }
-      summary.updatedAt = record.ts;
+      // A compact text chunk read without its first chunk has a relative ts ("+ms"); the records around it give the time.
+      if (known || !record.ts.startsWith('+')) summary.updatedAt = record.ts;
       summary.readTo = next;
       summary.lastSeq = record.seq;
       if (known && record.type === 'title') summary.explicitTitle = record.title;

@@ -3,6 +3,7 @@
 import { open } from 'node:fs/promises';
 import { LogError } from './errors';
 import { readLineBatches } from './lines';
+import { ChunkExpander, MORE, readMoreLine, templateOf, type ChunkTemplate, type MoreFields, type MoreRecord } from './compact';
 import { parseRecordLine, type ForeignRecord, type LogRecord } from './records';
 
 export type LogEntry = { offset: number; next: number } & (
@@ -28,15 +29,37 @@ export async function* readLogBatches(path: string, options: ReadOptions = {}): 
   const from = options.from ?? 0;
   if (from !== 0) await checkBoundary(path, from);
   let first = true;
+  // The full chunk record the next `more` record continues (see compact.ts).
+  let template: ChunkTemplate | undefined;
+  const expander = new ChunkExpander();
+  const more: MoreFields = { seq: 0, delta: 0, text: '' };
   for await (const lines of readLineBatches(path, from, options.onPartialTail)) {
     const entries: LogEntry[] = [];
     for (const line of lines) {
+      if (template && readMoreLine(line.text, more)) {
+        const record = { seq: more.seq, ts: expander.timestamp(template.ms + more.delta), type: 'update' as const, update: expander.update(template, more.text) };
+        entries.push({ offset: line.offset, next: line.next, known: true, record });
+        first = false;
+        continue;
+      }
       const parsed = parseRecordLine(line.text);
       if (!parsed.ok) {
         if (first && from !== 0) throw badOffset(path, from, 'the line there is not a valid record');
         options.onInvalid?.(line.offset, parsed.reason);
       } else if (parsed.known) {
+        if (parsed.record.type === 'update') template = templateOf(parsed.record.update, parsed.record.ts);
         entries.push({ offset: line.offset, next: line.next, known: true, record: parsed.record });
+      } else if (parsed.record.type === MORE) {
+        const record = parsed.record as MoreRecord;
+        if (template) {
+          const ts = expander.timestamp(template.ms + Number(record.ts.slice(1)));
+          entries.push({ offset: line.offset, next: line.next, known: true, record: { seq: record.seq, ts, type: 'update', update: expander.update(template, record.text) } });
+        } else if (from === 0) {
+          options.onInvalid?.(line.offset, 'a continued text chunk whose first chunk is missing (damaged)');
+        } else {
+          // Read from an offset after its first chunk: the record is there (seq, offsets) but its text cannot be rebuilt.
+          entries.push({ offset: line.offset, next: line.next, known: false, record: parsed.record });
+        }
       } else {
         entries.push({ offset: line.offset, next: line.next, known: false, record: parsed.record });
       }

@@ -28,6 +28,9 @@ export function secretPaths(env: NodeJS.ProcessEnv = process.env): string[] {
 
 let srtLoad: Promise<Srt> | undefined;
 
+/** How long the sandbox's proxies outlive the last session of a long-lived agent process (keepWarm). */
+export const SANDBOX_WARM_MS = 60_000;
+
 /** srt is imported lazily: a bundle that cannot load it still runs, unsandboxed, and says why. */
 function loadSrt(): Promise<Srt> {
   srtLoad ??= import('@anthropic-ai/sandbox-runtime');
@@ -39,9 +42,33 @@ class SandboxHost {
   private started: Promise<Manager> | undefined;
   private stopping: Promise<void> = Promise.resolve();
 
-  /** Whether commands can be sandboxed here, and if not, why. Does not start anything. */
-  async detect(): Promise<SandboxStatus> {
-    if (process.env.ACCORD_SANDBOX === 'off') return { state: 'unsandboxed', reason: 'the sandbox was turned off with ACCORD_SANDBOX=off' };
+  private detected: Promise<SandboxStatus> | undefined;
+  /** The last session gone, srt is stopped after a pause unless another session starts (a daemon's next session/new). */
+  private lingering: { timer: NodeJS.Timeout; manager: Manager } | undefined;
+  private lingerMs = 0;
+
+  /**
+   * For processes that host sessions one after another and call settled()
+   * on every way out (the daemon, `acp --no-daemon`): keep srt running for
+   * `ms` after the last session ends. Off by default, so a short-lived user
+   * of the runner exits as soon as its session is released.
+   */
+  keepWarm(ms: number): void {
+    this.lingerMs = ms;
+  }
+
+  /**
+   * Whether commands can be sandboxed here, and if not, why. Does not start
+   * anything. Probed once per process (it spawns `which` for each tool): a
+   * daemon sees newly installed bubblewrap or socat when it restarts.
+   */
+  detect(): Promise<SandboxStatus> {
+    if (process.env.ACCORD_SANDBOX === 'off') return Promise.resolve({ state: 'unsandboxed', reason: 'the sandbox was turned off with ACCORD_SANDBOX=off' });
+    this.detected ??= this.detectNow();
+    return this.detected;
+  }
+
+  private async detectNow(): Promise<SandboxStatus> {
     let manager: Manager;
     try {
       manager = (await loadSrt()).SandboxManager;
@@ -82,6 +109,10 @@ class SandboxHost {
   }
 
   private start(): Promise<Manager> {
+    if (this.lingering) {
+      clearTimeout(this.lingering.timer);
+      this.lingering = undefined;
+    }
     this.started ??= (async () => {
       await this.stopping;
       const manager = (await loadSrt()).SandboxManager;
@@ -94,11 +125,27 @@ class SandboxHost {
 
   /** Resolves once srt has stopped its proxies and socat bridges (after the last session's release). */
   settled(): Promise<void> {
+    if (this.lingering) this.stopNow(this.lingering.manager);
     return this.stopping;
   }
 
-  /** The last session gone: stop srt's proxies and socat so the process can exit. */
+  /**
+   * The last session gone: srt's proxies and socat bridges stop, after
+   * keepWarm's pause if one was set, so a daemon's next session does not
+   * start them again (about half of a session's setup). The allowlist is
+   * empty meanwhile (fail closed); settled() stops them at once.
+   */
   private stop(manager: Manager): void {
+    if (this.lingerMs <= 0) return this.stopNow(manager);
+    if (this.lingering) clearTimeout(this.lingering.timer);
+    const timer = setTimeout(() => this.stopNow(manager), this.lingerMs);
+    timer.unref();
+    this.lingering = { timer, manager };
+  }
+
+  private stopNow(manager: Manager): void {
+    if (this.lingering) clearTimeout(this.lingering.timer);
+    this.lingering = undefined;
     this.started = undefined;
     this.stopping = manager.reset().catch(() => undefined);
   }

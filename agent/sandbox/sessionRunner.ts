@@ -152,21 +152,41 @@ class SandboxedRunner implements LaunchingRunner {
  * sandbox, e.g. when the person chose so; otherwise a missing or broken
  * sandbox is detected and reported in `status`.
  */
-export async function createSessionRunner(settings: SessionRunnerSettings, forceUnsandboxed?: string): Promise<SessionRunner> {
+/** The process-wide half of a session's runner: the sandbox detected and its proxy holding this session's domains. */
+export type StartedSandbox =
+  | { state: 'unsandboxed'; reason: string }
+  | { state: 'sandboxed'; status: SandboxStatus; lease: Awaited<ReturnType<typeof sandboxHost.acquire>> };
+
+/**
+ * Needs only the policy's domains, not the workspace: session setup runs it
+ * while the copy is being made (the two took about as long as each other).
+ * Whoever starts it must pass it to createSessionRunner or release its lease.
+ */
+export async function startSandbox(allowedDomains: readonly string[], forceUnsandboxed?: string): Promise<StartedSandbox> {
+  if (forceUnsandboxed) return { state: 'unsandboxed', reason: forceUnsandboxed };
+  const status = await sandboxHost.detect();
+  if (status.state === 'unsandboxed') return { state: 'unsandboxed', reason: status.reason };
+  try {
+    return { state: 'sandboxed', status, lease: await sandboxHost.acquire(allowedDomains) };
+  } catch (error) {
+    return { state: 'unsandboxed', reason: `the sandbox could not start (${(error as Error).message})` };
+  }
+}
+
+/** Gives back a started sandbox that will not be used (the session's copy could not be made). */
+export function releaseSandbox(started: StartedSandbox): void {
+  if (started.state === 'sandboxed') started.lease.release();
+}
+
+export async function createSessionRunner(settings: SessionRunnerSettings, forceUnsandboxed?: string, started?: StartedSandbox): Promise<SessionRunner> {
   const unsandboxed = (reason: string): SessionRunner => ({
     runner: new UnsandboxedRunner(settings),
     status: { state: 'unsandboxed', reason },
     dispose: () => undefined,
   });
-  if (forceUnsandboxed) return unsandboxed(forceUnsandboxed);
-  const status = await sandboxHost.detect();
-  if (status.state === 'unsandboxed') return unsandboxed(status.reason);
-  let lease: Awaited<ReturnType<typeof sandboxHost.acquire>>;
-  try {
-    lease = await sandboxHost.acquire(settings.allowedDomains);
-  } catch (error) {
-    return unsandboxed(`the sandbox could not start (${(error as Error).message})`);
-  }
+  const sandbox = started ?? (await startSandbox(settings.allowedDomains, forceUnsandboxed));
+  if (sandbox.state === 'unsandboxed') return unsandboxed(sandbox.reason);
+  const { lease, status } = sandbox;
   const runner = new SandboxedRunner(settings, lease.manager);
   const broken = await probe(runner, settings.workspace);
   if (broken) {

@@ -7,7 +7,7 @@
 import { PolicyGate } from '../policy/gate';
 import { loadPolicy, type LoadedPolicy } from '../policy/load';
 import { commandContext, type SandboxStatus } from '../sandbox/sandboxHost';
-import { createSessionRunner, defaultProtectedPaths } from '../sandbox/sessionRunner';
+import { createSessionRunner, defaultProtectedPaths, releaseSandbox, startSandbox, type StartedSandbox } from '../sandbox/sessionRunner';
 import { startMcpServers, type McpTools } from '../mcp/servers';
 import type { CommandRunner, Tool } from '../tools/tool';
 import { stat } from 'node:fs/promises';
@@ -51,9 +51,21 @@ export interface IsolatedSession {
 }
 
 export async function setUpIsolatedSession(options: SessionSetupOptions): Promise<IsolatedSession> {
-  const workspace = await createWorkspace({ sessionId: options.sessionId, source: options.projectRoot, dataDir: options.dataDir, inPlace: options.inPlace });
+  // The sandbox needs only the policy's domains: it starts while the copy is made.
+  const policy = loadPolicy(options.projectRoot);
+  const sandbox = policy.then((loaded) => startSandbox(domainsOf(loaded), options.withoutSandbox));
+  // Awaited below; marked handled now so a failure while the copy is made is not an unhandled rejection.
+  policy.catch(() => undefined);
+  sandbox.catch(() => undefined);
+  let workspace: IsolatedWorkspace;
   try {
-    return await attach(workspace, options);
+    workspace = await createWorkspace({ sessionId: options.sessionId, source: options.projectRoot, dataDir: options.dataDir, inPlace: options.inPlace });
+  } catch (error) {
+    await sandbox.then(releaseSandbox, () => undefined);
+    throw error;
+  }
+  try {
+    return await attach(workspace, options, { policy: await policy, sandbox: await sandbox });
   } catch (error) {
     await removeWorkspace(workspace, options.dataDir).catch(() => undefined);
     throw error;
@@ -89,9 +101,18 @@ export async function reattachIsolatedSession(workspace: IsolatedWorkspace, opti
   return attach({ ...workspace, privateDir }, { ...options, sessionId: workspace.sessionId });
 }
 
-async function attach(workspace: IsolatedWorkspace, options: SessionSetupOptions): Promise<IsolatedSession> {
-  const policy = await loadPolicy(options.projectRoot);
-  const allowedDomains = policy.status === 'invalid' ? [] : policy.policy.network.allowedDomains;
+function domainsOf(policy: Awaited<ReturnType<typeof loadPolicy>>): readonly string[] {
+  return policy.status === 'invalid' ? [] : policy.policy.network.allowedDomains;
+}
+
+/** `started`: the policy and sandbox setUpIsolatedSession began while the copy was made. */
+async function attach(
+  workspace: IsolatedWorkspace,
+  options: SessionSetupOptions,
+  started?: { policy: Awaited<ReturnType<typeof loadPolicy>>; sandbox: StartedSandbox },
+): Promise<IsolatedSession> {
+  const policy = started?.policy ?? (await loadPolicy(options.projectRoot));
+  const allowedDomains = domainsOf(policy);
   // Commands may write anywhere in the copy (git needs the clone's .git even
   // when the session opened a subfolder); protected paths at both levels stay read-only.
   const inPlace = workspace.mode === 'in-place';
@@ -103,6 +124,7 @@ async function attach(workspace: IsolatedWorkspace, options: SessionSetupOptions
   const session = await createSessionRunner(
     { workspace: workspace.workTree, sessionTmp: workspace.tmp, allowedDomains, protectedPaths, hiddenPaths: [...new Set(hiddenPaths)], passEnvironment },
     options.withoutSandbox,
+    started?.sandbox,
   );
   const gate = new PolicyGate({ loaded: policy, root: workspace.root, sandboxed: session.status.state === 'sandboxed', alwaysApprove: options.alwaysApprove });
   let mcp: McpTools | undefined;

@@ -1,0 +1,89 @@
+// requireWithCompileCache (agent/cli/compileCache.ts) in real child processes:
+// the module runs as with require (exports, require, __filename), a cache is
+// written at exit into a private directory and used by the next start; a
+// garbage or foreign cache, or a directory others can write, never changes
+// what runs; a module that throws is reported once, not run twice.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = mkdtempSync(join(tmpdir(), 'accord-compile-cache-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+const loader = join(process.cwd(), 'agent/cli/compileCache.ts');
+
+/** Runs a child that loads `modulePath` through the cache and prints what the module exported. */
+function load(modulePath: string, cacheDir: string, env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
+  const script = `const { requireWithCompileCache } = require(${JSON.stringify(loader)});
+const m = requireWithCompileCache(${JSON.stringify(modulePath)}, ${JSON.stringify(cacheDir)});
+process.stdout.write(JSON.stringify(m.answer()));`;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function moduleAt(dir: string, body: string): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, 'core.js');
+  writeFileSync(path, body);
+  return path;
+}
+
+const CORE = `const { basename } = require('node:path');
+let calls = 0;
+exports.answer = () => ({ file: basename(__filename), dir: basename(__dirname), calls: ++calls, self: module.exports === exports });`;
+
+describe('the agent core compile cache', () => {
+  test('the module runs as under require, and the next start finds a cache written at exit in a 0700 directory', () => {
+    const path = moduleAt(join(root, 'a'), CORE);
+    const cache = join(root, 'a-cache');
+    const first = load(path, cache);
+    assert.equal(first.status, 0, first.stderr);
+    assert.deepEqual(JSON.parse(first.stdout), { file: 'core.js', dir: 'a', calls: 1, self: true });
+    const files = readdirSync(cache);
+    assert.equal(files.length, 1);
+    assert.match(files[0]!, /^agent-core-.*\.v8cache$/);
+    if (process.platform !== 'win32') assert.equal(execFileSync('stat', ['-c', '%a', cache], { encoding: 'utf8' }).trim(), '700');
+    const second = load(path, cache);
+    assert.equal(second.status, 0, second.stderr);
+    assert.deepEqual(JSON.parse(second.stdout), JSON.parse(first.stdout));
+  });
+
+  test('attack: a garbage cache file is rejected by V8 and the real module runs', () => {
+    const path = moduleAt(join(root, 'b'), CORE);
+    const cache = join(root, 'b-cache');
+    assert.equal(load(path, cache).status, 0);
+    const [file] = readdirSync(cache);
+    writeFileSync(join(cache, file!), Buffer.alloc(4096, 0x41));
+    const result = load(path, cache);
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { file: 'core.js', dir: 'b', calls: 1, self: true });
+  });
+
+  test('attack: a cache directory others can write is neither read nor written', { skip: process.platform === 'win32' }, () => {
+    const path = moduleAt(join(root, 'c'), CORE);
+    const cache = join(root, 'c-cache');
+    mkdirSync(cache);
+    chmodSync(cache, 0o777);
+    const result = load(path, cache);
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(readdirSync(cache), []);
+  });
+
+  test('a module that throws fails once with its own error (it is not run a second time)', () => {
+    const path = moduleAt(join(root, 'd'), `process.stderr.write('ran\\n'); throw new Error('core broke');`);
+    const result = load(path, join(root, 'd-cache'));
+    assert.notEqual(result.status, 0);
+    assert.match(result.stderr, /core broke/);
+    assert.equal(result.stderr.match(/^ran$/gm)?.length, 1);
+  });
+
+  test('ACCORD_COMPILE_CACHE=off loads with plain require and writes nothing', () => {
+    const path = moduleAt(join(root, 'e'), CORE);
+    const cache = join(root, 'e-cache');
+    const result = load(path, cache, { ACCORD_COMPILE_CACHE: 'off' });
+    assert.equal(result.status, 0, result.stderr);
+    assert.throws(() => readdirSync(cache), /ENOENT/);
+  });
+});
