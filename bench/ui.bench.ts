@@ -179,10 +179,10 @@ async function traced<T>(cdp: CDPSession, run: () => Promise<T>): Promise<Traced
   }
   if (process.env.ACCORD_BENCH_LONGEST) {
     const mainEvents = events.filter((e) => e.ph === 'X' && main && e.tid === main.tid && e.pid === main.pid) as Array<TraceEvent & { ts: number; dur: number }>;
-    const longest = mainEvents.filter((e) => e.name === 'RunTask').sort((a, b) => b.dur - a.dur)[0];
+    const longest = mainEvents.filter((e) => e.name === 'RunTask').sort((a, b) => (b.tdur ?? 0) - (a.tdur ?? 0))[0];
     if (longest) {
       const inside = mainEvents.filter((e) => e.ts >= longest.ts && e.ts + e.dur <= longest.ts + longest.dur && e.dur > 20_000);
-      for (const e of inside) console.log(`  ${(e.dur / 1000).toFixed(0)} ms ${e.name} +${((e.ts - longest.ts) / 1000).toFixed(0)} ${JSON.stringify(e.args ?? {}).slice(0, 300)}`);
+      for (const e of inside) console.log(`  ${(e.dur / 1000).toFixed(0)} ms (cpu ${((e.tdur ?? 0) / 1000).toFixed(0)}) ${e.name} +${((e.ts - longest.ts) / 1000).toFixed(0)} ${JSON.stringify(e.args ?? {}).slice(0, 300)}`);
     }
   }
   return { result, byName: [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, 14), cpu, longestCpu, wall: (lastEnd - first) / 1000 };

@@ -37,8 +37,21 @@ interface Body {
 const SLICE_MS = 4;
 let charsPerMs = 2000;
 
+/**
+ * Segments of a huge code block or paragraph (render/markdown.ts) added to the DOM per frame:
+ * a new element is laid out in full the first time, so 1 MB of code put in at once would
+ * cost one long layout; a few segments a frame keep each frame short.
+ */
+const SEGMENTS_PER_FRAME = 5;
+
+interface SegmentQueue {
+  parent: Element;
+  nodes: Element[];
+}
+
 const bodies = new Map<string, Body>();
 const pending = new Set<Body>();
+const segmentQueues: SegmentQueue[] = [];
 let deadline = 0;
 
 /** Call at the start of each frame: opens this frame's markdown budget. */
@@ -70,6 +83,15 @@ export function markdownBody(key: string, text: string, className: string): HTML
 
 /** Continues sliced rendering left over from earlier frames; true while some is still left. */
 export function continuePending(): boolean {
+  let segments = SEGMENTS_PER_FRAME;
+  while (segments > 0 && segmentQueues.length > 0) {
+    const queue = segmentQueues[0] as SegmentQueue;
+    // Detached bodies (scrolled out of the window) are filled too: cheap without layout, and complete when shown again.
+    const next = queue.nodes.splice(0, segments);
+    queue.parent.append(...next);
+    segments -= next.length;
+    if (queue.nodes.length === 0) segmentQueues.shift();
+  }
   for (const body of pending) {
     if (!body.el?.isConnected) {
       pending.delete(body); // scrolled out of the window: picked up again when shown
@@ -78,12 +100,13 @@ export function continuePending(): boolean {
     if (performance.now() >= deadline) break;
     advance(body);
   }
-  return pending.size > 0;
+  return pending.size > 0 || segmentQueues.length > 0;
 }
 
 export function forgetMarkdownBodies(): void {
   bodies.clear();
   pending.clear();
+  segmentQueues.length = 0;
 }
 
 function advance(body: Body): void {
@@ -105,13 +128,43 @@ function fragment(html: string): DocumentFragment {
   const template = document.createElement('template');
   // markdown-it escaped every untrusted string (html:false); links and images are neutralized in render/markdown.ts.
   template.innerHTML = html;
-  return template.content;
+  const content = template.content;
+  if (html.includes('-seg">')) deferSegments(content);
+  return content;
+}
+
+/** A replaced tail's segments still queued are not needed any more. */
+function dropQueuesUnder(removed: ChildNode[]): void {
+  if (segmentQueues.length === 0 || removed.length === 0) return;
+  for (let i = segmentQueues.length - 1; i >= 0; i -= 1) {
+    const parent = (segmentQueues[i] as SegmentQueue).parent;
+    if (removed.some((node) => node === parent || node.contains(parent))) segmentQueues.splice(i, 1);
+  }
+}
+
+/** Keeps the first segments of each huge block and queues the rest for the next frames. */
+function deferSegments(root: DocumentFragment): void {
+  const byParent = new Map<Element, Element[]>();
+  for (const segment of root.querySelectorAll('.code-seg, .text-seg')) {
+    const parent = segment.parentElement;
+    if (!parent) continue;
+    const list = byParent.get(parent) ?? [];
+    list.push(segment);
+    byParent.set(parent, list);
+  }
+  for (const [parent, list] of byParent) {
+    const later = list.slice(SEGMENTS_PER_FRAME);
+    if (later.length === 0) continue;
+    for (const node of later) node.remove();
+    segmentQueues.push({ parent, nodes: later });
+  }
 }
 
 function patch(body: Body): void {
   const el = body.el as HTMLElement;
   const { stream } = body;
   if (body.generation !== stream.generation) {
+    dropQueuesUnder([...el.childNodes]);
     el.replaceChildren();
     body.generation = stream.generation;
     body.shown = 0;
@@ -123,6 +176,7 @@ function patch(body: Body): void {
   const newBlocks = stream.blocks.length > body.shown;
   if (!newBlocks && tailHtml === body.tailHtml) return;
   for (const node of body.tailNodes) node.remove();
+  dropQueuesUnder(body.tailNodes);
   if (newBlocks) {
     const blocks = stream.blocks.slice(body.shown);
     body.shown = stream.blocks.length;
