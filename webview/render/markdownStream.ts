@@ -77,19 +77,23 @@ export class MarkdownStream {
         continue;
       }
       // A grown slice settles the big block and little more: what follows it waits for the next step.
+      let capped = false;
       if (slice > sliceChars) {
         const next = groups.find((g) => g.line > 0);
         const offset = next ? offsetOfLine(src, next.line) : tailStart;
-        if (offset < tailStart) tailStart = offset;
+        if (offset < tailStart) {
+          tailStart = offset;
+          capped = true;
+        }
       }
-      this.lastParsed = last ? src.length : tailStart;
+      this.lastParsed = last && !capped ? src.length : tailStart;
       const settled = src.slice(0, tailStart);
       if (settled) {
         const penv: Parameters<typeof md.parse>[1] = {};
         for (const group of topLevel(md.parse(settled, penv))) this.blocks.push(md.renderer.render(group.tokens, md.options, penv));
       }
       this.stable += tailStart;
-      if (!last) return false;
+      if (!last || capped) return false;
       const rest = src.slice(tailStart);
       const tenv: Parameters<typeof md.parse>[1] = {};
       this.tail = rest ? md.renderer.render(md.parse(rest, tenv), md.options, tenv) : '';

@@ -6,7 +6,7 @@
 import { MarkdownStream } from '../render/markdownStream';
 
 /** Markdown work per frame, in ms, before the rest waits for the next frame (huge messages only: a streamed chunk is one short step). */
-const FRAME_BUDGET_MS = 20;
+const FRAME_BUDGET_MS = 10;
 /** Bodies whose element is kept; older ones are rebuilt from their (kept) HTML when shown again. */
 const MAX_ELEMENTS = 300;
 /**
@@ -35,6 +35,7 @@ interface Body {
 
 /** Measured markdown speed, to size each slice to about SLICE_MS of work. */
 const SLICE_MS = 4;
+const MAX_SLICE = 32_000;
 let charsPerMs = 2000;
 
 /**
@@ -114,10 +115,14 @@ function advance(body: Body): void {
   // At least one step, even past the budget: a body shown for the first time must show something.
   do {
     const started = performance.now();
-    stream.step(Math.max(2_000, Math.round(charsPerMs * SLICE_MS)));
+    const slice = Math.min(MAX_SLICE, Math.max(2_000, Math.round(charsPerMs * SLICE_MS)));
+    stream.step(slice);
     const took = performance.now() - started;
-    // Only slices long enough to time say anything about speed; small updates are the common case.
-    if (took > 1 && stream.lastParsed > 2_000) charsPerMs = Math.max(200, 0.7 * charsPerMs + 0.3 * (stream.lastParsed / took));
+    // Only slices long enough to time say anything about speed (small updates are the common case),
+    // and not a slice grown to take a whole huge block, whose text is mostly skipped over, not parsed.
+    if (took > 1 && stream.lastParsed > 2_000 && stream.lastParsed <= 2 * slice) {
+      charsPerMs = Math.max(200, 0.7 * charsPerMs + 0.3 * (stream.lastParsed / took));
+    }
   } while (!stream.done && performance.now() < deadline);
   patch(body);
   if (stream.done) pending.delete(body);
