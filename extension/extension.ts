@@ -1,4 +1,6 @@
 // Wires the extension together; the parts live in their own files.
+// First: its load time is when the bundle began to run (it has no imports of its own).
+import { setStartupLog, startupMark } from './startup/startupMarks';
 import './zodJitless'; // first: before any schema exists
 import * as vscode from 'vscode';
 import { activateClient, type AccordClient } from './accordClient';
@@ -22,7 +24,9 @@ export interface AccordApi {
 }
 
 export function activate(context: vscode.ExtensionContext): AccordApi {
+  startupMark('activate start');
   const log = vscode.window.createOutputChannel('Accord', { log: true });
+  setStartupLog((line) => log.info(line));
   let client: AccordClient | undefined;
   const panel = new PanelBridge({
     epoch: () => client?.controller.epoch ?? 0,
@@ -48,6 +52,7 @@ export function activate(context: vscode.ExtensionContext): AccordApi {
   }
   // Restricted workspaces: ensureStarted() refuses and the panel says why; trust starts it (see activateClient).
   void bundled.ensureStarted();
+  startupMark('activate end');
   return { agent: bundled, chat, panel, client, review };
 }
 

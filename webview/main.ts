@@ -10,6 +10,7 @@ import { newUiState, type ViewContext } from './view/context';
 import { forgetRenderCache } from './view/items';
 import { composerDraft, restoreDraft } from './view/composer';
 import { parseSaved, restoreUi, saveState } from './state/saved';
+import { continuePending, startFrame } from './view/markdownView';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -50,12 +51,15 @@ let lastSaved = '';
 let restored = saved === undefined;
 function flush(): void {
   frame = 0;
+  startFrame();
   app.render();
   if (!restored && saved) {
     restored = true;
     restoreDraft(saved.draft, saved.mentions);
   }
   remember();
+  // A huge message renders a slice per frame; the rest continues in the next ones.
+  if (continuePending()) schedule();
 }
 
 /** Keeps the unsent prompt and the open/closed state in VS Code's webview state, for a reloaded panel. */

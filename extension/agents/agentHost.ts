@@ -13,6 +13,7 @@ import { RestartPolicy } from './restartPolicy';
 import { policyPassList } from './policyPass';
 import { agentEnvironment } from './agentEnv';
 import { quotedForNotification } from '../text/agentText';
+import { startupMark } from '../startup/startupMarks';
 
 export interface AgentHostDeps {
   extensionUri: vscode.Uri;
@@ -111,7 +112,9 @@ export class AgentHost implements vscode.Disposable {
   }
 
   private async spawn(): Promise<void> {
+    startupMark('agent start');
     const command = await this.command();
+    startupMark('agent command ready');
     const agentProcess = new AgentProcess({
       agent: command,
       log: this.log,
@@ -172,7 +175,8 @@ export class AgentHost implements vscode.Disposable {
       if (model) own.ACCORD_MODEL = model;
       const effort = reasoningEffort();
       if (effort !== 'default') own.ACCORD_REASONING_EFFORT = effort;
-      const env = agentEnvironment({ host: process.env, kind: 'bundled', own, secrets: await this.deps.apiKeyEnv(), policyPass: await policyPassList(cwd) });
+      const [secrets, policyPass] = await Promise.all([this.deps.apiKeyEnv(), policyPassList(cwd)]);
+      const env = agentEnvironment({ host: process.env, kind: 'bundled', own, secrets, policyPass });
       return { ...base, env, cwd };
     }
     // Third-party agents get the minimal environment (or the host's, opted in) and their own env, never Accord's stored keys.

@@ -17,6 +17,7 @@ import {
 } from '@agentclientprotocol/sdk/unstable';
 import type { AgentStatus } from '../../webview/protocol';
 import { forLog } from '../text/agentText';
+import { startupMark } from '../startup/startupMarks';
 
 export interface AgentCommand {
   command: string;
@@ -118,6 +119,7 @@ export class AgentProcess implements vscode.Disposable {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child = child;
+    startupMark('agent spawned');
     const lastStderr: string[] = [];
     pipeLines(child.stderr!, (line) => {
       log.info(`[agent] ${forLog(line)}`);
@@ -171,6 +173,7 @@ export class AgentProcess implements vscode.Disposable {
         throw new Error(`the agent speaks ACP version ${result.protocolVersion}; Accord speaks ${PROTOCOL_VERSION}`);
       }
       this.initializeResult = result;
+      startupMark('initialize answered');
       const info = result.agentInfo;
       log.info(forLog(`connected to ${info?.name ?? 'agent'} ${info?.version ?? ''}`.trim()));
       this.setStatus({ state: 'connected', agentName: info?.title ?? info?.name ?? 'agent', agentVersion: info?.version });

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { PROTOCOL_VERSION, WebviewMessage } from '../../webview/protocol';
 import type { PanelBridge } from './panelBridge';
+import { startupMark } from '../startup/startupMarks';
 
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'accord.chat';
@@ -22,6 +23,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
+    startupMark('view resolved');
     this.view = view;
     const webview = view.webview;
     this.bridge.attach(webview);

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { PROTOCOL_VERSION, type AgentStatus, type HostMessage } from '../../webview/protocol';
 import { PanelJournal } from './panelJournal';
+import { startupConnected, startupMark } from '../startup/startupMarks';
 
 export interface PanelBridgeState {
   /** The panel's current session epoch, announced in `hello`. */
@@ -53,6 +54,7 @@ export class PanelBridge implements vscode.Disposable {
 
   /** The panel said `ready`: greet it, rebuild it from the journal, tell it the agent's status. */
   panelReady(log: (message: string) => void): void {
+    startupMark('panel ready');
     this.ready = true;
     this.send({ type: 'hello', version: PROTOCOL_VERSION, epoch: this.state.epoch() });
     // The same transcript, header, gauge and pending approvals as before the panel went away.
@@ -73,6 +75,8 @@ export class PanelBridge implements vscode.Disposable {
   }
 
   private send(message: HostMessage): void {
-    if (this.webview && this.ready) void this.webview.postMessage(message);
+    if (!this.webview || !this.ready) return;
+    void this.webview.postMessage(message);
+    if (message.type === 'agentStatus' && message.status.state === 'connected') startupConnected();
   }
 }

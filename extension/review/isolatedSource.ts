@@ -4,7 +4,7 @@
 // finishes — so a file can be reviewed while the turn still runs — and at turn
 // end. Method names and shapes: agent/session/README.md.
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Content } from './fileReview';
 import { isFinished, touchedPaths, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import { sameContent } from './reviewStore';
@@ -33,24 +33,24 @@ const changeList = z.object({
     z.object({
       /** Relative to the top of the session's work tree, `/`-separated. */
       path: z.string(),
-      oldPath: z.string().optional(),
+      oldPath: z.optional(z.string()),
       status: z.enum(['added', 'modified', 'deleted', 'renamed']),
-      additions: z.number().optional(),
-      deletions: z.number().optional(),
-      binary: z.boolean().optional(),
+      additions: z.optional(z.number()),
+      deletions: z.optional(z.number()),
+      binary: z.optional(z.boolean()),
     }),
   ),
 });
 
 const fileSides = z.object({
   path: z.string(),
-  baseText: z.string().nullable(),
-  currentText: z.string().nullable(),
+  baseText: z.nullable(z.string()),
+  currentText: z.nullable(z.string()),
   binary: z.boolean(),
   /** "too large (N MB)": neither side was sent. */
-  tooLarge: z.string().optional(),
+  tooLarge: z.optional(z.string()),
   /** The agent's side is a symbolic link to this target. */
-  link: z.string().optional(),
+  link: z.optional(z.string()),
 });
 
 export interface IsolatedSourceOptions {
@@ -292,7 +292,7 @@ function encode(text: string | null): Content {
   return text === null ? null : new TextEncoder().encode(text);
 }
 
-function parse<T>(schema: z.ZodType<T>, value: unknown, method: string): T {
+function parse<T>(schema: z.ZodMiniType<T>, value: unknown, method: string): T {
   const result = schema.safeParse(value);
   if (!result.success) {
     throw new Error(`The agent's answer to ${method} is not what Accord expects (${result.error.issues[0]?.message ?? 'invalid'}); update the agent and Accord together.`);

@@ -19,11 +19,13 @@ export class ApiKeys {
 
   /** The environment the bundled agent is spawned with. */
   async environment(): Promise<Record<string, string>> {
+    // All at once: in a remote or web window each read is a round trip, and the agent's start waits for them.
+    const values = await Promise.all(PROVIDERS.map((p) => this.secrets.get(secretKey(p.env))));
     const env: Record<string, string> = {};
-    for (const p of PROVIDERS) {
-      const value = await this.secrets.get(secretKey(p.env));
+    PROVIDERS.forEach((p, i) => {
+      const value = values[i];
       if (value) env[p.env] = value;
-    }
+    });
     this.cached = env;
     return env;
   }

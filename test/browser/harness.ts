@@ -18,14 +18,14 @@ export interface Bundle {
   dispose(): Promise<void>;
 }
 
-/** Build the webview exactly as esbuild.mjs does (minified, as shipped). */
-export async function buildBundle(): Promise<Bundle> {
+/** Build the webview exactly as esbuild.mjs does (minified, as shipped; unminified only for readable profiles). */
+export async function buildBundle(options: { minify?: boolean; entry?: string } = {}): Promise<Bundle> {
   const dir = await mkdtemp(join(tmpdir(), 'accord-webview-'));
   await esbuild.build({
-    entryPoints: { webview: 'webview/main.ts' },
+    entryPoints: { webview: options.entry ?? 'webview/main.ts' },
     outdir: dir,
     bundle: true,
-    minify: true,
+    minify: options.minify ?? true,
     platform: 'browser',
     format: 'esm',
     target: 'es2022',

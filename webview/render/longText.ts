@@ -32,12 +32,12 @@ const WBR = html`<wbr>`;
 
 /** For lit templates: the text itself, or pieces with <wbr> between long runs. */
 export function breakable(text: string): string | Array<string | TemplateResult> {
-  return HAS_LONG_RUN.test(text) ? split(text, () => WBR) : text;
+  return text.length >= 160 && HAS_LONG_RUN.test(text) ? split(text, () => WBR) : text;
 }
 
 /** For HTML strings: escape `text` and put <wbr> inside long runs. */
 export function breakableHtml(text: string, escape: (s: string) => string): string {
-  if (!HAS_LONG_RUN.test(text)) return escape(text);
+  if (text.length < 160 || !HAS_LONG_RUN.test(text)) return escape(text);
   return split(text, () => null)
     .map((piece) => (piece === null ? '<wbr>' : escape(piece)))
     .join('');

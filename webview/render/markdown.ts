@@ -7,7 +7,7 @@ import MarkdownIt from 'markdown-it';
 import { escapeHtml, highlight } from './highlight';
 import { breakableHtml } from './longText';
 
-const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
+export const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
 
 // linkify only bare http(s) and mail addresses, not `www.` fuzzy matches or IP-like words.
 md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
@@ -34,7 +34,8 @@ md.renderer.rules.image = (tokens, idx, options, env, self) => {
 md.renderer.rules.fence = (tokens, idx) => {
   const token = tokens[idx];
   const info = (token?.info ?? '').trim().split(/\s+/)[0] ?? '';
-  const body = highlight(token?.content ?? '', info);
+  const content = token?.content ?? '';
+  const body = isHuge(content) ? segmented(content, 'code-seg') : highlight(content, info);
   const label = info ? `<span class="code-lang">${escapeHtml(info.slice(0, 40))}</span>` : '<span class="code-lang"></span>';
   return (
     `<div class="code-block"><div class="code-header">${label}` +
@@ -49,6 +50,49 @@ md.renderer.rules.code_block = md.renderer.rules.fence;
 md.renderer.rules.text = (tokens, idx) => breakableHtml(tokens[idx]?.content ?? '', escapeHtml);
 
 md.renderer.rules.code_inline = (tokens, idx) => `<code>${breakableHtml(tokens[idx]?.content ?? '', escapeHtml)}</code>`;
+
+/** Code this long is shown plain, in segments the panel lays out only when they scroll into view. */
+const HUGE_CODE_CHARS = 100_000;
+const SEGMENT_LINES = 200;
+const SEGMENT_CHARS = 20_000;
+
+function isHuge(code: string): boolean {
+  return code.length > HUGE_CODE_CHARS;
+}
+
+/** Escaped `text` in blocks of SEGMENT_LINES lines (and at most SEGMENT_CHARS); textContent stays `text`. */
+function segmented(text: string, className: string): string {
+  const out: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = start;
+    for (let n = 0; n < SEGMENT_LINES && end < text.length && end - start < SEGMENT_CHARS; n += 1) {
+      const next = text.indexOf('\n', end);
+      end = next < 0 ? text.length : next + 1;
+    }
+    if (end - start > SEGMENT_CHARS) end = start + SEGMENT_CHARS;
+    out.push(`<span class="${className}">${escapeHtml(text.slice(start, end))}</span>`);
+    start = end;
+  }
+  return out.join('');
+}
+
+// A paragraph this long is not prose anyone formatted (a log, a dump, a minified file pasted
+// as text): it is shown as plain text, in segments, instead of being parsed for inline markdown,
+// which would freeze the panel for seconds.
+const HUGE_INLINE_CHARS = 100_000;
+md.core.ruler.before('inline', 'huge_inline', (state) => {
+  for (const token of state.tokens) {
+    if (token.type === 'inline' && token.content.length > HUGE_INLINE_CHARS) token.type = 'huge_text';
+  }
+  return true;
+});
+md.renderer.rules.huge_text = (tokens, idx) => segmented(tokens[idx]?.content ?? '', 'text-seg');
+
+/** The same line breaks markdown-it makes before parsing, so offsets into the text agree with its line numbers. */
+export function normalizeMarkdown(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD');
+}
 
 /** HTML for a markdown message body. Safe to insert: every string in it was escaped by markdown-it or here. */
 export function renderMarkdown(text: string): string {

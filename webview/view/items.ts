@@ -1,29 +1,15 @@
 // One transcript item: user message, agent message, thought, tool card,
 // compaction, stop reason, or a child session without a known parent call.
 import { html, nothing, type TemplateResult } from 'lit';
-import { unsafeHTML } from 'lit/directives/unsafe-html.js';
-import { renderMarkdown } from '../render/markdown';
 import { breakable, clip } from '../render/longText';
 import type { Item, Transcript } from '../state/types';
 import { toggle, type ViewContext } from './context';
 import { renderToolCard } from './toolCard';
 import { renderChild } from './child';
-
-const markdownCache = new Map<string, { rev: number; html: string }>();
-
-/** Markdown is re-rendered only when its item changed. */
-function markdown(item: Item & { text: string }): ReturnType<typeof unsafeHTML> {
-  let cached = markdownCache.get(item.key);
-  if (!cached || cached.rev !== item.rev) {
-    cached = { rev: item.rev, html: renderMarkdown(item.text) };
-    markdownCache.set(item.key, cached);
-  }
-  // markdown-it escaped every untrusted string (html:false); links and images are neutralized in render/markdown.ts.
-  return unsafeHTML(cached.html);
-}
+import { forgetMarkdownBodies, markdownBody } from './markdownView';
 
 export function forgetRenderCache(): void {
-  markdownCache.clear();
+  forgetMarkdownBodies();
 }
 
 const STOP_REASON: Record<string, string> = {
@@ -49,7 +35,7 @@ export function renderItem(ctx: ViewContext, t: Transcript, item: Item): Templat
           : nothing}
       </div>`;
     case 'agent':
-      return html`<div class="msg msg-agent markdown">${markdown(item)}</div>`;
+      return html`${markdownBody(item.key, item.text, 'msg msg-agent markdown')}`;
     case 'thought': {
       if (ctx.store.hideThoughts) return nothing;
       const open = ctx.ui.openThoughts.has(item.key) || (item.streaming && !ctx.ui.closedThoughts.has(item.key));
@@ -64,7 +50,7 @@ export function renderItem(ctx: ViewContext, t: Transcript, item: Item): Templat
           <span class="codicon codicon-lightbulb"></span>
           <span>${item.streaming ? 'Thinking…' : 'Thought'}</span>
         </div>
-        ${open ? html`<div class="thought-body markdown">${markdown(item)}</div>` : nothing}
+        ${open ? markdownBody(item.key, item.text, 'thought-body markdown') : nothing}
       </div>`;
     }
     case 'tool': {

@@ -20,6 +20,9 @@ export class VirtualList {
   private readonly observer: ResizeObserver;
   stickToBottom = true;
   private pinnedTop = 0;
+  /** What the last render showed, to tell whether a new measurement or scroll needs another one. */
+  private items: readonly Item[] = [];
+  private shown: Window | undefined;
 
   constructor(private readonly scroller: HTMLElement, onChange: () => void) {
     this.observer = new ResizeObserver((entries) => {
@@ -32,7 +35,10 @@ export class VirtualList {
           changed = true;
         }
       }
-      if (changed) onChange();
+      // Most size changes (the streaming message growing) leave the same items in the window:
+      // then following the bottom is all there is to do, without another render.
+      if (changed && !this.sameWindow()) onChange();
+      else if (changed && this.stickToBottom) this.pin();
     });
     scroller.addEventListener(
       'scroll',
@@ -41,7 +47,11 @@ export class VirtualList {
         // Our own jump to the bottom can fire its scroll event after more content arrived:
         // only a move up from where we put the list means the person scrolled away.
         const movedUp = scroller.scrollTop < this.pinnedTop - 2;
+        const wasSticking = this.stickToBottom;
         this.stickToBottom = atBottom || (this.stickToBottom && !movedUp);
+        // Our own jump to the bottom changes nothing that was rendered.
+        if (wasSticking && this.stickToBottom && Math.abs(scroller.scrollTop - this.pinnedTop) <= 2) return;
+        if (this.sameWindow() && wasSticking === this.stickToBottom) return;
         onChange();
       },
       { passive: true },
@@ -75,7 +85,19 @@ export class VirtualList {
     if (start === items.length) top = offset;
     let bottom = 0;
     for (let i = end; i < items.length; i += 1) bottom += this.heights.get((items[i] as Item).key) ?? ESTIMATE_PX;
-    return { start, end, top, bottom };
+    this.items = items;
+    this.shown = { start, end, top, bottom };
+    return this.shown;
+  }
+
+  /** True when the window for the current scroll position and sizes is the one last rendered. */
+  private sameWindow(): boolean {
+    const shown = this.shown;
+    if (!shown) return false;
+    const items = this.items;
+    const now = this.window(items);
+    this.shown = shown; // only the render that uses a window records it
+    return now.start === shown.start && now.end === shown.end && now.top === shown.top && now.bottom === shown.bottom;
   }
 
   /** After a render: measure what is shown, forget what is not, keep pinned to the bottom. */

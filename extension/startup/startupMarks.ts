@@ -1,0 +1,33 @@
+// Where the time from loading the extension to the panel saying "connected"
+// goes (issue 17): a few marks, taken once per extension host, logged in one
+// line to the Accord output channel when the panel first hears "connected".
+// Times are performance.now(), i.e. ms since the extension host started.
+const marks = new Map<string, number>([['bundle evaluated', performance.now()]]);
+let sink: ((line: string) => void) | undefined;
+let reported = false;
+
+/** Records `name` the first time it happens. */
+export function startupMark(name: string): void {
+  if (reported || marks.has(name)) return;
+  marks.set(name, performance.now());
+}
+
+/** Where the report goes (the Accord output channel). */
+export function setStartupLog(write: (line: string) => void): void {
+  sink = write;
+}
+
+/** The panel showed "connected": log every mark once, in order. */
+export function startupConnected(): void {
+  if (reported) return;
+  startupMark('panel told connected');
+  reported = true;
+  const from = marks.get('view resolved') ?? marks.get('activate start') ?? 0;
+  const parts = [...marks.entries()].sort((a, b) => a[1] - b[1]).map(([name, at]) => `${name} ${Math.round(at)} (${at >= from ? '+' : ''}${Math.round(at - from)})`);
+  sink?.(`startup, ms since the extension host started (and since the view opened): ${parts.join(', ')}`);
+}
+
+/** For tests: the marks so far. */
+export function startupMarks(): ReadonlyMap<string, number> {
+  return marks;
+}
