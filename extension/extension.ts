@@ -10,6 +10,7 @@ import { PanelBridge } from './chat/panelBridge';
 import { ReviewController } from './review/reviewController';
 import { registerTestCommands } from './testCommands';
 import { registerTestApprovalCommand } from './approvals/testApprovalCommand';
+import { addAgent } from './agents/addAgent';
 
 /** What activate() returns; the extension-host tests use it to look inside. */
 export interface AccordApi {
@@ -45,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): AccordApi {
   context.subscriptions.push(
     // The log of the agent the panel is about, even when it failed before it had a session.
     vscode.commands.registerCommand('accord.showAgentLog', () => (client?.viewHost() ?? bundled).showLog()),
+    vscode.commands.registerCommand('accord.addAgent', () => addAgent({ log: (m) => log.info(m) })),
   );
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.ACCORD_TEST_COMMANDS === '1') {
     registerTestCommands(context, client.approvals);

@@ -1,0 +1,101 @@
+// "Accord: Add Agent…": lists the catalogue, says which agents are already on
+// this machine, installs an npm one when the person agrees (in a terminal they
+// can watch), and writes its `accord.agents` entry.
+import * as vscode from 'vscode';
+import { agentChoices, type AgentChoice } from './agentChoices';
+import { agentEntry, CATALOGUE, installCommand, type CatalogueAgent } from './catalogue';
+import { detect, type DetectEnv } from './detect';
+import { runVisibly } from './visibleCommand';
+import { configuredAgents, defaultAgentName } from '../settings/settings';
+import { agentLiteral, forIconLabel, forNotification } from '../text/agentText';
+
+export interface AddAgentDeps {
+  log: (message: string) => void;
+  /** The environment detection reads (tests point PATH and the npm cache at temp folders). */
+  env?: () => DetectEnv;
+}
+
+function describe(choice: AgentChoice): string {
+  switch (choice.action) {
+    case 'add':
+      return choice.via === 'path' ? `installed: ${agentLiteral(choice.where, 120)}` : 'in the npx cache';
+    case 'install':
+      return `not installed; install with npm (${choice.agent.npm})`;
+    case 'manual':
+      return 'not installed; opens its install page';
+    case 'configured':
+      return `already added as ${forIconLabel(choice.as, 60)}`;
+  }
+}
+
+/** Reads `accord.agents` as it is stored, so entries Accord does not understand are kept as they were. */
+function storedEntries(): unknown[] {
+  const raw = vscode.workspace.getConfiguration('accord').inspect<unknown>('agents')?.globalValue;
+  return Array.isArray(raw) ? [...raw] : [];
+}
+
+async function writeEntry(agent: CatalogueAgent, via: 'path' | 'npx'): Promise<string> {
+  const entry = agentEntry(agent, via);
+  await vscode.workspace.getConfiguration('accord').update('agents', [...storedEntries(), entry], vscode.ConfigurationTarget.Global);
+  return entry.name;
+}
+
+async function install(agent: CatalogueAgent, deps: AddAgentDeps): Promise<boolean> {
+  const argv = installCommand(agent);
+  if (!argv) return false;
+  const line = [argv.command, ...argv.args].join(' ');
+  const consent = await vscode.window.showInformationMessage(
+    `Install ${agent.name}?`,
+    { modal: true, detail: `Accord will run "${line}" in a terminal you can watch. It installs the package from the npm registry for your user account.` },
+    'Install',
+  );
+  if (consent !== 'Install') return false;
+  deps.log(`installing ${agent.name}: ${line}`);
+  const run = runVisibly(`Install ${agent.name}`, argv.command, argv.args);
+  const code = await run.done;
+  if (code !== 0) {
+    void vscode.window.showErrorMessage(`Accord: installing ${agent.name} failed${code === null ? '' : ` (npm exited with code ${code})`}. The terminal shows why.`);
+    return false;
+  }
+  return true;
+}
+
+/** Runs the command; resolves to the name of the agent added (undefined when nothing was added). */
+export async function addAgent(deps: AddAgentDeps): Promise<string | undefined> {
+  const env = deps.env?.() ?? process.env;
+  const choices = agentChoices(CATALOGUE, (a) => detect(a, env), configuredAgents());
+  const picked = await vscode.window.showQuickPick(
+    choices.map((choice) => ({ label: choice.agent.name, description: describe(choice), detail: choice.agent.auth, choice })),
+    { title: 'Accord: add an ACP agent', placeHolder: 'Agents Accord knows how to start', matchOnDescription: true },
+  );
+  if (!picked) return undefined;
+  const { choice } = picked;
+  const agent = choice.agent;
+  let via: 'path' | 'npx';
+  switch (choice.action) {
+    case 'configured':
+      void vscode.window.showInformationMessage(`Accord: ${agent.name} is already in "accord.agents" as ${forNotification(choice.as, 80)}.`);
+      return undefined;
+    case 'manual':
+      void vscode.env.openExternal(vscode.Uri.parse(choice.page));
+      return undefined;
+    case 'add':
+      via = choice.via;
+      break;
+    case 'install': {
+      if (!(await install(agent, deps))) return undefined;
+      const after = detect(agent, env);
+      // npm may install into a folder not on VS Code's PATH (a version manager, a custom prefix): npx still finds it.
+      via = after.state === 'path' ? 'path' : 'npx';
+      break;
+    }
+  }
+  const name = await writeEntry(agent, via);
+  deps.log(`added agent ${name} (${via})`);
+  const actions = defaultAgentName() === name ? ['New Session'] : ['New Session', 'Make Default'];
+  void vscode.window.showInformationMessage(`Accord: added ${name}. ${agent.auth}`, ...actions).then(async (action) => {
+    if (action === 'Make Default') await vscode.workspace.getConfiguration('accord').update('defaultAgent', name, vscode.ConfigurationTarget.Global);
+    if (action === 'New Session') await vscode.commands.executeCommand('accord.newSession');
+  });
+  return name;
+}
