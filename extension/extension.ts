@@ -11,6 +11,8 @@ import { ReviewController } from './review/reviewController';
 import { registerTestCommands } from './testCommands';
 import { registerTestApprovalCommand } from './approvals/testApprovalCommand';
 import { addAgent } from './agents/addAgent';
+import { authChoices } from './agents/signIn';
+import { forIconLabel, quotedForNotification } from './text/agentText';
 
 /** What activate() returns; the extension-host tests use it to look inside. */
 export interface AccordApi {
@@ -47,6 +49,20 @@ export function activate(context: vscode.ExtensionContext): AccordApi {
     // The log of the agent the panel is about, even when it failed before it had a session.
     vscode.commands.registerCommand('accord.showAgentLog', () => (client?.viewHost() ?? bundled).showLog()),
     vscode.commands.registerCommand('accord.addAgent', () => addAgent({ log: (m) => log.info(m) })),
+    vscode.commands.registerCommand('accord.signIn', async () => {
+      const host = client!.viewHost();
+      await host.ensureStarted();
+      const choices = authChoices(host.info?.authMethods);
+      if (choices.length === 0) {
+        void vscode.window.showInformationMessage(`Accord: ${quotedForNotification(host.name, 80)} offers no sign-in.`);
+        return;
+      }
+      const pick = await vscode.window.showQuickPick(
+        choices.map((c) => ({ label: forIconLabel(c.name, 80), description: c.terminal ? 'in a terminal' : '', detail: c.description ? forIconLabel(c.description, 300) : undefined, methodId: c.methodId })),
+        { title: `Accord: sign in to ${forIconLabel(host.name, 60)}` },
+      );
+      if (pick) await client!.controller.authenticate(host, pick.methodId);
+    }),
   );
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.ACCORD_TEST_COMMANDS === '1') {
     registerTestCommands(context, client.approvals);

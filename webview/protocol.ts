@@ -71,12 +71,24 @@ export const PromptCapabilities = z.object({
 });
 export type PromptCapabilities = z.infer<typeof PromptCapabilities>;
 
+/** A way to sign in that the agent offered in `initialize` (its words: hostile text). */
+export const AuthChoice = z.object({
+  methodId: id,
+  name: shortText,
+  description: z.optional(shortText),
+  /** Runs in a VS Code terminal (ACP terminal auth) rather than through `authenticate`. */
+  terminal: z.boolean(),
+});
+export type AuthChoice = z.infer<typeof AuthChoice>;
+
 /** Where talking to an agent went wrong: the panel says so, with the agent's name and ways to look further. */
 export const AgentFailure = z.object({
   agentName: shortText,
-  stage: z.enum(['start', 'initialize', 'session/new', 'session/load', 'session/prompt', 'exit']),
+  stage: z.enum(['start', 'initialize', 'session/new', 'session/load', 'session/prompt', 'exit', 'authenticate']),
   /** The error as the agent or the system gave it (hostile text: the panel shows it quoted). */
   message: shortText,
+  /** The agent needs a sign-in first: the ways it offered, shown as buttons. */
+  authMethods: z.optional(z.array(AuthChoice).check(z.maxLength(20))),
 });
 export type AgentFailure = z.infer<typeof AgentFailure>;
 
@@ -234,6 +246,8 @@ export const WebviewMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('cancelTurn'), epoch }),
   /** A button on the panel's failure notice. */
   z.object({ type: z.literal('failureAction'), action: FailureAction }),
+  /** Sign in to the agent in view with one of the methods it offered (the extension checks it did). */
+  z.object({ type: z.literal('authenticate'), methodId: id }),
   z.object({ type: z.literal('answerApproval'), epoch, requestId: id, optionId: id }),
   z.object({
     type: z.literal('openLocation'),

@@ -58,6 +58,8 @@ export class ChatRelay implements vscode.Disposable {
           return await controller.cancelTurn();
         case 'failureAction':
           return await this.failureAction(message.action);
+        case 'authenticate':
+          return void (await this.deps.controller.authenticate(this.deps.viewHost(), message.methodId));
         case 'answerApproval':
           if (!approvals.answer(message.requestId, message.optionId)) this.deps.log(`ignored an answer to approval ${message.requestId}: already answered or not a once-only option`);
           return;

@@ -13,6 +13,10 @@ export const CLIENT_CAPABILITIES: ClientCapabilities = {
   // The panel draws compactions and child sessions (nested under the tool call that started them); the router follows children.
   session: { compaction: {} },
   subagents: {},
+  // Sign-in by running the agent's own login screen in a VS Code terminal (extension/agents/signIn.ts).
+  auth: { terminal: true },
+  // Agents that run commands themselves (claude-agent-acp, codex-acp) stream the output in tool calls' _meta; the panel draws it as a terminal.
+  _meta: { terminal_output: true },
 };
 
 export interface ClientServices {

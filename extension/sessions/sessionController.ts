@@ -13,6 +13,7 @@ import { modelSetting, reasoningEffort } from '../settings/settings';
 import { quotedForNotification } from '../text/agentText';
 import { sessionNotices, setupMetaOf } from './sessionNotices';
 import { durableAnswerMeta } from '../approvals/durableAnswers';
+import { authChoices, isAuthRequired, signIn } from '../agents/signIn';
 
 export interface CurrentSession {
   host: AgentHost;
@@ -121,12 +122,15 @@ export class SessionController implements vscode.Disposable {
   /** Says in the panel that the agent failed, with its name, the error and actions; a notification too, escaped. */
   private fail(host: AgentHost, stage: AgentFailure['stage'], error: unknown): void {
     const message = (error instanceof Error ? error.message : typeof error === 'string' ? error : String((error as { message?: unknown })?.message ?? error)) || 'no reason given';
-    const failure: AgentFailure = { agentName: host.name.slice(0, 200), stage, message: message.slice(0, 4000) };
+    // The agent wants a sign-in first: the panel offers the ways it named in initialize.
+    const offered = isAuthRequired(error) || stage === 'authenticate' ? authChoices(host.info?.authMethods) : [];
+    const failure: AgentFailure = { agentName: host.name.slice(0, 200), stage, message: message.slice(0, 4000), ...(offered.length ? { authMethods: offered } : {}) };
     this.lastFailure = failure;
     this.view(host);
     this.post({ type: 'agentFailure', failure });
-    // A failed turn already says so in the transcript and (per accord.notifications) in the turn-ended notification.
-    if (stage === 'session/prompt') return;
+    // A failed turn already says so in the transcript and (per accord.notifications) in the turn-ended notification;
+    // a sign-in the panel offers needs no second notification.
+    if (stage === 'session/prompt' || offered.length > 0) return;
     void vscode.window.showErrorMessage(`Accord: ${quotedForNotification(host.name, 80)} failed (${stage}): ${quotedForNotification(message, 400)}`, 'Show Log', 'Show ACP Traffic')
       .then((choice) => {
         if (choice === 'Show Log') host.showLog();
@@ -139,6 +143,25 @@ export class SessionController implements vscode.Disposable {
     if (!this.lastFailure) return;
     this.lastFailure = undefined;
     this.post({ type: 'agentFailure', failure: null });
+  }
+
+  /**
+   * Signs in to `host` with a method it offered, then starts the session the
+   * sign-in was for. A failure says why in the panel and offers the methods again.
+   */
+  async authenticate(host: AgentHost, methodId: string): Promise<boolean> {
+    this.view(host);
+    // The sign-in was for a session that could not start, or the panel has none with this agent yet.
+    const wantsSession = this.lastFailure?.stage === 'session/new' || this.lastFailure?.stage === 'authenticate' || this.current?.host !== host;
+    const result = await signIn(host, methodId, this.deps.workspaceRoot());
+    if (!result.ok) {
+      this.fail(host, 'authenticate', result.message);
+      return false;
+    }
+    this.clearFailure();
+    void vscode.window.showInformationMessage(`Accord: signed in to ${quotedForNotification(host.name, 80)}.`);
+    if (wantsSession) return (await this.newSession(host)) !== undefined;
+    return true;
   }
 
   async newSession(host: AgentHost): Promise<CurrentSession | undefined> {

@@ -54,7 +54,24 @@ const STAGE_LABEL: Record<string, string> = {
   'session/load': 'could not reopen the session (session/load)',
   'session/prompt': 'failed during the turn',
   exit: 'stopped',
+  authenticate: 'could not sign you in',
 };
+
+/** The sign-in ways the agent offered; names and descriptions are the agent's words, so clipped plain text. */
+function renderAuthChoices(ctx: ViewContext, failure: NonNullable<ViewContext['store']['failure']>): TemplateResult | typeof nothing {
+  const methods = failure.authMethods ?? [];
+  if (methods.length === 0) return nothing;
+  return html`<div class="auth-choices" data-role="auth-choices">
+    <div class="accord-voice">${agentLine(failure.agentName, 60)} asks you to sign in first. It offers:</div>
+    ${methods.map((m) => html`<div class="auth-choice">
+      <vscode-button data-action="authenticate" data-method-id=${m.methodId} title=${clip(m.description ?? m.name, 500)}
+        @click=${() => ctx.post({ type: 'authenticate', methodId: m.methodId })}>
+        ${m.terminal ? html`<span class="codicon codicon-terminal" slot="start"></span>` : nothing}${clip(m.name, 80)}
+      </vscode-button>
+      ${m.description ? html`<span class="muted auth-description">${clip(m.description, 300)}</span>` : nothing}
+    </div>`)}
+  </div>`;
+}
 
 /** The agent in view failed: its name and the stage in Accord's words, the error quoted as the agent's, and where to look. */
 export function renderFailure(ctx: ViewContext): TemplateResult | typeof nothing {
@@ -66,6 +83,7 @@ export function renderFailure(ctx: ViewContext): TemplateResult | typeof nothing
     <div class="failure-body">
       <div class="accord-voice"><strong>${agentLine(failure.agentName, 60)} ${STAGE_LABEL[failure.stage] ?? 'failed'}</strong></div>
       <div class="agent-words"><span class="agent-words-label">Error</span><span class="agent-words-text">${breakable(quoted(failure.message, 600))}</span></div>
+      ${renderAuthChoices(ctx, failure)}
       <div class="failure-actions">
         <vscode-button data-action="failure-show-log" @click=${act('showLog')}>Show Log</vscode-button>
         <vscode-button secondary data-action="failure-show-traffic" @click=${act('showTraffic')}>Show ACP Traffic</vscode-button>
