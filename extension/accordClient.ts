@@ -27,6 +27,7 @@ import { notifyTurnEnded } from './sessions/turnNotices';
 import { approvalTimeoutMinutes, BUNDLED_AGENT_NAME, configuredAgents, notificationMode } from './settings/settings';
 import { StatusBar } from './status/statusBar';
 import { TerminalService } from './terminal/terminalService';
+import { TerminalRelay } from './terminal/terminalRelay';
 import { forLog } from './text/agentText';
 import { TrafficLog } from './traffic/trafficLog';
 import type { AgentStatus, HostMessage, StopReason } from '../webview/protocol';
@@ -142,6 +143,8 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
   bridge.listen(reviews.onPanelMessage);
   bridge.listen(relay.onPanelMessage);
   bridge.listen(lists.onPanelMessage);
+  const terminalRelay = new TerminalRelay(terminals, () => controller.current);
+  bridge.listen(terminalRelay.onPanelMessage);
   bridge.listen(mapEvent(viewStatus.event, (status) => ({ type: 'agentStatus', status })));
 
   registry.onDidChangeStatus(({ host, status }) => {
@@ -191,7 +194,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
   });
 
   context.subscriptions.push(
-    traffic, diffs, approvals, reviews, terminals, statusBar, sessionsView, registry, controller, relay, lists, viewStatus, firstReady,
+    traffic, diffs, approvals, reviews, terminals, statusBar, sessionsView, registry, controller, relay, lists, viewStatus, firstReady, terminalRelay,
     chat.onDidReceiveMessage((m) => void relay.receive(m)),
     vscode.window.registerTreeDataProvider('accord.sessions', sessionsView),
     ...registerCommands({ registry, controller, approvals, traffic, apiKeys, lists, viewHost }),

@@ -184,6 +184,18 @@ export const HostMessage = z.discriminatedUnion('type', [
     outcome: z.enum(['selected', 'cancelled']),
     optionId: z.optional(id),
   }),
+  /**
+   * A client-owned terminal (ACP terminal/create) the panel session's agent runs: its output so far
+   * (the end of it, raw) and how it exited. Sent as it changes; the tool card naming it draws it.
+   */
+  z.object({
+    type: z.literal('terminalOutput'),
+    epoch,
+    terminalId: id,
+    output: text,
+    dropped: z.boolean(),
+    exit: z.optional(z.object({ exitCode: z.nullable(z.number().check(z.int())), signal: z.nullable(shortText) })),
+  }),
   z.object({ type: z.literal('configOptions'), epoch, configOptions: AcpConfigOptions }),
   z.object({ type: z.literal('availableCommands'), epoch, commands: AcpAvailableCommands }),
   z.object({ type: z.literal('promptCapabilities'), epoch, capabilities: PromptCapabilities }),

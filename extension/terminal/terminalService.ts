@@ -23,8 +23,21 @@ interface RunningTerminal {
   terminal: vscode.Terminal;
 }
 
+/** What the panel draws of a terminal: the end of its output and how it exited. */
+export interface TerminalSnapshot {
+  output: string;
+  dropped: boolean;
+  exit?: { exitCode: number | null; signal: string | null };
+}
+
+/** The most output one snapshot carries (the panel keeps the same tail). */
+export const SNAPSHOT_CHARS = 200_000;
+
 export class TerminalService implements vscode.Disposable {
   private readonly terminals = new Map<string, RunningTerminal>();
+  private readonly changeEmitter = new vscode.EventEmitter<{ terminalId: string; sessionId: string }>();
+  /** A terminal's output grew or it exited (read it with `snapshot`). */
+  readonly onDidChange = this.changeEmitter.event;
 
   /**
    * environmentFor: the environment an agent's commands start from (agents/agentEnv.ts): the
@@ -58,6 +71,7 @@ export class TerminalService implements vscode.Disposable {
     const onData = (chunk: Buffer) => {
       output.append(chunk);
       writeEmitter.fire(chunk.toString('utf8').replace(/\r?\n/g, '\r\n'));
+      this.changeEmitter.fire({ terminalId, sessionId: params.sessionId });
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
@@ -71,10 +85,29 @@ export class TerminalService implements vscode.Disposable {
     const entry: RunningTerminal = { sessionId: params.sessionId, agentName, child, output, exit, terminal };
     void exit.then((status) => {
       entry.exitStatus = status;
+      this.changeEmitter.fire({ terminalId, sessionId: params.sessionId });
       writeEmitter.fire(`\r\n\x1b[2m[exited${status.signal ? ` by ${status.signal}` : ` with code ${status.exitCode}`}]\x1b[0m\r\n`);
     });
     this.terminals.set(terminalId, entry);
     return { terminalId };
+  }
+
+  /** Whether the command ended (cheap: no output is read). */
+  hasExited(terminalId: string): boolean {
+    return this.terminals.get(terminalId)?.exitStatus !== undefined;
+  }
+
+  /** The terminal's output for the panel; undefined once released. */
+  snapshot(terminalId: string): TerminalSnapshot | undefined {
+    const t = this.terminals.get(terminalId);
+    if (!t) return undefined;
+    const text = t.output.text();
+    const cut = text.length > SNAPSHOT_CHARS;
+    return {
+      output: cut ? text.slice(text.length - SNAPSHOT_CHARS) : text,
+      dropped: cut || t.output.truncated,
+      ...(t.exitStatus ? { exit: { exitCode: t.exitStatus.exitCode ?? null, signal: t.exitStatus.signal ?? null } } : {}),
+    };
   }
 
   output(terminalId: string): TerminalOutputResponse {
@@ -97,6 +130,7 @@ export class TerminalService implements vscode.Disposable {
   release(terminalId: string): Record<string, never> {
     const t = this.get(terminalId);
     if (!t.exitStatus) killTree(t.child);
+    else this.changeEmitter.fire({ terminalId, sessionId: t.sessionId }); // the last state, before it is forgotten
     this.terminals.delete(terminalId);
     return {};
   }
@@ -112,6 +146,7 @@ export class TerminalService implements vscode.Disposable {
 
   dispose(): void {
     for (const id of [...this.terminals.keys()]) this.release(id);
+    this.changeEmitter.dispose();
   }
 
   private get(terminalId: string): RunningTerminal {

@@ -1,7 +1,7 @@
 // Lenient readers for ACP payload pieces: take what is well formed, drop the
 // rest. The envelope was validated; the payload is the agent's and may be
 // newer or sloppier than what we know.
-import type { Attachment, ContentBlock, ToolContent, ToolLocation } from './types';
+import type { Attachment, ContentBlock, TerminalContent, ToolContent, ToolLocation } from './types';
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -88,4 +88,28 @@ function terminalOutput(entry: Record<string, unknown>): string | undefined {
   if (typeof output === 'string') return output;
   if (isRecord(output) && typeof output.data === 'string') return output.data;
   return undefined;
+}
+
+/** The most terminal output the panel keeps per terminal (the end is what matters; the start is dropped). */
+export const TERMINAL_KEEP = 200_000;
+
+/** Appends to a terminal's output, dropping from the start past TERMINAL_KEEP. */
+export function appendTerminal(terminal: TerminalContent, data: string): void {
+  const joined = (terminal.output ?? '') + data;
+  if (joined.length <= TERMINAL_KEEP) {
+    terminal.output = joined;
+    return;
+  }
+  let start = joined.length - TERMINAL_KEEP;
+  // Never start between the halves of a surrogate pair.
+  if (start < joined.length && /[\uDC00-\uDFFF]/.test(joined[start]!)) start++;
+  terminal.output = joined.slice(start);
+  terminal.dropped = true;
+}
+
+export function readExit(value: unknown): TerminalContent['exit'] | undefined {
+  if (!isRecord(value)) return undefined;
+  const code = value.exit_code ?? value.exitCode;
+  const signal = value.signal;
+  return { exitCode: typeof code === 'number' && Number.isInteger(code) ? code : null, signal: typeof signal === 'string' ? signal.slice(0, 40) : null };
 }

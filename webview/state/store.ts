@@ -4,7 +4,7 @@
 import type { AcpConfigOptions, AcpAvailableCommands, AgentFailure, AgentStatus, ApprovalOption, DiffReviewState, FileCompletion, HostMessage, HostMessageOf, PromptCapabilities, PromptImage, PromptMention, SessionSummary } from '../protocol';
 import { isRecord, str } from './content';
 import { appendChunk, attachChild, cancelUnfinishedTools, newTranscript, patchTool, pushTurnEnd, runningToolId, touchTool, upsertCompaction, upsertTool } from './transcript';
-import type { Notice, PlanEntry, SubagentInfo, Transcript, Usage } from './types';
+import type { Notice, PlanEntry, SubagentInfo, TerminalContent, Transcript, Usage } from './types';
 
 export interface PendingApproval {
   requestId: string;
@@ -31,6 +31,9 @@ interface ToolReview {
   added?: number;
   removed?: number;
 }
+
+/** Client-owned terminals the panel remembers per session (each holds at most the tail the extension sends). */
+const MAX_TERMINALS = 64;
 
 export class ChatStore {
   epoch = 0;
@@ -61,6 +64,12 @@ export class ChatStore {
   changes: Pick<HostMessageOf<'reviewChanges'>, 'pending' | 'turns'> = { pending: 0, turns: [] };
   completions: { query: string; items: FileCompletion[] } = { query: '', items: [] };
   notices: Notice[] = [];
+  /**
+   * Client-owned terminals of this session as the extension last reported
+   * them (terminal/create), by id: a card naming one draws this. Kept apart
+   * from the cards because the output may come before the card names it.
+   */
+  terminals = new Map<string, Pick<TerminalContent, 'output' | 'dropped' | 'exit'>>();
   /** Bumped on every applied message; the view skips frames where nothing changed. */
   rev = 0;
   dropped = 0;
@@ -115,6 +124,12 @@ export class ChatStore {
       case 'approvalResolved':
         this.resolveApproval(message.requestId, message.outcome, message.optionId);
         return true;
+      case 'terminalOutput':
+        this.terminals.delete(message.terminalId); // re-inserted last: the oldest are dropped past the cap
+        this.terminals.set(message.terminalId, { output: message.output, dropped: message.dropped, ...(message.exit ? { exit: message.exit } : {}) });
+        while (this.terminals.size > MAX_TERMINALS) this.terminals.delete(this.terminals.keys().next().value!);
+        this.touchTerminal(message.terminalId);
+        return true;
       case 'configOptions':
         this.configOptions = message.configOptions;
         return true;
@@ -139,6 +154,15 @@ export class ChatStore {
       case 'reviewChanges':
         this.changes = { pending: message.pending, turns: message.turns };
         return true;
+    }
+  }
+
+  /** Re-render the cards that show this terminal. */
+  private touchTerminal(terminalId: string): void {
+    for (const t of [this.main, ...this.children.values()]) {
+      for (const tool of t.tools.values()) {
+        if (tool.content.some((c) => c.type === 'terminal' && c.terminalId === terminalId)) touchTool(t, tool.toolCallId);
+      }
     }
   }
 
@@ -191,6 +215,7 @@ export class ChatStore {
     this.approvals.clear();
     this.reviews.clear();
     this.declined.clear();
+    this.terminals.clear();
     this.changes = { pending: 0, turns: [] };
     this.notices = [];
     this.replaying = false;

@@ -1,8 +1,8 @@
 // Transcript updates: messages, thoughts, tool calls, compactions. Chunks
 // aggregate by messageId (or onto the previous item of the same kind when the
 // agent sends none); tool_call_update patches only the fields it carries.
-import { asBlock, blockAttachment, blockText, isRecord, readLocations, readToolContent, str } from './content';
-import type { Item, ToolCall, ToolStatus, Transcript } from './types';
+import { appendTerminal, asBlock, blockAttachment, blockText, isRecord, readExit, readLocations, readToolContent, str } from './content';
+import type { Item, TerminalContent, ToolCall, ToolContent, ToolStatus, Transcript } from './types';
 
 const TOOL_STATUSES: readonly string[] = ['pending', 'in_progress', 'completed', 'failed', 'cancelled'];
 
@@ -104,10 +104,46 @@ export function patchTool(tool: ToolCall, update: Record<string, unknown>): void
   if (kind !== undefined) tool.kind = kind;
   const status = toolStatus(update.status);
   if (status) tool.status = status;
-  if ('content' in update) tool.content = readToolContent(update.content);
+  if ('content' in update) tool.content = keepTerminalOutput(tool.content, readToolContent(update.content));
   if ('locations' in update) tool.locations = readLocations(update.locations);
+  if (isRecord(update._meta)) applyTerminalMeta(tool, update._meta);
   if ('rawInput' in update) tool.rawInput = update.rawInput;
   if ('rawOutput' in update) tool.rawOutput = update.rawOutput;
+}
+
+/** New content naming a terminal the card already shows keeps the output streamed so far. */
+function keepTerminalOutput(before: ToolContent[], after: ToolContent[]): ToolContent[] {
+  return after.map((c) => {
+    if (c.type !== 'terminal' || c.output !== undefined) return c;
+    const old = before.find((b): b is TerminalContent => b.type === 'terminal' && b.terminalId === c.terminalId);
+    return old ? { ...old } : c;
+  });
+}
+
+/** The terminal of a call with this id, added to its content when the agent names it only in `_meta`. */
+function terminalOf(tool: ToolCall, terminalId: string): TerminalContent {
+  const found = tool.content.find((c): c is TerminalContent => c.type === 'terminal' && c.terminalId === terminalId);
+  if (found) return found;
+  const created: TerminalContent = { type: 'terminal', terminalId };
+  tool.content.push(created);
+  return created;
+}
+
+/**
+ * Agents that run commands themselves (claude-agent-acp, codex-acp) describe
+ * them in `_meta`: `terminal_info` opens one, `terminal_output` streams a chunk
+ * (`data`), `terminal_exit` ends it (Zed's convention).
+ */
+function applyTerminalMeta(tool: ToolCall, meta: Record<string, unknown>): void {
+  for (const field of ['terminal_info', 'terminal_output', 'terminal_exit'] as const) {
+    const value = meta[field];
+    if (!isRecord(value)) continue;
+    const terminalId = str(value.terminal_id) ?? str(value.terminalId);
+    if (!terminalId || terminalId.length > 512) continue;
+    const terminal = terminalOf(tool, terminalId);
+    if (field === 'terminal_output' && typeof value.data === 'string') appendTerminal(terminal, value.data);
+    if (field === 'terminal_exit') terminal.exit = readExit(value);
+  }
 }
 
 /** Re-render the card of a call whose state changed outside an update (approval, review, cancel). */

@@ -22,8 +22,19 @@ export interface ToolLocation {
 export type ToolContent =
   | { type: 'text'; text: string }
   | { type: 'diff'; path: string; oldText: string | null; newText: string }
-  | { type: 'terminal'; terminalId: string; output?: string }
+  | TerminalContent
   | { type: 'other'; label: string };
+
+/** A terminal shown in a tool card: the client's own (terminal/create) or one the agent runs and streams in `_meta`. */
+export interface TerminalContent {
+  type: 'terminal';
+  terminalId: string;
+  /** The output so far (raw, escape sequences included: the view renders them safely), at most TERMINAL_KEEP characters. */
+  output?: string;
+  /** Earlier output was dropped to keep the panel bounded. */
+  dropped?: boolean;
+  exit?: { exitCode: number | null; signal: string | null };
+}
 
 export interface ToolCall {
   toolCallId: string;

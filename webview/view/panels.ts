@@ -65,9 +65,7 @@ function renderAuthChoices(ctx: ViewContext, failure: NonNullable<ViewContext['s
     <div class="accord-voice">${agentLine(failure.agentName, 60)} asks you to sign in first. It offers:</div>
     ${methods.map((m) => html`<div class="auth-choice">
       <vscode-button data-action="authenticate" data-method-id=${m.methodId} title=${clip(m.description ?? m.name, 500)}
-        @click=${() => ctx.post({ type: 'authenticate', methodId: m.methodId })}>
-        ${m.terminal ? html`<span class="codicon codicon-terminal" slot="start"></span>` : nothing}${clip(m.name, 80)}
-      </vscode-button>
+        @click=${() => ctx.post({ type: 'authenticate', methodId: m.methodId })}>${m.terminal ? html`<span class="codicon codicon-terminal auth-terminal-icon"></span>` : nothing}${clip(m.name, 80)}</vscode-button>
       ${m.description ? html`<span class="muted auth-description">${clip(m.description, 300)}</span>` : nothing}
     </div>`)}
   </div>`;

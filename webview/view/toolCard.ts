@@ -3,7 +3,8 @@
 // the composer, so it stays visible however far the card scrolled), and
 // nested child sessions.
 import { html, nothing, type TemplateResult } from 'lit';
-import type { ToolCall, ToolContent } from '../state/types';
+import type { TerminalContent, ToolCall, ToolContent } from '../state/types';
+import { ansiSegments } from '../render/ansi';
 import { baseName } from '../state/content';
 import { breakable, clip } from '../render/longText';
 import { toggle, type ViewContext } from './context';
@@ -52,6 +53,34 @@ function renderOutput(ctx: ViewContext, key: string, text: string, terminal: boo
   </div>`;
 }
 
+/**
+ * A terminal as a terminal: monospace on the terminal's colours, the end of
+ * the output (where a command says how it went) rather than its start, ANSI
+ * colours drawn from VS Code's terminal palette and every other escape
+ * sequence dropped (render/ansi.ts), and how it exited.
+ */
+function renderTerminal(ctx: ViewContext, key: string, terminal: TerminalContent, status: string): TemplateResult {
+  const all = ctx.ui.showAll.has(key);
+  const output = terminal.output ?? '';
+  const cut = !all && output.length > OUTPUT_LIMIT;
+  const shown = cut ? output.slice(output.length - OUTPUT_LIMIT) : output;
+  const exit = terminal.exit;
+  const running = !exit && (status === 'pending' || status === 'in_progress');
+  return html`<div class="tool-output terminal" role="log" data-terminal-id=${clip(terminal.terminalId, 200)}>
+    ${cut || terminal.dropped
+      ? html`<div class="truncated">${terminal.dropped && all ? 'Earlier output was dropped. ' : ''}${cut ? html`Showing the last ${formatSize(OUTPUT_LIMIT)} of ${formatSize(output.length)}.
+          <vscode-button secondary data-action="show-all" @click=${() => { ctx.ui.showAll.add(key); ctx.update(); }}>Show all</vscode-button>` : 'Earlier output was dropped.'}</div>`
+      : nothing}
+    <pre class="terminal-screen">${output === '' ? html`<span class="muted">${running ? 'Waiting for output…' : 'No output.'}</span>` : ansiSegments(shown).map((seg) => {
+      const classes = [seg.fg !== undefined ? `ansi-fg-${seg.fg}` : '', seg.bg !== undefined ? `ansi-bg-${seg.bg}` : '', seg.bold ? 'ansi-bold' : ''].filter(Boolean).join(' ');
+      return classes ? html`<span class=${classes}>${breakable(seg.text)}</span>` : breakable(seg.text);
+    })}</pre>
+    ${exit
+      ? html`<div class="terminal-exit ${exit.exitCode === 0 ? '' : 'failed'}">${exit.signal ? `Killed by ${exit.signal}` : `Exited with code ${exit.exitCode ?? 'unknown'}`}</div>`
+      : running ? html`<div class="terminal-exit muted"><span class="codicon codicon-loading codicon-modifier-spin"></span> Running</div>` : nothing}
+  </div>`;
+}
+
 function renderContent(ctx: ViewContext, tool: ToolCall, content: ToolContent, index: number): TemplateResult | typeof nothing {
   const key = `${tool.toolCallId}#${index}`;
   switch (content.type) {
@@ -59,10 +88,11 @@ function renderContent(ctx: ViewContext, tool: ToolCall, content: ToolContent, i
       return renderOutput(ctx, key, content.text, tool.kind === 'execute');
     case 'diff':
       return renderDiff(ctx, tool.toolCallId, content);
-    case 'terminal':
-      return content.output !== undefined
-        ? renderOutput(ctx, key, content.output, true)
-        : html`<div class="tool-output terminal"><pre class="muted">Terminal ${clip(content.terminalId, 80)}</pre></div>`;
+    case 'terminal': {
+      // A client-owned terminal's output comes from the extension; an agent-owned one's from the agent's _meta.
+      const live = ctx.store.terminals.get(content.terminalId);
+      return renderTerminal(ctx, key, live ? { ...content, ...live } : content, tool.status);
+    }
     case 'other':
       return html`<div class="tool-other">${clip(content.label)}</div>`;
   }
@@ -71,8 +101,8 @@ function renderContent(ctx: ViewContext, tool: ToolCall, content: ToolContent, i
 function isExpanded(ctx: ViewContext, tool: ToolCall, hasApproval: boolean): boolean {
   if (ctx.ui.expandedTools.has(tool.toolCallId)) return true;
   if (ctx.ui.collapsedTools.has(tool.toolCallId)) return false;
-  // Open by default what needs the person: diffs, failures, approvals.
-  return hasApproval || tool.status === 'failed' || tool.content.some((c) => c.type === 'diff');
+  // Open by default what needs the person: diffs, failures, approvals; and terminals, which a person watches as they run.
+  return hasApproval || tool.status === 'failed' || tool.content.some((c) => c.type === 'diff' || c.type === 'terminal');
 }
 
 export function renderToolCard(ctx: ViewContext, tool: ToolCall, nested = false): TemplateResult {
