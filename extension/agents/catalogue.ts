@@ -31,7 +31,14 @@ export interface CatalogueAgent {
    * naming the base URL and the protocol it speaks there. The opt-in suite
    * uses this to drive a turn against the fake model server.
    */
-  endpoint?: { baseUrlEnv: string; keyEnv: string; protocol: ModelProtocol; extraEnv?: Record<string, string> };
+  endpoint?: {
+    baseUrlEnv: string;
+    keyEnv: string;
+    protocol: ModelProtocol;
+    extraEnv?: Record<string, string>;
+    /** The auth method a person with an API key picks when the agent asks for a sign-in. */
+    keyMethod?: string;
+  };
 }
 
 export const CATALOGUE: readonly CatalogueAgent[] = [
@@ -62,7 +69,7 @@ export const CATALOGUE: readonly CatalogueAgent[] = [
     npm: '@agentclientprotocol/codex-acp',
     auth: 'Sign in with ChatGPT (the agent offers it), or set OPENAI_API_KEY (or CODEX_API_KEY) in the entry\'s env.',
     keyEnv: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
-    endpoint: { baseUrlEnv: 'OPENAI_BASE_URL', keyEnv: 'OPENAI_API_KEY', protocol: 'openai-responses' },
+    endpoint: { baseUrlEnv: 'OPENAI_BASE_URL', keyEnv: 'OPENAI_API_KEY', protocol: 'openai-responses', keyMethod: 'api-key' },
   },
   {
     id: 'qwen',
