@@ -1,10 +1,10 @@
 // Runs the mocha suite in test/vscode/ inside the extension host of a real
 // VS Code, with Accord loaded from this folder as a development extension.
 // Prints the suite's output and exits with its result (124 on timeout).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import * as esbuild from 'esbuild';
+import { compileVscodeTests } from './compile-vscode-tests.mjs';
 import { openWorkbench, root, startServer } from './vscode-harness.mjs';
 
 // The whole suite's limit (each test has its own mocha timeout): generous, since the suite grows and a loaded
@@ -13,15 +13,7 @@ const timeoutMs = Number(process.env.ACCORD_VSCODE_TEST_TIMEOUT_MS ?? 900_000);
 const outDir = path.join(root, 'out/test/vscode');
 
 // Compile the suite: one CommonJS file per test, `vscode` and `mocha` resolved at run time.
-const entries = readdirSync(path.join(root, 'test/vscode'), { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.test.ts') || file === path.join('suite', 'index.ts'))
-  .map((file) => path.join(root, 'test/vscode', file));
-rmSync(outDir, { recursive: true, force: true }); // no stale tests from deleted sources
-await esbuild.build({
-  entryPoints: entries, outdir: outDir, outbase: path.join(root, 'test/vscode'), bundle: true, platform: 'node',
-  format: 'cjs', target: 'node20', sourcemap: 'inline', external: ['vscode', 'mocha'], logLevel: 'warning',
-  define: { ACCORD_VERSION: JSON.stringify(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version) },
-});
+await compileVscodeTests(root);
 
 const SUITE_START = '@@accord-suite-start'; // printed by test/vscode/suite/index.ts
 

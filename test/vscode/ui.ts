@@ -23,6 +23,8 @@ export interface UiAction {
 }
 
 export function ui(action: UiAction): void {
+  // Desktop VS Code (npm run test:desktop) has no harness reading these lines: fail at once, saying so, instead of timing out.
+  if (process.env.ACCORD_DESKTOP === '1') throw new Error('this test clicks the workbench through the web harness (npm run test:vscode); desktop VS Code has none');
   console.log(`@@ui ${JSON.stringify(action)}`);
 }
 
