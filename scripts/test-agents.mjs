@@ -5,6 +5,7 @@
 // the fake model server where the agent can be pointed at one.
 //   ACCORD_AGENTS=claude,codex   only these catalogue ids
 //   --no-install                 use what is already in the folder
+//   --no-vscode                  skip the turns through the extension in a real VS Code
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { resolve, join } from 'node:path';
@@ -25,8 +26,15 @@ if (!process.argv.includes('--no-install')) {
   }
 }
 
-const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=900000', '--test-reporter=spec', 'test/agents/launch.test.ts'], {
-  stdio: 'inherit',
-  env: { ...process.env, ACCORD_AGENTS_DIR: dir },
-});
-process.exit(run.status ?? 1);
+const env = { ...process.env, ACCORD_AGENTS_DIR: dir };
+const launch = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=900000', '--test-reporter=spec', 'test/agents/launch.test.ts'], { stdio: 'inherit', env });
+let code = launch.status ?? 1;
+if (!process.argv.includes('--no-vscode')) {
+  // The same turns through the extension, in the real VS Code the other extension-host tests use.
+  const build = spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'inherit' });
+  const vscodeRun = build.status === 0
+    ? spawnSync(process.execPath, ['scripts/vscode-tests.mjs'], { stdio: 'inherit', env: { ...env, ACCORD_VSCODE_GREP: 'catalogue agents through the extension' } })
+    : build;
+  if (vscodeRun.status !== 0) code = code || 1;
+}
+process.exit(code);

@@ -10,7 +10,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -19,6 +19,7 @@ import { CATALOGUE, type CatalogueAgent } from '../../extension/agents/catalogue
 import { agentEnvironment } from '../../extension/agents/agentEnv';
 import { CLIENT_CAPABILITIES } from '../../extension/client/clientHandlers';
 import { startFakeModelServer, type FakeModelServer } from '../fakeModelServer';
+import { endpointEnv } from './agentSetup';
 
 const dir = process.env.ACCORD_AGENTS_DIR;
 const only = (process.env.ACCORD_AGENTS ?? '').split(',').filter(Boolean);
@@ -47,11 +48,7 @@ function manifest(agent: CatalogueAgent): { version: string; bin: Record<string,
 
 /** The environment Accord gives the agent (minimal, plus the entry's env), with a fresh HOME and the fake endpoint. */
 function envFor(agent: CatalogueAgent): Record<string, string> {
-  const own: Record<string, string> = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share') };
-  if (agent.endpoint) {
-    const base = agent.endpoint.protocol === 'anthropic' ? model.baseUrl.replace(/\/v1$/, '') : model.baseUrl;
-    Object.assign(own, { [agent.endpoint.baseUrlEnv]: base, [agent.endpoint.keyEnv]: 'fake-key', ...agent.endpoint.extraEnv });
-  }
+  const own = endpointEnv(agent, home, model.baseUrl);
   return { ...agentEnvironment({ host: process.env, kind: 'configured', own }), PATH: `${join(dir!, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
 }
 
@@ -102,14 +99,6 @@ describe('catalogue agents against their real npm packages', { skip: dir ? false
         model.clearScript();
         for (let i = 0; i < 6; i++) model.script({ type: 'stream', parts: [{ text: 'pong from the fake model' }] });
         const before = model.requests.length;
-        if (agent.id === 'codex') {
-          // Codex reads its endpoint from config.toml, not from OPENAI_BASE_URL alone: a provider on the fake server.
-          mkdirSync(join(home, '.codex'), { recursive: true });
-          writeFileSync(join(home, '.codex/config.toml'), [
-            'model = "fake-model"', 'model_provider = "fake"', '[model_providers.fake]', 'name = "fake"',
-            `base_url = "${model.baseUrl}"`, 'env_key = "OPENAI_API_KEY"', 'wire_api = "responses"', '',
-          ].join('\n'));
-        }
         const a = start(agent);
         try {
           await a.timed(a.connection.agent.request(methods.agent.initialize, {

@@ -1,7 +1,7 @@
 // The README's two screenshots, taken from a real VS Code with the bundled
 // agent on the fake model server: the panel mid-turn (an edit made, the answer
 // streaming, Stop offered) and the review of that edit in VS Code's diff
-// editor. They land in test-results/readme-*.png; docs/screenshots/ holds the
+// editor. They land in test-results/readme-*.png; media/screenshot-*.png are the
 // copies the README shows (refresh them from a run of this test).
 import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,6 +58,8 @@ describe('README screenshots', function () {
     const turn = api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'Make greet.js use template literals', mentions: [], images: [] });
     await server.waitForRequests(3);
     await eventually('both edits under review', () => api.review.store.inSession(session.sessionId).find((f) => f.path === file));
+    // The file beside the panel, as a person would have it open: unchanged until the review is accepted.
+    await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false, preserveFocus: true });
     await screenshot('readme-panel-mid-turn');
     await api.client.controller.cancelTurn();
     await turn;

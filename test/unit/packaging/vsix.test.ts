@@ -59,6 +59,17 @@ test('the VSIX contains the bundles, media and docs, and nothing else', () => {
   assert.deepEqual(unexpected, [], 'files that do not belong in the VSIX (sources, maps, node_modules...)');
 });
 
+test("every image the README shows is in the VSIX (VS Code resolves the README's relative links inside the extension)", () => {
+  assert.ok(existsSync(vsixPath), `${vsixPath} not found; run \`npm run package\` first`);
+  const names = zipEntries(readFileSync(vsixPath));
+  const images = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+  assert.ok(images.length >= 2, 'the README opens with its screenshots');
+  for (const image of images) {
+    assert.doesNotMatch(image, /^[a-z]+:/i, `${image}: a relative link, shipped with the extension`);
+    assert.ok(names.includes(`extension/${image}`), `${image} is not in the VSIX`);
+  }
+});
+
 test('the VSIX is smaller than 5 MB', () => {
   assert.ok(existsSync(vsixPath), `${vsixPath} not found; run \`npm run package\` first`);
   const size = readFileSync(vsixPath).length;
