@@ -9,11 +9,19 @@ import { runVisibly } from './visibleCommand';
 import { configuredAgents, defaultAgentName } from '../settings/settings';
 import { agentLiteral, forIconLabel, forNotification } from '../text/agentText';
 
+type ChoiceItem = vscode.QuickPickItem & { choice: AgentChoice };
+
 export interface AddAgentDeps {
   log: (message: string) => void;
-  /** The environment detection reads (tests point PATH and the npm cache at temp folders). */
-  env?: () => DetectEnv;
+  /** The environment detection and the install read (tests point PATH and the npm cache at temp folders). */
+  env?: () => DetectEnv & NodeJS.ProcessEnv;
+  /** The quick pick (tests choose without clicking). */
+  pick?: (items: ChoiceItem[], options: vscode.QuickPickOptions) => Thenable<ChoiceItem | undefined>;
+  /** The consent to install (tests answer without the modal). */
+  confirm?: (message: string, detail: string) => Thenable<boolean>;
 }
+
+const askConsent = async (message: string, detail: string) => (await vscode.window.showInformationMessage(message, { modal: true, detail }, 'Install')) === 'Install';
 
 function describe(choice: AgentChoice): string {
   switch (choice.action) {
@@ -40,18 +48,17 @@ async function writeEntry(agent: CatalogueAgent, via: 'path' | 'npx'): Promise<s
   return entry.name;
 }
 
-async function install(agent: CatalogueAgent, deps: AddAgentDeps): Promise<boolean> {
+async function install(agent: CatalogueAgent, deps: AddAgentDeps, env: NodeJS.ProcessEnv): Promise<boolean> {
   const argv = installCommand(agent);
   if (!argv) return false;
   const line = [argv.command, ...argv.args].join(' ');
-  const consent = await vscode.window.showInformationMessage(
+  const consent = await (deps.confirm ?? askConsent)(
     `Install ${agent.name}?`,
-    { modal: true, detail: `Accord will run "${line}" in a terminal you can watch. It installs the package from the npm registry for your user account.` },
-    'Install',
+    `Accord will run "${line}" in a terminal you can watch. It installs the package from the npm registry for your user account.`,
   );
-  if (consent !== 'Install') return false;
+  if (!consent) return false;
   deps.log(`installing ${agent.name}: ${line}`);
-  const run = runVisibly(`Install ${agent.name}`, argv.command, argv.args);
+  const run = runVisibly(`Install ${agent.name}`, argv.command, argv.args, env);
   const code = await run.done;
   if (code !== 0) {
     void vscode.window.showErrorMessage(`Accord: installing ${agent.name} failed${code === null ? '' : ` (npm exited with code ${code})`}. The terminal shows why.`);
@@ -64,7 +71,7 @@ async function install(agent: CatalogueAgent, deps: AddAgentDeps): Promise<boole
 export async function addAgent(deps: AddAgentDeps): Promise<string | undefined> {
   const env = deps.env?.() ?? process.env;
   const choices = agentChoices(CATALOGUE, (a) => detect(a, env), configuredAgents());
-  const picked = await vscode.window.showQuickPick(
+  const picked = await (deps.pick ?? ((items, options) => vscode.window.showQuickPick(items, options)))(
     choices.map((choice) => ({ label: choice.agent.name, description: describe(choice), detail: choice.agent.auth, choice })),
     { title: 'Accord: add an ACP agent', placeHolder: 'Agents Accord knows how to start', matchOnDescription: true },
   );
@@ -83,7 +90,7 @@ export async function addAgent(deps: AddAgentDeps): Promise<string | undefined> 
       via = choice.via;
       break;
     case 'install': {
-      if (!(await install(agent, deps))) return undefined;
+      if (!(await install(agent, deps, env))) return undefined;
       const after = detect(agent, env);
       // npm may install into a folder not on VS Code's PATH (a version manager, a custom prefix): npx still finds it.
       via = after.state === 'path' ? 'path' : 'npx';

@@ -14,6 +14,8 @@ const TRANSIENT = new Set<HostMessage['type']>(['hello', 'fileCompletions']);
 export class PanelJournal {
   private messages: HostMessage[] = [];
   private readonly latest = new Map<HostMessage['type'], HostMessage>();
+  /** A terminal's output is a snapshot of all of it so far: only the last one per terminal matters. */
+  private readonly terminals = new Map<string, HostMessage>();
   /** Messages dropped from the start of a very long session (the panel then shows its recent part). */
   dropped = 0;
 
@@ -22,6 +24,11 @@ export class PanelJournal {
 
   record(message: HostMessage): void {
     if (TRANSIENT.has(message.type)) return;
+    if (message.type === 'terminalOutput') {
+      this.terminals.delete(message.terminalId); // re-inserted last: replay keeps the order terminals last changed
+      this.terminals.set(message.terminalId, message);
+      return;
+    }
     if (LATEST_ONLY.has(message.type)) {
       this.latest.set(message.type, message);
       return;
@@ -31,6 +38,7 @@ export class PanelJournal {
       this.messages = [];
       this.dropped = 0;
       this.latest.delete('reviewChanges');
+      this.terminals.clear();
     }
     this.messages.push(message);
     if (this.messages.length > this.max) {
@@ -47,7 +55,7 @@ export class PanelJournal {
   replay(): HostMessage[] {
     const first = ['agentStatus', 'settings', 'sessionList'].flatMap((t) => this.latest.get(t as HostMessage['type']) ?? []);
     const review = this.latest.get('reviewChanges');
-    return [...first, ...this.messages, ...(review ? [review] : [])];
+    return [...first, ...this.messages, ...this.terminals.values(), ...(review ? [review] : [])];
   }
 
   get size(): number {

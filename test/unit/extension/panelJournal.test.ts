@@ -96,3 +96,23 @@ describe('panel journal', () => {
     assert.ok(journal.dropped > 0);
   });
 });
+
+describe('panel journal: terminal snapshots', () => {
+  test('only the last snapshot per terminal is kept, and a rebuilt panel shows it', () => {
+    const journal = new PanelJournal();
+    const start: HostMessage = { type: 'sessionStarted', epoch: 1, sessionId: 's1', origin: 'new' };
+    const tool: HostMessage = { type: 'sessionUpdate', epoch: 1, sessionId: 's1', update: { sessionUpdate: 'tool_call', toolCallId: 'c', title: 'make', status: 'in_progress', content: [{ type: 'terminal', terminalId: 'T' }] } };
+    journal.record(start);
+    journal.record(tool);
+    for (let i = 1; i <= 500; i++) journal.record({ type: 'terminalOutput', epoch: 1, terminalId: 'T', output: 'x'.repeat(i), dropped: false });
+    const replay = journal.replay();
+    assert.equal(replay.filter((m) => m.type === 'terminalOutput').length, 1, 'a flood of snapshots is one message');
+    const store = new ChatStore();
+    store.apply({ type: 'hello', version: 1, epoch: 1 });
+    for (const m of replay) store.apply(m);
+    assert.equal(store.terminals.get('T')?.output?.length, 500);
+    // A new session forgets the old one's terminals.
+    journal.record({ type: 'sessionStarted', epoch: 2, sessionId: 's2', origin: 'new' });
+    assert.equal(journal.replay().filter((m) => m.type === 'terminalOutput').length, 0);
+  });
+});
