@@ -38,11 +38,18 @@ async function panelWith(name: string, theme: 'dark' | 'light' = 'dark'): Promis
   return panel;
 }
 
+/** A finished command's terminal is collapsed like other output; the person opens it. */
+async function openFinished(panel: Panel): Promise<void> {
+  await panel.page.click('.tool-card[data-tool-call-id="b1"] .tool-header');
+  await panel.settle();
+}
+
 describe('terminals in tool cards', () => {
   for (const theme of ['dark', 'light'] as const) {
     test(`screenshots: terminals and sign-in (${theme})`, TIMEOUT, async () => {
       for (const name of ['terminals', 'sign-in']) {
         const panel = await panelWith(name, theme);
+        if (name === 'terminals') await openFinished(panel);
         await panel.page.evaluate(() => document.fonts.ready);
         await panel.page.screenshot({ path: `${SHOTS}/${name}-${theme}.png` });
         const violations = await panel.page.evaluate(() => (window as unknown as { __cspViolations: unknown[] }).__cspViolations);
@@ -53,8 +60,11 @@ describe('terminals in tool cards', () => {
   }
 
   test('an agent-owned terminal renders as a terminal: monospace, coloured, rewritten progress, exit code, no escape sequence', TIMEOUT, async () => {
-    const { page } = await panelWith('terminals');
+    const panel = await panelWith('terminals');
+    const { page } = panel;
     const card = page.locator('.tool-card[data-tool-call-id="b1"]');
+    assert.equal(await card.locator('.terminal-screen').count(), 0, 'a finished command starts collapsed');
+    await openFinished(panel);
     const screen = card.locator('.terminal-screen');
     const text = await screen.innerText();
     assert.match(text, /✔ parses config/);

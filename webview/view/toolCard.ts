@@ -101,8 +101,9 @@ function renderContent(ctx: ViewContext, tool: ToolCall, content: ToolContent, i
 function isExpanded(ctx: ViewContext, tool: ToolCall, hasApproval: boolean): boolean {
   if (ctx.ui.expandedTools.has(tool.toolCallId)) return true;
   if (ctx.ui.collapsedTools.has(tool.toolCallId)) return false;
-  // Open by default what needs the person: diffs, failures, approvals; and terminals, which a person watches as they run.
-  return hasApproval || tool.status === 'failed' || tool.content.some((c) => c.type === 'diff' || c.type === 'terminal');
+  // Open by default what needs the person: diffs, failures, approvals; and a terminal while its command runs, to watch it.
+  const running = tool.status === 'pending' || tool.status === 'in_progress';
+  return hasApproval || tool.status === 'failed' || tool.content.some((c) => c.type === 'diff' || (running && c.type === 'terminal'));
 }
 
 export function renderToolCard(ctx: ViewContext, tool: ToolCall, nested = false): TemplateResult {
