@@ -40,7 +40,7 @@ describe('terminals reach the panel', function () {
     assert.ok(session, `no session: ${host.status.message}`);
     const outcome = await api.client.controller.prompt(host, { type: 'sendPrompt', epoch: session.epoch, text: 'terminal 100000 echo relayed-output', mentions: [], images: [] });
     assert.equal(outcome?.stopReason, 'end_turn');
-    const sent = api.chat.journal.replay().filter((m): m is HostMessageOf<'terminalOutput'> => m.type === 'terminalOutput');
+    const sent = api.panel.journal.replay().filter((m): m is HostMessageOf<'terminalOutput'> => m.type === 'terminalOutput');
     assert.equal(sent.length, 1, 'one terminal, its last snapshot');
     assert.equal(sent[0]!.epoch, session.epoch);
     assert.equal(sent[0]!.output, 'relayed-output\n');
