@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { findMessage, openWorkbench, resultsDir, root, startServer, webviewFrame, type VscodeServer, vsixPath, type Workbench } from '../../scripts/vscode-harness.mjs';
+import { findMessage, openWorkbench, resultsDir, root, showAccordView, startServer, webviewFrame, type VscodeServer, vsixPath, type Workbench } from '../../scripts/vscode-harness.mjs';
 import { reply, startFakeModelServer, type FakeModelServer } from '../fakeModelServer/index';
 
 let model: FakeModelServer;
@@ -66,11 +66,8 @@ after(async () => {
 });
 
 async function openPanel(): Promise<void> {
-  const panel = webviewFrame(page);
-  if (!(await panel.locator('#agent-status').isVisible().catch(() => false))) {
-    await page.locator('.activitybar [aria-label^="Accord"]').first().click({ timeout: 120_000 });
-  }
-  await panel.locator('#agent-status[data-state="connected"]').waitFor({ timeout: 120_000 });
+  await showAccordView(page);
+  await webviewFrame(page).locator('#agent-status[data-state="connected"]').waitFor({ timeout: 120_000 });
 }
 
 async function runCommand(title: string, then?: string): Promise<void> {
