@@ -7,7 +7,7 @@
 // test-results/ (the workbench opens in Light; the Dark set follows a theme switch).
 import { after, before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -141,10 +141,7 @@ test('"Reload Webviews" keeps the transcript and the unsent prompt', { timeout: 
 });
 
 test('Dark theme screenshots', { timeout: 300_000 }, async () => {
-  // The user settings file, as a person would edit it: VS Code picks up the change and switches theme.
-  const settingsFile = join(server.dirs.userDataDir, 'User', 'settings.json');
-  const settings = JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
-  writeFileSync(settingsFile, JSON.stringify({ ...settings, 'workbench.colorTheme': 'Default Dark Modern' }, null, 2));
+  await runCommand('Preferences: Toggle between Light/Dark Themes');
   await until('the dark theme', async () => (await page.locator('.monaco-workbench.vs-dark').count()) > 0);
   await openPanel();
   await screenshot('layout-idle-dark');
