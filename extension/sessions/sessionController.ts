@@ -320,7 +320,7 @@ export class SessionController implements vscode.Disposable {
     const connection = host.connection;
     const params = { sessionId, prompt: [], _meta: durableAnswerMeta(requestId, optionId) };
     const refused = (error: unknown) =>
-      void vscode.window.showWarningMessage(`Accord: ${quotedForNotification(host.name, 80)} did not take the answer to its approval: ${quotedForNotification(error instanceof Error ? error.message : String(error), 400)}`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('Accord: {0} did not take the answer to its approval: {1}', quotedForNotification(host.name, 80), quotedForNotification(error instanceof Error ? error.message : String(error), 400)));
     if (!connection) return void refused(new Error(`${host.name} is not running; the approval stays pending and is asked again when it is.`));
     const session = this.currentValue;
     if (session?.host !== host || session.sessionId !== sessionId || session.turnInFlight) {
