@@ -201,7 +201,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('accord.hideThoughts')) relay.settingsChanged();
       if (e.affectsConfiguration('accord.agents')) {
-        configuredAgents((p) => void vscode.window.showWarningMessage(`Accord: ${p}`));
+        configuredAgents((p) => void vscode.window.showWarningMessage(vscode.l10n.t('Accord: {0}', p)));
         registry.forgetAllBut(controller.current?.host);
       }
       if ((e.affectsConfiguration('accord.model') || e.affectsConfiguration('accord.reasoningEffort')) && controller.current) {

@@ -153,9 +153,9 @@ export class AgentHost implements vscode.Disposable {
     }
     const message = `${this.name} ${how} and was restarted 4 times in 3 minutes, so Accord stopped restarting it. See its log for why.`;
     this.setStatus({ state: 'error', agentName: this.name, message });
-    void vscode.window.showErrorMessage(`Accord: the agent ${quotedForNotification(this.name, 80)} ${how} and was restarted 4 times in 3 minutes, so Accord stopped restarting it. See its log for why.`, 'Restart', 'Show Log').then((choice) => {
-      if (choice === 'Restart') void this.restart();
-      if (choice === 'Show Log') this.showLog();
+    void vscode.window.showErrorMessage(vscode.l10n.t('Accord: the agent {0} {1} and was restarted 4 times in 3 minutes, so Accord stopped restarting it. See its log for why.', quotedForNotification(this.name, 80), how), vscode.l10n.t('Restart'), vscode.l10n.t('Show Log')).then((choice) => {
+      if (choice === vscode.l10n.t('Restart')) void this.restart();
+      if (choice === vscode.l10n.t('Show Log')) this.showLog();
     });
   }
 

@@ -97,7 +97,7 @@ export class ChatRelay implements vscode.Disposable {
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
       this.deps.log(`panel request ${message.type} failed: ${forLog(text)}`);
-      void vscode.window.showErrorMessage(`Accord: ${quotedForNotification(text, 400)}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('Accord: {0}', quotedForNotification(text, 400)));
     }
   }
 

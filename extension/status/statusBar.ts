@@ -24,9 +24,9 @@ export class StatusBar implements vscode.Disposable {
   private estimatedChars = 0;
 
   constructor() {
-    this.agentItem.name = 'Accord agent';
+    this.agentItem.name = vscode.l10n.t('Accord agent');
     this.agentItem.command = 'accord.chat.focus';
-    this.approvalItem.name = 'Accord approvals';
+    this.approvalItem.name = vscode.l10n.t('Accord approvals');
     this.approvalItem.command = 'accord.showPendingApproval';
     this.approvalItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
     this.render();
@@ -75,8 +75,8 @@ export class StatusBar implements vscode.Disposable {
       this.approvalItem.hide();
       return;
     }
-    this.approvalItem.text = `$(shield) ${count} approval${count > 1 ? 's' : ''} waiting`;
-    this.approvalItem.tooltip = `${headline ? `The agent asks: ${quoted(headline, 200)}` : 'An agent is waiting for your answer.'}\nClick to answer.`;
+    this.approvalItem.text = `$(shield) ${count > 1 ? vscode.l10n.t('{0} approvals waiting', count) : vscode.l10n.t('1 approval waiting')}`;
+    this.approvalItem.tooltip = `${headline ? vscode.l10n.t('The agent asks: {0}', quoted(headline, 200)) : vscode.l10n.t('An agent is waiting for your answer.')}\n${vscode.l10n.t('Click to answer.')}`;
     this.approvalItem.accessibilityInformation = { label: this.approvalItem.text, role: 'button' };
     // Stays in sight while anything waits: the approval's notification hides itself after a few seconds.
     this.approvalItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
@@ -99,14 +99,14 @@ export class StatusBar implements vscode.Disposable {
       if (u.size) {
         const pct = Math.min(100, Math.round((u.used / u.size) * 100));
         text += ` ${u.estimated ? '~' : ''}${pct}%`;
-        tooltip.push(`Context: ${u.used.toLocaleString('en-US')} of ${u.size.toLocaleString('en-US')} tokens (${pct}%)`);
+        tooltip.push(vscode.l10n.t('Context: {0} of {1} tokens ({2}%)', u.used.toLocaleString('en-US'), u.size.toLocaleString('en-US'), pct));
       } else {
         text += ` ~${formatTokens(u.used)}`;
-        tooltip.push(`Context: about ${u.used.toLocaleString('en-US')} tokens (estimate: this agent does not report usage)`);
+        tooltip.push(vscode.l10n.t('Context: about {0} tokens (estimate: this agent does not report usage)', u.used.toLocaleString('en-US')));
       }
       if (u.cost) {
         text += ` ${formatCost(u.cost)}`;
-        tooltip.push(`Session cost: ${formatCost(u.cost)}`);
+        tooltip.push(vscode.l10n.t('Session cost: {0}', formatCost(u.cost)));
       }
     }
     this.agentItem.text = text;
