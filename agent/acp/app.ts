@@ -31,6 +31,7 @@ import { permissionAsker } from './permissions';
 import { toUserContent } from './prompt';
 import { ClientFeatureBook, featuresOf, forClient, type ClientFeatures } from './clientView';
 import { CHANGES_CAPABILITY, registerChangesMethods } from './changesMethods';
+import { ClientModelChannel } from './clientModels';
 import type { SessionPersistence } from './sessionLog';
 import type { SessionWorkspaces } from '../session/workspaces';
 import { flagsMeta, TURN_ENDED_METHOD, TURN_STARTED_METHOD, type SessionSharing } from './sharing';
@@ -142,6 +143,9 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   const maxChildren = options.maxChildren ?? positiveInt(env.ACCORD_MAX_CHILDREN) ?? DEFAULT_MAX_CHILDREN;
   const compactAt = options.compactAt ?? compactShare(env.ACCORD_COMPACT_AT) ?? DEFAULT_COMPACT_AT;
   const sharing = options.sharing;
+  // The editor's language models (VS Code's `vscode.lm`), when this connection's client lends them.
+  const clientModels = new ClientModelChannel();
+  const modelsOf = (client: AgentContext) => clientModels.host(client, features.current.languageModels);
 
   /** Prompts waiting for their session's workspace; session/cancel ends the wait. */
   const waiting = new WeakMap<Session, AbortController>();
@@ -227,22 +231,22 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       }
       if (sharing) await sharing.attach(session, client, flags, features.current);
       else forwardUpdates(session, client, features.current);
-      const configOptions = await configOptionsFor(session, env);
+      const configOptions = await configOptionsFor(session, env, modelsOf(client));
       // After the response, so the client already knows the session id.
       setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsOf(session) }), 0);
       const meta = flagsMeta(flags);
       return { sessionId: session.id, configOptions, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
     })
-    .onRequest(methods.agent.session.setConfigOption, async ({ params }) => {
+    .onRequest(methods.agent.session.setConfigOption, async ({ params, client }) => {
       const session = sessionOrThrow(params.sessionId);
       try {
-        await applyConfigOption(session, env, params.configId, params.value);
+        await applyConfigOption(session, env, params.configId, params.value, modelsOf(client));
       } catch (error) {
         if (error instanceof ConfigValueError) throw RequestError.invalidParams({ configId: params.configId }, error.message);
         throw error;
       }
       persistence?.configChanged(session);
-      const configOptions = await configOptionsFor(session, env);
+      const configOptions = await configOptionsFor(session, env, modelsOf(client));
       await session.updates.emit({ sessionUpdate: 'config_option_update', configOptions });
       return { configOptions };
     })
@@ -317,7 +321,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       ...(persistence ? { observer: persistence.observer(session) } : {}),
       model: async (s) => {
         if (!s.settings.model) throw new Error(NO_MODEL_MESSAGE);
-        return resolveModel(s.settings.model, env);
+        return resolveModel(s.settings.model, env, modelsOf(client));
       },
       systemPrompt,
       compactAt,
@@ -405,5 +409,6 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       }
     };
   }
+  clientModels.register(app);
   return isolation ? registerChangesMethods(app, isolation) : app;
 }

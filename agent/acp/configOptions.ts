@@ -6,6 +6,7 @@ import type { SelectConfigOption } from '../core/updates';
 import type { Env } from '../models/credentials';
 import { parseModelId, modelLabel } from '../models/modelId';
 import { availableModelIds } from '../models/resolve';
+import type { ClientModelHost } from '../models/clientModel';
 
 const efforts: Array<{ value: ReasoningEffort; name: string }> = [
   { value: 'off', name: 'Off' },
@@ -22,9 +23,9 @@ function label(id: string): string {
   }
 }
 
-export async function configOptionsFor(session: Session, env: Env): Promise<SelectConfigOption[]> {
+export async function configOptionsFor(session: Session, env: Env, clientModels?: ClientModelHost): Promise<SelectConfigOption[]> {
   const options: SelectConfigOption[] = [];
-  const models = await availableModelIds(env, session.settings.model);
+  const models = await availableModelIds(env, session.settings.model, clientModels);
   if (session.settings.model) {
     options.push({
       id: 'model',
@@ -50,8 +51,8 @@ export async function configOptionsFor(session: Session, env: Env): Promise<Sele
 export class ConfigValueError extends Error {}
 
 /** Applies one change; throws ConfigValueError with a person-readable message for an unknown id or value. */
-export async function applyConfigOption(session: Session, env: Env, configId: string, value: unknown): Promise<void> {
-  const current = await configOptionsFor(session, env);
+export async function applyConfigOption(session: Session, env: Env, configId: string, value: unknown, clientModels?: ClientModelHost): Promise<void> {
+  const current = await configOptionsFor(session, env, clientModels);
   const option = current.find((o) => o.id === configId);
   if (!option) throw new ConfigValueError(`Unknown config option "${configId}". Known: ${current.map((o) => o.id).join(', ')}.`);
   if (typeof value !== 'string' || !option.options.some((o) => o.value === value)) {

@@ -61,7 +61,7 @@ export type SessionUpdate =
   | ({ sessionUpdate: 'tool_call'; title: string } & ToolCallFields)
   | ({ sessionUpdate: 'tool_call_update' } & ToolCallFields)
   | { sessionUpdate: 'plan'; entries: PlanEntry[] }
-  | { sessionUpdate: 'usage_update'; used: number; size: number; cost?: { amount: number; currency: string } }
+  | { sessionUpdate: 'usage_update'; used: number; size: number; cost?: { amount: number; currency: string }; _meta?: Record<string, unknown> }
   | { sessionUpdate: 'available_commands_update'; availableCommands: AvailableCommand[] }
   | { sessionUpdate: 'config_option_update'; configOptions: SelectConfigOption[] }
   | { sessionUpdate: 'compaction_update'; compactionId: string; status: CompactionStatus; summary?: TextContent[] | null; error?: string | null }

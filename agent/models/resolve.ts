@@ -5,6 +5,7 @@
 import type { LanguageModel } from 'ai';
 import type { ReasoningEffort } from '../core/session';
 import { apiKeyFor, baseUrlFor, type Env } from './credentials';
+import { clientLanguageModel, type ClientModelHost } from './clientModel';
 import { detectLocalServers } from './detect';
 import { formatModelId, parseModelId, type ModelId } from './modelId';
 
@@ -17,6 +18,10 @@ export interface ResolvedModel {
   /** Where requests go, for error messages. */
   endpoint: string;
   providerOptions(effort: ReasoningEffort): ProviderOptions | undefined;
+  /** The context window the provider reports, when it does (overrides the price data's). */
+  contextWindow?: number;
+  /** True when usage is the client's estimate, not counted by the provider; the gauge says so. */
+  estimatedUsage?: boolean;
 }
 
 export class MissingKeyError extends Error {}
@@ -24,9 +29,27 @@ export class MissingKeyError extends Error {}
 const thinkingBudget = { low: 2048, medium: 8192, high: 24576 } as const;
 const isOpenAIReasoningModel = (model: string) => /^(o\d|gpt-5)/.test(model);
 
-export async function resolveModel(id: string, env: Env): Promise<ResolvedModel> {
+export const NO_CLIENT_MODELS_MESSAGE =
+  'This session uses a language model that VS Code lends (e.g. GitHub Copilot), and this client does not offer them. Continue it in Accord for VS Code, or pick another model.';
+
+/** `clientModels`: the connection's client's models (`_accord/lm/*`), when it offers them. */
+export async function resolveModel(id: string, env: Env, clientModels?: ClientModelHost): Promise<ResolvedModel> {
   const parsed = parseModelId(id);
   const canonical = formatModelId(parsed);
+  if (parsed.provider === 'vscode-lm') {
+    if (!clientModels) throw new MissingKeyError(NO_CLIENT_MODELS_MESSAGE);
+    const info = (await clientModels.list()).find((m) => m.vendor === parsed.vendor && m.id === parsed.model);
+    if (!info) throw new MissingKeyError(`VS Code offers no model "${parsed.model}" from ${parsed.vendor} now. Sign in to its provider (for GitHub Copilot, the Accounts menu), or pick another model.`);
+    return {
+      id: canonical,
+      parsed,
+      language: clientLanguageModel(clientModels, info.vendor, info.id),
+      endpoint: `VS Code's language model ${info.name}`,
+      providerOptions: () => undefined,
+      ...(info.maxInputTokens ? { contextWindow: info.maxInputTokens } : {}),
+      estimatedUsage: true,
+    };
+  }
   if (parsed.provider === 'anthropic') {
     const apiKey = apiKeyFor(env, 'anthropic');
     if (!apiKey) throw new MissingKeyError(missingKeyMessage('Anthropic', 'ANTHROPIC_API_KEY', 'anthropic'));
@@ -89,12 +112,14 @@ export async function defaultModelId(env: Env): Promise<string | undefined> {
 }
 
 /** Models worth offering in the picker: the configured one, each keyed provider's defaults, detected local models. */
-export async function availableModelIds(env: Env, current: string | undefined): Promise<string[]> {
+export async function availableModelIds(env: Env, current: string | undefined, clientModels?: ClientModelHost): Promise<string[]> {
   const ids = new Set<string>();
   if (current) ids.add(current);
   if (env.ACCORD_MODEL) ids.add(env.ACCORD_MODEL);
   if (apiKeyFor(env, 'anthropic')) for (const m of ['claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5']) ids.add(`anthropic:${m}`);
   if (apiKeyFor(env, 'openai')) for (const m of ['gpt-5', 'gpt-5-mini']) ids.add(`openai:${m}`);
+  // A client that cannot answer in time (or refuses) costs its models, never the picker.
+  for (const m of clientModels ? await clientModels.list().catch(() => []) : []) ids.add(formatModelId({ provider: 'vscode-lm', vendor: m.vendor, model: m.id }));
   if (!env.ACCORD_MODEL && ids.size === 0) {
     for (const server of await detectLocalServers(env)) {
       for (const model of server.models) ids.add(formatModelId({ provider: 'openai-compatible', baseUrl: server.baseUrl, model }));
