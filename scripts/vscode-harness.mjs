@@ -4,7 +4,7 @@
 // in headless Debian Chromium through playwright-core. Nothing is downloaded
 // at run time.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -103,7 +103,19 @@ function stopDaemon(lockPath) {
   } catch { /* none ran, or already gone */ }
 }
 
-export async function startServer({ dataDir, token, port, smokeTestDriver = false, workspaceTrust = false, vsix, env = {}, onLog } = {}) {
+/**
+ * Copies an unpacked extension folder into the extensions folder, named as an installed one
+ * (publisher.name-version), so VS Code finds it at startup: the web workbench loads only one
+ * development extension, and tests need a second (test/vscode/fakeLmProvider).
+ */
+function installFolder(folder, { extensionsDir }) {
+  const manifest = JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8'));
+  const target = path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
+  mkdirSync(extensionsDir, { recursive: true });
+  cpSync(folder, target, { recursive: true });
+}
+
+export async function startServer({ dataDir, token, port, smokeTestDriver = false, workspaceTrust = false, vsix, extensionFolders = [], env = {}, onLog } = {}) {
   const vs = vscodePaths();
   if (!vs.installed) throw new Error(`VS Code is not installed in ${vs.home}; run: bash scripts/install-vscode.sh`);
   const temporary = !dataDir;
@@ -111,6 +123,7 @@ export async function startServer({ dataDir, token, port, smokeTestDriver = fals
   const dirs = { userDataDir: path.join(dir, 'user'), extensionsDir: path.join(dir, 'extensions') };
   writeUserSettings(dirs.userDataDir);
   if (vsix) installVsix(vsix, dirs);
+  for (const folder of extensionFolders) installFolder(folder, dirs);
 
   // The bundled agent's daemon outlives the window that started it: tests give it a data directory of
   // their own (never the person's, never another checkout's daemon), a short idle exit, and stop it on close.

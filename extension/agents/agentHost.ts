@@ -14,6 +14,7 @@ import { policyPassList } from './policyPass';
 import { agentEnvironment } from './agentEnv';
 import { quotedForNotification } from '../text/agentText';
 import { startupMark } from '../startup/startupMarks';
+import { languageModelsMeta, registerLanguageModelHandlers } from '../languageModels/lmHandlers';
 
 export interface AgentHostDeps {
   extensionUri: vscode.Uri;
@@ -118,8 +119,12 @@ export class AgentHost implements vscode.Disposable {
     const agentProcess = new AgentProcess({
       agent: command,
       log: this.log,
-      configureClient: (app) => registerClientHandlers(app, this.name, this.deps.services),
-      clientCapabilities: CLIENT_CAPABILITIES,
+      configureClient: (app) => {
+        const served = registerClientHandlers(app, this.name, this.deps.services);
+        // Only the bundled agent may use the person's VS Code models (their Copilot quota): third-party agents get -32601.
+        return this.definition === 'bundled' ? registerLanguageModelHandlers(served, (m) => this.log.warn(m)) : served;
+      },
+      clientCapabilities: this.definition === 'bundled' ? { ...CLIENT_CAPABILITIES, _meta: { ...CLIENT_CAPABILITIES._meta, ...languageModelsMeta() } } : CLIENT_CAPABILITIES,
       tapStream: (stream) => this.deps.traffic.tap(stream, this.name),
       initializeTimeoutMs: this.initializeTimeoutMs,
     });
