@@ -109,7 +109,8 @@ export function forwardUpdates(session: Session, client: AgentContext, features:
 
 export const NO_MODEL_MESSAGE = [
   'No model is configured, so Accord cannot answer yet. Configure one of these, then send your message again:',
-  '- set ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment Accord starts from (optionally ACCORD_MODEL=provider:model, e.g. anthropic:claude-sonnet-4-5);',
+  '- set ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY in the environment Accord starts from (optionally ACCORD_MODEL=provider:model, e.g. anthropic:claude-sonnet-4-5);',
+  '- in VS Code, use a model VS Code offers (GitHub Copilot): pick it in the model picker;',
   '- run `accord login anthropic` (or `accord login openai`) in a terminal to store a key;',
   '- in VS Code, run the command "Accord: Set API Key";',
   '- or start a local OpenAI-compatible server (Ollama on 127.0.0.1:11434, LM Studio on :1234, llama.cpp on :8080), or set ACCORD_MODEL=openai-compatible:http://host:port/v1#model.',

@@ -2,7 +2,7 @@
 // `openai-compatible:http://127.0.0.1:11434/v1#qwen2.5-coder`,
 // `vscode-lm:copilot/gpt-4o` (a model VS Code lends through the client: vendor/id).
 
-export type ProviderName = 'anthropic' | 'openai' | 'openai-compatible' | 'vscode-lm';
+export type ProviderName = 'anthropic' | 'openai' | 'openrouter' | 'google' | 'openai-compatible' | 'vscode-lm';
 
 export interface ModelId {
   provider: ProviderName;
@@ -13,7 +13,7 @@ export interface ModelId {
   vendor?: string;
 }
 
-const providers: readonly ProviderName[] = ['anthropic', 'openai', 'openai-compatible', 'vscode-lm'];
+const providers: readonly ProviderName[] = ['anthropic', 'openai', 'openrouter', 'google', 'openai-compatible', 'vscode-lm'];
 
 export class ModelIdError extends Error {}
 
@@ -50,10 +50,18 @@ export function formatModelId(id: ModelId): string {
 export function modelLabel(id: ModelId): string {
   if (id.provider === 'openai-compatible') return `${id.model} (${id.baseUrl ? new URL(id.baseUrl).host : 'local'})`;
   if (id.provider === 'vscode-lm') return `${id.model} (${vendorLabel(id.vendor ?? '')})`;
-  return `${id.model} (${id.provider === 'anthropic' ? 'Anthropic' : 'OpenAI'})`;
+  return `${id.model} (${providerLabel(id.provider)})`;
 }
 
 /** How a VS Code language model vendor is named in pickers. */
 export function vendorLabel(vendor: string): string {
   return vendor === 'copilot' ? 'GitHub Copilot' : `${vendor} via VS Code`;
+}
+
+/** How a provider is named in pickers and messages. */
+export function providerLabel(provider: ProviderName): string {
+  const labels: Record<ProviderName, string> = {
+    anthropic: 'Anthropic', openai: 'OpenAI', openrouter: 'OpenRouter', google: 'Google Gemini', 'openai-compatible': 'Local server', 'vscode-lm': 'VS Code',
+  };
+  return labels[provider];
 }

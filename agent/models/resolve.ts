@@ -26,6 +26,19 @@ export interface ResolvedModel {
 
 export class MissingKeyError extends Error {}
 
+const hostedCompatible = {
+  openrouter: { name: 'OpenRouter', variable: 'OPENROUTER_API_KEY', baseURL: 'https://openrouter.ai/api/v1' },
+  google: { name: 'Google Gemini', variable: 'GEMINI_API_KEY', baseURL: 'https://generativelanguage.googleapis.com/v1beta/openai' },
+} as const;
+
+/** Each keyed provider's models offered in the picker; the first is the default when it is the only key. */
+export const PROVIDER_MODELS = {
+  anthropic: ['claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5'],
+  openai: ['gpt-5', 'gpt-5-mini'],
+  openrouter: ['anthropic/claude-sonnet-4.5', 'openai/gpt-5', 'google/gemini-2.5-pro', 'qwen/qwen3-coder'],
+  google: ['gemini-2.5-pro', 'gemini-2.5-flash'],
+} as const;
+
 const thinkingBudget = { low: 2048, medium: 8192, high: 24576 } as const;
 const isOpenAIReasoningModel = (model: string) => /^(o\d|gpt-5)/.test(model);
 
@@ -84,6 +97,16 @@ export async function resolveModel(id: string, env: Env, clientModels?: ClientMo
           : { openai: { store: false, reasoningEffort: effort, reasoningSummary: 'auto', include: ['reasoning.encrypted_content'] } },
     };
   }
+  if (parsed.provider === 'openrouter' || parsed.provider === 'google') {
+    // Both speak OpenAI's chat completions (Gemini at its OpenAI-compatible endpoint), so one ai SDK provider serves them.
+    const hosted = hostedCompatible[parsed.provider];
+    const apiKey = apiKeyFor(env, parsed.provider);
+    if (!apiKey) throw new MissingKeyError(missingKeyMessage(hosted.name, hosted.variable, parsed.provider));
+    const baseURL = baseUrlFor(env, parsed.provider) ?? hosted.baseURL;
+    const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+    const provider = createOpenAICompatible({ name: parsed.provider, baseURL, apiKey, includeUsage: true });
+    return { id: canonical, parsed, language: provider.chatModel(parsed.model), endpoint: baseURL, providerOptions: () => undefined };
+  }
   const baseURL = parsed.baseUrl!;
   const apiKey = apiKeyFor(env, 'openai-compatible');
   const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
@@ -101,11 +124,12 @@ function missingKeyMessage(name: string, variable: string, provider: string): st
   return `No ${name} API key is configured. Set ${variable} in the environment Accord starts from, run \`accord login ${provider}\`, or use the command "Accord: Set API Key" in VS Code.`;
 }
 
+const keyedProviders = ['anthropic', 'openai', 'openrouter', 'google'] as const;
+
 /** The model a new session starts with: ACCORD_MODEL, else a provider with a key, else a detected local server. */
 export async function defaultModelId(env: Env): Promise<string | undefined> {
   if (env.ACCORD_MODEL) return env.ACCORD_MODEL;
-  if (apiKeyFor(env, 'anthropic')) return 'anthropic:claude-sonnet-4-5';
-  if (apiKeyFor(env, 'openai')) return 'openai:gpt-5';
+  for (const provider of keyedProviders) if (apiKeyFor(env, provider)) return `${provider}:${PROVIDER_MODELS[provider][0]}`;
   const [server] = await detectLocalServers(env);
   const model = server?.models[0];
   return server && model ? formatModelId({ provider: 'openai-compatible', baseUrl: server.baseUrl, model }) : undefined;
@@ -116,8 +140,7 @@ export async function availableModelIds(env: Env, current: string | undefined, c
   const ids = new Set<string>();
   if (current) ids.add(current);
   if (env.ACCORD_MODEL) ids.add(env.ACCORD_MODEL);
-  if (apiKeyFor(env, 'anthropic')) for (const m of ['claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5']) ids.add(`anthropic:${m}`);
-  if (apiKeyFor(env, 'openai')) for (const m of ['gpt-5', 'gpt-5-mini']) ids.add(`openai:${m}`);
+  for (const provider of keyedProviders) if (apiKeyFor(env, provider)) for (const m of PROVIDER_MODELS[provider]) ids.add(`${provider}:${m}`);
   // A client that cannot answer in time (or refuses) costs its models, never the picker.
   for (const m of clientModels ? await clientModels.list().catch(() => []) : []) ids.add(formatModelId({ provider: 'vscode-lm', vendor: m.vendor, model: m.id }));
   if (!env.ACCORD_MODEL && ids.size === 0) {

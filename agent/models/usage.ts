@@ -20,7 +20,9 @@ export interface RequestUsage {
 }
 
 // A model lent by VS Code is paid through the person's subscription (Copilot): no per-token price applies.
-const pricingProvider: Record<ModelId['provider'], string | undefined> = { anthropic: 'anthropic', openai: 'openai', 'openai-compatible': undefined, 'vscode-lm': undefined };
+const pricingProvider: Record<ModelId['provider'], string | undefined> = {
+  anthropic: 'anthropic', openai: 'openai', openrouter: 'openrouter', google: 'google', 'openai-compatible': undefined, 'vscode-lm': undefined,
+};
 
 /** `contextWindow`: what the provider itself says the window is, when it says (VS Code's maxInputTokens). */
 export async function measureRequest(model: ModelId, usage: LanguageModelUsage, contextWindow?: number): Promise<RequestUsage> {
