@@ -2,9 +2,9 @@
 // `reasoning_effort` (category thought_level). Every change answers with the
 // full set and is mirrored as `config_option_update`.
 import type { ReasoningEffort, Session } from '../core/session';
-import type { SelectConfigOption } from '../core/updates';
+import { selectValues, type SelectConfigOption, type SelectGroup } from '../core/updates';
 import type { Env } from '../models/credentials';
-import { parseModelId, modelLabel } from '../models/modelId';
+import { parseModelId, modelLabel, providerLabel, vendorLabel } from '../models/modelId';
 import { availableModelIds } from '../models/resolve';
 import type { ClientModelHost } from '../models/clientModel';
 
@@ -23,6 +23,26 @@ function label(id: string): string {
   }
 }
 
+/** The models grouped by who serves them: Anthropic, OpenAI, …, GitHub Copilot, each local server. */
+function byProvider(ids: string[]): SelectGroup[] {
+  const groups = new Map<string, SelectGroup>();
+  for (const id of ids) {
+    let key = 'other';
+    let name = 'Other';
+    try {
+      const parsed = parseModelId(id);
+      key = parsed.provider === 'vscode-lm' ? `vscode-lm:${parsed.vendor}` : parsed.provider === 'openai-compatible' ? `local:${parsed.baseUrl}` : parsed.provider;
+      name = parsed.provider === 'vscode-lm' ? vendorLabel(parsed.vendor ?? '') : parsed.provider === 'openai-compatible' ? `Local: ${new URL(parsed.baseUrl!).host}` : providerLabel(parsed.provider);
+    } catch {
+      // an id the agent cannot parse (a stale setting) still shows, under Other
+    }
+    const group = groups.get(key) ?? { group: key, name, options: [] };
+    group.options.push({ value: id, name: label(id) });
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
 export async function configOptionsFor(session: Session, env: Env, clientModels?: ClientModelHost): Promise<SelectConfigOption[]> {
   const options: SelectConfigOption[] = [];
   const models = await availableModelIds(env, session.settings.model, clientModels);
@@ -33,7 +53,7 @@ export async function configOptionsFor(session: Session, env: Env, clientModels?
       category: 'model',
       type: 'select',
       currentValue: session.settings.model,
-      options: models.map((id) => ({ value: id, name: label(id) })),
+      options: byProvider(models),
     });
   }
   options.push({
@@ -55,8 +75,9 @@ export async function applyConfigOption(session: Session, env: Env, configId: st
   const current = await configOptionsFor(session, env, clientModels);
   const option = current.find((o) => o.id === configId);
   if (!option) throw new ConfigValueError(`Unknown config option "${configId}". Known: ${current.map((o) => o.id).join(', ')}.`);
-  if (typeof value !== 'string' || !option.options.some((o) => o.value === value)) {
-    throw new ConfigValueError(`"${String(value)}" is not a value of ${configId}. Choose one of: ${option.options.map((o) => o.value).join(', ')}.`);
+  const values = selectValues(option);
+  if (typeof value !== 'string' || !values.some((o) => o.value === value)) {
+    throw new ConfigValueError(`"${String(value)}" is not a value of ${configId}. Choose one of: ${values.map((o) => o.value).join(', ')}.`);
   }
   if (configId === 'model') session.settings = { ...session.settings, model: value };
   else session.settings = { ...session.settings, reasoningEffort: value as ReasoningEffort };

@@ -35,7 +35,25 @@ export interface SelectConfigOption {
   category?: string;
   type: 'select';
   currentValue: string;
-  options: Array<{ value: string; name: string; description?: string }>;
+  /** Flat, or in named groups (ACP's SessionConfigSelectGroup), e.g. the models by provider. */
+  options: SelectValue[] | SelectGroup[];
+}
+
+export interface SelectValue {
+  value: string;
+  name: string;
+  description?: string;
+}
+
+export interface SelectGroup {
+  group: string;
+  name: string;
+  options: SelectValue[];
+}
+
+/** Every value of a select option, groups flattened. */
+export function selectValues(option: SelectConfigOption): SelectValue[] {
+  return (option.options as Array<SelectValue | SelectGroup>).flatMap((o) => ('group' in o ? o.options : [o]));
 }
 
 export interface AvailableCommand {

@@ -7,6 +7,7 @@ import type { ReasoningEffort } from '../core/session';
 import { apiKeyFor, baseUrlFor, type Env } from './credentials';
 import { clientLanguageModel, type ClientModelHost } from './clientModel';
 import { detectLocalServers } from './detect';
+import { KEYED_PROVIDERS, PROVIDER_MODELS } from './catalog';
 import { formatModelId, parseModelId, type ModelId } from './modelId';
 
 type ProviderOptions = Record<string, Record<string, any>>;
@@ -31,13 +32,7 @@ const hostedCompatible = {
   google: { name: 'Google Gemini', variable: 'GEMINI_API_KEY', baseURL: 'https://generativelanguage.googleapis.com/v1beta/openai' },
 } as const;
 
-/** Each keyed provider's models offered in the picker; the first is the default when it is the only key. */
-export const PROVIDER_MODELS = {
-  anthropic: ['claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5'],
-  openai: ['gpt-5', 'gpt-5-mini'],
-  openrouter: ['anthropic/claude-sonnet-4.5', 'openai/gpt-5', 'google/gemini-2.5-pro', 'qwen/qwen3-coder'],
-  google: ['gemini-2.5-pro', 'gemini-2.5-flash'],
-} as const;
+
 
 const thinkingBudget = { low: 2048, medium: 8192, high: 24576 } as const;
 const isOpenAIReasoningModel = (model: string) => /^(o\d|gpt-5)/.test(model);
@@ -124,12 +119,10 @@ function missingKeyMessage(name: string, variable: string, provider: string): st
   return `No ${name} API key is configured. Set ${variable} in the environment Accord starts from, run \`accord login ${provider}\`, or use the command "Accord: Set API Key" in VS Code.`;
 }
 
-const keyedProviders = ['anthropic', 'openai', 'openrouter', 'google'] as const;
-
 /** The model a new session starts with: ACCORD_MODEL, else a provider with a key, else a detected local server. */
 export async function defaultModelId(env: Env): Promise<string | undefined> {
   if (env.ACCORD_MODEL) return env.ACCORD_MODEL;
-  for (const provider of keyedProviders) if (apiKeyFor(env, provider)) return `${provider}:${PROVIDER_MODELS[provider][0]}`;
+  for (const provider of KEYED_PROVIDERS) if (apiKeyFor(env, provider)) return `${provider}:${PROVIDER_MODELS[provider][0]}`;
   const [server] = await detectLocalServers(env);
   const model = server?.models[0];
   return server && model ? formatModelId({ provider: 'openai-compatible', baseUrl: server.baseUrl, model }) : undefined;
@@ -140,7 +133,7 @@ export async function availableModelIds(env: Env, current: string | undefined, c
   const ids = new Set<string>();
   if (current) ids.add(current);
   if (env.ACCORD_MODEL) ids.add(env.ACCORD_MODEL);
-  for (const provider of keyedProviders) if (apiKeyFor(env, provider)) for (const m of PROVIDER_MODELS[provider]) ids.add(`${provider}:${m}`);
+  for (const provider of KEYED_PROVIDERS) if (apiKeyFor(env, provider)) for (const m of PROVIDER_MODELS[provider]) ids.add(`${provider}:${m}`);
   // A client that cannot answer in time (or refuses) costs its models, never the picker.
   for (const m of clientModels ? await clientModels.list().catch(() => []) : []) ids.add(formatModelId({ provider: 'vscode-lm', vendor: m.vendor, model: m.id }));
   if (!env.ACCORD_MODEL && ids.size === 0) {

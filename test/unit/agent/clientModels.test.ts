@@ -142,10 +142,12 @@ describe('VS Code language models through the client (vscode-lm)', () => {
     const fake = fakeLm();
     await withAgent(fake, offered, async (agent, sessionId) => {
       const { configOptions } = await agent.connection.agent.request(methods.agent.session.setConfigOption, { sessionId, configId: 'model', value: 'vscode-lm:copilot/claude-sonnet-4' });
-      const model = configOptions.find((o) => o.id === 'model') as { currentValue: string; options: Array<{ value: string; name: string }> };
+      const model = configOptions.find((o) => o.id === 'model') as { currentValue: string; options: Array<{ group: string; name: string; options: Array<{ value: string; name: string }> }> };
       assert.equal(model.currentValue, 'vscode-lm:copilot/claude-sonnet-4');
+      const copilotGroup = model.options.find((g) => g.group === 'vscode-lm:copilot');
+      assert.equal(copilotGroup?.name, 'GitHub Copilot', 'grouped under the vendor');
       assert.deepEqual(
-        model.options.filter((o) => o.value.startsWith('vscode-lm:')).sort((a, b) => b.value.localeCompare(a.value)),
+        copilotGroup.options.slice().sort((a, b) => b.value.localeCompare(a.value)),
         [
           { value: 'vscode-lm:copilot/gpt-4o', name: 'gpt-4o (GitHub Copilot)' },
           { value: 'vscode-lm:copilot/claude-sonnet-4', name: 'claude-sonnet-4 (GitHub Copilot)' },
