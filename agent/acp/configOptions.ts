@@ -6,6 +6,7 @@ import { selectValues, type SelectConfigOption, type SelectGroup } from '../core
 import type { Env } from '../models/credentials';
 import { parseModelId, modelLabel, providerLabel, vendorLabel } from '../models/modelId';
 import { availableModelIds } from '../models/resolve';
+import { localServerName } from '../models/catalog';
 import type { ClientModelHost } from '../models/clientModel';
 
 const efforts: Array<{ value: ReasoningEffort; name: string }> = [
@@ -23,8 +24,11 @@ function label(id: string): string {
   }
 }
 
+/** The model option's value while a session has no model (ACP needs a current value). */
+export const NO_MODEL = '';
+
 /** The models grouped by who serves them: Anthropic, OpenAI, …, GitHub Copilot, each local server. */
-function byProvider(ids: string[]): SelectGroup[] {
+function byProvider(ids: string[], names: ReadonlyMap<string, string>): SelectGroup[] {
   const groups = new Map<string, SelectGroup>();
   for (const id of ids) {
     let key = 'other';
@@ -32,12 +36,15 @@ function byProvider(ids: string[]): SelectGroup[] {
     try {
       const parsed = parseModelId(id);
       key = parsed.provider === 'vscode-lm' ? `vscode-lm:${parsed.vendor}` : parsed.provider === 'openai-compatible' ? `local:${parsed.baseUrl}` : parsed.provider;
-      name = parsed.provider === 'vscode-lm' ? vendorLabel(parsed.vendor ?? '') : parsed.provider === 'openai-compatible' ? `Local: ${new URL(parsed.baseUrl!).host}` : providerLabel(parsed.provider);
+      name = parsed.provider === 'vscode-lm'
+        ? vendorLabel(parsed.vendor ?? '')
+        : parsed.provider === 'openai-compatible' ? `${localServerName(parsed.baseUrl!)} (${new URL(parsed.baseUrl!).host})` : providerLabel(parsed.provider);
     } catch {
       // an id the agent cannot parse (a stale setting) still shows, under Other
     }
     const group = groups.get(key) ?? { group: key, name, options: [] };
-    group.options.push({ value: id, name: label(id) });
+    // A lent model by the name VS Code gives it (its group names the vendor); others as "model (provider)".
+    group.options.push({ value: id, name: names.get(id) ?? label(id) });
     groups.set(key, group);
   }
   return [...groups.values()];
@@ -45,15 +52,19 @@ function byProvider(ids: string[]): SelectGroup[] {
 
 export async function configOptionsFor(session: Session, env: Env, clientModels?: ClientModelHost): Promise<SelectConfigOption[]> {
   const options: SelectConfigOption[] = [];
-  const models = await availableModelIds(env, session.settings.model, clientModels);
-  if (session.settings.model) {
+  // A client that cannot answer in time (or refuses) costs its models, never the picker.
+  const lent = clientModels ? await clientModels.list().catch(() => []) : [];
+  const models = await availableModelIds(env, session.settings.model, lent);
+  const names = new Map(lent.map((m) => [`vscode-lm:${m.vendor}/${m.id}`, m.name]));
+  if (session.settings.model || models.length > 0) {
     options.push({
       id: 'model',
       name: 'Model',
       category: 'model',
       type: 'select',
-      currentValue: session.settings.model,
-      options: byProvider(models),
+      // A session that has no model yet offers the ones it could use, with "none" current until one is chosen.
+      currentValue: session.settings.model ?? NO_MODEL,
+      options: session.settings.model ? byProvider(models, names) : [{ group: 'none', name: 'No model yet', options: [{ value: NO_MODEL, name: 'Choose a model…' }] }, ...byProvider(models, names)],
     });
   }
   options.push({
@@ -76,6 +87,7 @@ export async function applyConfigOption(session: Session, env: Env, configId: st
   const option = current.find((o) => o.id === configId);
   if (!option) throw new ConfigValueError(`Unknown config option "${configId}". Known: ${current.map((o) => o.id).join(', ')}.`);
   const values = selectValues(option);
+  if (configId === 'model' && value === NO_MODEL) throw new ConfigValueError('Choose one of the models; a session cannot go back to having none.');
   if (typeof value !== 'string' || !values.some((o) => o.value === value)) {
     throw new ConfigValueError(`"${String(value)}" is not a value of ${configId}. Choose one of: ${values.map((o) => o.value).join(', ')}.`);
   }

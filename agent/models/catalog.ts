@@ -33,12 +33,11 @@ export const PROVIDER_LABELS: Record<KeyedProvider, string> = {
 /** The usual local OpenAI-compatible servers, by their default port. */
 export const LOCAL_SERVER_NAMES: Record<string, string> = { '11434': 'Ollama', '1234': 'LM Studio', '8080': 'llama.cpp' };
 
-/** "Ollama", "LM Studio", "llama.cpp", or "the server at host:port". */
+/** "Ollama", "LM Studio", "llama.cpp" by the default port, else "Local server". */
 export function localServerName(baseUrl: string): string {
   try {
-    const url = new URL(baseUrl);
-    return LOCAL_SERVER_NAMES[url.port] ?? `the server at ${url.host}`;
+    return LOCAL_SERVER_NAMES[new URL(baseUrl).port] ?? 'Local server';
   } catch {
-    return 'a local server';
+    return 'Local server';
   }
 }

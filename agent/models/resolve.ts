@@ -6,6 +6,7 @@ import type { LanguageModel } from 'ai';
 import type { ReasoningEffort } from '../core/session';
 import { apiKeyFor, baseUrlFor, type Env } from './credentials';
 import { clientLanguageModel, type ClientModelHost } from './clientModel';
+import type { LmModelInfo } from './lmProtocol';
 import { detectLocalServers } from './detect';
 import { KEYED_PROVIDERS, PROVIDER_MODELS } from './catalog';
 import { formatModelId, parseModelId, type ModelId } from './modelId';
@@ -128,15 +129,15 @@ export async function defaultModelId(env: Env): Promise<string | undefined> {
   return server && model ? formatModelId({ provider: 'openai-compatible', baseUrl: server.baseUrl, model }) : undefined;
 }
 
-/** Models worth offering in the picker: the configured one, each keyed provider's defaults, detected local models. */
-export async function availableModelIds(env: Env, current: string | undefined, clientModels?: ClientModelHost): Promise<string[]> {
+/** Models worth offering in the picker: the configured one, each keyed provider's, the client's (VS Code), detected local models. */
+export async function availableModelIds(env: Env, current: string | undefined, lent: readonly LmModelInfo[] = []): Promise<string[]> {
   const ids = new Set<string>();
   if (current) ids.add(current);
   if (env.ACCORD_MODEL) ids.add(env.ACCORD_MODEL);
   for (const provider of KEYED_PROVIDERS) if (apiKeyFor(env, provider)) for (const m of PROVIDER_MODELS[provider]) ids.add(`${provider}:${m}`);
-  // A client that cannot answer in time (or refuses) costs its models, never the picker.
-  for (const m of clientModels ? await clientModels.list().catch(() => []) : []) ids.add(formatModelId({ provider: 'vscode-lm', vendor: m.vendor, model: m.id }));
-  if (!env.ACCORD_MODEL && ids.size === 0) {
+  for (const m of lent) ids.add(formatModelId({ provider: 'vscode-lm', vendor: m.vendor, model: m.id }));
+  // The local servers found are offered beside the rest: the picker lists every model Accord could use.
+  {
     for (const server of await detectLocalServers(env)) {
       for (const model of server.models) ids.add(formatModelId({ provider: 'openai-compatible', baseUrl: server.baseUrl, model }));
     }

@@ -149,8 +149,8 @@ describe('VS Code language models through the client (vscode-lm)', () => {
       assert.deepEqual(
         copilotGroup.options.slice().sort((a, b) => b.value.localeCompare(a.value)),
         [
-          { value: 'vscode-lm:copilot/gpt-4o', name: 'gpt-4o (GitHub Copilot)' },
-          { value: 'vscode-lm:copilot/claude-sonnet-4', name: 'claude-sonnet-4 (GitHub Copilot)' },
+          { value: 'vscode-lm:copilot/gpt-4o', name: 'GPT-4o' },
+          { value: 'vscode-lm:copilot/claude-sonnet-4', name: 'Claude Sonnet 4' },
         ],
       );
       fake.script.push(async ({ send }) => send([{ type: 'text', text: 'Hi from Sonnet.' }]));
