@@ -345,6 +345,10 @@ export async function collectSurfaces(page) {
   const text = async (selector) => (await panel.locator(selector).allInnerTexts().catch(() => [])).join('\n');
   report.panel = {
     header: await text('#agent-status'), failure: await text('.agent-failure'), transcript: await text('.transcript'), approvals: await text('.approval-banner'),
+    setup: await text('.setup-card'),
+    // The model picker's choices as the person sees them: each group's label and its options.
+    modelPicker: await panel.locator('select[data-config-id="model"]').first().evaluate((select) => [...select.querySelectorAll('optgroup')]
+      .map((g) => ({ group: g.label, options: [...g.querySelectorAll('option')].map((o) => ({ value: o.value, text: o.text, selected: o.selected })) }))).catch(() => []),
     links: await panel.locator('a[href]').evaluateAll((els) => els.map((a) => a.getAttribute('href') ?? '')).catch(() => []),
     // Child sessions as drawn: title, state badge, whether the tool card that started them holds them, and their text when open.
     children: await panel.locator('.child-session').evaluateAll((els) => els.map((el) => ({
@@ -384,6 +388,7 @@ export async function performUiAction(page, json, onLog) {
       if (action.click) await dialog.getByRole('button', { name: action.click, exact: true }).first().click();
     }
     if (action.webviewClick) await webviewFrame(page).locator(action.webviewClick).first().click({ timeout: 30000 });
+    if (action.webviewSelect) await webviewFrame(page).locator(action.webviewSelect.selector).first().selectOption(action.webviewSelect.value, { timeout: 30000 });
     if (action.press) await page.keyboard.press(action.press);
     if (action.type) await page.keyboard.type(action.type);
     if (action.inspect) await inspectSurfaces(page, action.inspect);

@@ -422,6 +422,11 @@ export class SessionController implements vscode.Disposable {
     const response = await connection.agent.request(methods.agent.session.setConfigOption, params);
     session.configOptions = response.configOptions;
     this.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
+    // A model picked in the panel persists: new sessions (and a new window) start with it.
+    const option = session.configOptions.find((o) => o.id === message.configId);
+    if (option?.category === 'model' && typeof message.value === 'string' && message.value && modelSetting() !== message.value) {
+      await vscode.workspace.getConfiguration('accord').update('model', message.value, vscode.ConfigurationTarget.Global);
+    }
   }
 
   private adopt(host: AgentHost, sessionId: string, configOptions: SessionConfigOption[], origin: 'new' | 'load'): CurrentSession {

@@ -22,6 +22,8 @@ export class StatusBar implements vscode.Disposable {
   private status: AgentStatus = { state: 'stopped' };
   private usageValue: Usage | undefined;
   private estimatedChars = 0;
+  /** The agent sends usage_update (perhaps marked as its own estimate): no counting characters then. */
+  private agentReportsUsage = false;
 
   constructor() {
     this.agentItem.name = vscode.l10n.t('Accord agent');
@@ -54,13 +56,17 @@ export class StatusBar implements vscode.Disposable {
   resetUsage(): void {
     this.usageValue = undefined;
     this.estimatedChars = 0;
+    this.agentReportsUsage = false;
     this.render();
   }
 
   onUpdate(update: SessionUpdate): void {
     if (update.sessionUpdate === 'usage_update') {
-      this.usageValue = { used: update.used, size: update.size, cost: update.cost ?? undefined, estimated: false };
-    } else if (!this.usageValue || this.usageValue.estimated) {
+      // Accord's agent marks counts its provider did not report (VS Code's models) as an estimate.
+      const estimated = (update._meta as Record<string, unknown> | null | undefined)?.['accord/usageEstimated'] === true;
+      this.usageValue = { used: update.used, size: update.size, cost: update.cost ?? undefined, estimated };
+      this.agentReportsUsage = true;
+    } else if (!this.agentReportsUsage) {
       const text = 'content' in update && update.content && typeof update.content === 'object' && 'text' in update.content ? update.content.text : '';
       if (typeof text !== 'string' || !text) return;
       this.estimatedChars += text.length;

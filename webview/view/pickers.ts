@@ -40,8 +40,9 @@ export function renderPickers(ctx: ViewContext): TemplateResult[] {
         <span class="codicon codicon-${icon}" slot="content-before"></span>${option.name}</vscode-button>`;
     }
     if (option.type !== 'select') return html``;
-    const list = choices(option.options);
-    const groups = groupsOf(option.options);
+    // '' is "nothing chosen yet" (a session with no model): a placeholder, not a choice.
+    const list = choices(option.options).filter((c) => c.value !== '');
+    const groups = groupsOf(option.options)?.map((g) => ({ ...g, choices: g.choices.filter((c) => c.value !== '') })).filter((g) => g.choices.length > 0);
     const current = str(option.currentValue);
     const optionOf = (c: Choice) => html`<option value=${c.value} title=${c.name} .selected=${live(c.value === current)}>${c.name}</option>`;
     // The selection is set as a live property: once the person has picked, a `selected` attribute no longer moves it,
@@ -52,10 +53,11 @@ export function renderPickers(ctx: ViewContext): TemplateResult[] {
       <span class="codicon codicon-${icon}"></span>
       <select aria-label=${option.name} data-config-id=${option.id}
         @change=${(e: Event) => ctx.post({ type: 'setConfigOption', epoch: store.epoch, configId: option.id, value: (e.target as HTMLSelectElement).value })}>
+        ${current === '' ? html`<option value="" disabled .selected=${live(true)}>${choices(option.options).find((c) => c.value === '')?.name ?? 'Choose…'}</option>` : nothing}
         ${groups
           ? groups.map((g) => html`<optgroup label=${g.name}>${g.choices.map(optionOf)}</optgroup>`)
           : list.map(optionOf)}
-        ${current !== undefined && !list.some((c) => c.value === current) ? html`<option selected value=${current}>${current}</option>` : nothing}
+        ${current !== undefined && current !== '' && !list.some((c) => c.value === current) ? html`<option selected value=${current}>${current}</option>` : nothing}
       </select>
     </label>`;
   });

@@ -29,6 +29,7 @@ const ALLOWED: RegExp[] = [
   /^extension\/dist\/webview\.css$/,
   /^extension\/dist\/[\w.-]+\.(ttf|woff2?)$/, // fonts the webview CSS references (codicons)
   /^extension\/media\/[\w.-]+\.(svg|png)$/,
+  /^extension\/media\/walkthrough\/[\w.-]+\.md$/, // the Get Started walkthrough's pages
   // Runtime assets the agent bundle loads from beside itself: the sandbox runtime's seccomp helpers.
   /^extension\/dist\/vendor\/seccomp\/(x64|arm64)\/apply-seccomp$/,
 ];
