@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import type { AccordApi } from '../../extension/extension';
 import { listLanguageModels } from '../../extension/languageModels/lmHandlers';
 import { eventually } from './ui';
+import { screenshot } from './screenshot';
 
 interface FakeLmState {
   script: Array<Array<{ text?: string; toolCall?: { callId: string; name: string; input: object }; waitForCancel?: boolean }>>;
@@ -91,6 +92,13 @@ describe('VS Code language models as a provider (vscode-lm)', function () {
     assert.match(String(result.text), /swordfish/);
     // The gauge comes from the model's window (maxInputTokens), counted by its own tokenizer.
     await eventually('the context gauge', () => /\d+%/.test(api.client.statusBar.text));
+    assert.match(api.client.statusBar.text, /~\d+%/, 'the gauge is marked as an estimate (VS Code reports no usage)');
+    await vscode.commands.executeCommand('accord.chat.focus');
+    for (const [name, theme] of [['dark', 'Default Dark Modern'], ['light', 'Default Light Modern']] as const) {
+      await vscode.workspace.getConfiguration().update('workbench.colorTheme', theme, vscode.ConfigurationTarget.Global);
+      await screenshot(`vscode-lm-turn-${name}`);
+    }
+    await vscode.workspace.getConfiguration().update('workbench.colorTheme', undefined, vscode.ConfigurationTarget.Global);
   });
 
   it('Stop cancels the model request in VS Code and ends the turn cancelled', async () => {
