@@ -20,12 +20,9 @@ export interface CatalogInputs {
   localServers: LocalServer[];
 }
 
-/**
- * Probes the local servers (`ACCORD_LOCAL_SERVERS` overrides the default ports, as in the agent). A port with
- * nothing on it answers at once; the timeout only bounds a server that hangs, and nothing waits on this but the card.
- */
+/** Probes the local servers as the agent does (`ACCORD_LOCAL_SERVERS` overrides the default ports). */
 export function findLocalServers(env: Record<string, string | undefined>): Promise<LocalServer[]> {
-  return detectLocalServers(env, 2000);
+  return detectLocalServers(env);
 }
 
 const MAX_MODELS_PER_GROUP = 500;
