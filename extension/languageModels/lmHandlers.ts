@@ -57,7 +57,7 @@ export function registerLanguageModelHandlers(app: ClientApp, log: (message: str
 
 async function chat(params: LmChatParams, send: (parts: LmStreamPart[]) => Promise<void>, signal: AbortSignal, log: (message: string) => void): Promise<LmChatResult> {
   const [model] = await vscode.lm.selectChatModels({ vendor: params.vendor, id: params.model });
-  if (!model) throw RequestError.invalidParams({ model: params.model }, `VS Code offers no model "${params.model}" from ${params.vendor} now.`);
+  if (!model) throw RequestError.invalidParams({ model: params.model }, vscode.l10n.t('VS Code offers no model "{0}" from {1} now.', params.model, params.vendor));
   const source = new vscode.CancellationTokenSource();
   const cancel = () => source.cancel();
   signal.addEventListener('abort', cancel, { once: true });
@@ -68,7 +68,7 @@ async function chat(params: LmChatParams, send: (parts: LmStreamPart[]) => Promi
     const response = await model.sendRequest(
       messages,
       {
-        justification: 'Accord’s agent answers your prompts with this model.',
+        justification: vscode.l10n.t('Accord’s agent answers your prompts with this model.'),
         ...(params.tools.length > 0
           ? { tools: params.tools, toolMode: params.toolMode === 'required' ? vscode.LanguageModelChatToolMode.Required : vscode.LanguageModelChatToolMode.Auto }
           : {}),
@@ -144,10 +144,10 @@ async function estimateUsage(model: vscode.LanguageModelChat, messages: vscode.L
 function describe(error: unknown, model: vscode.LanguageModelChat): string {
   if (error instanceof vscode.LanguageModelError) {
     if (error.code === vscode.LanguageModelError.NoPermissions.name) {
-      return `VS Code did not allow Accord to use ${model.name}. Send your message again and choose "Allow" when VS Code asks, or pick another model.`;
+      return vscode.l10n.t('VS Code did not allow Accord to use {0}. Send your message again and choose "Allow" when VS Code asks, or pick another model.', model.name);
     }
-    if (error.code === vscode.LanguageModelError.Blocked.name) return `${model.name} refused the request for now (quota or rate limit). Try again later, or pick another model.`;
-    if (error.code === vscode.LanguageModelError.NotFound.name) return `${model.name} is no longer available in VS Code. Pick another model.`;
+    if (error.code === vscode.LanguageModelError.Blocked.name) return vscode.l10n.t('{0} refused the request for now (quota or rate limit). Try again later, or pick another model.', model.name);
+    if (error.code === vscode.LanguageModelError.NotFound.name) return vscode.l10n.t('{0} is no longer available in VS Code. Pick another model.', model.name);
   }
-  return `${model.name} failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+  return vscode.l10n.t('{0} failed: {1}', model.name, error instanceof Error ? error.message.split('\n')[0]! : String(error));
 }

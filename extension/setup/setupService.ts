@@ -93,35 +93,38 @@ export class SetupService implements vscode.Disposable {
     const [storedKeys, vscodeModels, localServers] = await Promise.all([this.deps.storedKeys(), listLanguageModels().catch(() => []), this.localServers(true)]);
     const setup = modelSetup({ setting: modelSetting(), storedKeys, env: process.env, vscodeModels, localServers });
     if (setup.groups.length === 0) {
-      const choice = await vscode.window.showInformationMessage('Accord has no model to offer yet: use GitHub Copilot models, set an API key, or start a local model server.', 'Use GitHub Copilot models', 'Set API Key');
-      if (choice === 'Use GitHub Copilot models') await this.useVscodeModels();
-      if (choice === 'Set API Key') await this.deps.setApiKey();
+      const useVscode = vscode.l10n.t('Use GitHub Copilot models');
+      const setKey = vscode.l10n.t('Set API Key');
+      const choice = await vscode.window.showInformationMessage(vscode.l10n.t('Accord has no model to offer yet: use GitHub Copilot models, set an API key, or start a local model server.'), useVscode, setKey);
+      if (choice === useVscode) await this.useVscodeModels();
+      if (choice === setKey) await this.deps.setApiKey();
       return;
     }
     type Item = vscode.QuickPickItem & { value?: string };
     const items: Item[] = setup.groups.flatMap((g): Item[] => [
       { label: g.name, kind: vscode.QuickPickItemKind.Separator },
-      ...g.models.map((m) => ({ label: m.name, value: m.value, ...(m.value === setup.current ? { description: 'current' } : {}) })),
+      ...g.models.map((m) => ({ label: m.name, value: m.value, ...(m.value === setup.current ? { description: vscode.l10n.t('current') } : {}) })),
     ]);
-    const pick = await vscode.window.showQuickPick(items, { title: 'Accord: Choose Model', placeHolder: 'Every model Accord can use, by provider', matchOnDescription: true });
+    const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Accord: Choose Model'), placeHolder: vscode.l10n.t('Every model Accord can use, by provider'), matchOnDescription: true });
     if (pick?.value) await this.choose(pick.value);
   }
 
   private async useVscodeModels(): Promise<void> {
     const models = await listLanguageModels().catch(() => []);
     if (models.length === 0) {
+      const find = vscode.l10n.t('Find GitHub Copilot');
       const choice = await vscode.window.showInformationMessage(
-        'VS Code has no language models yet. Install GitHub Copilot Chat and sign in to GitHub; Accord then lists its models.',
-        'Find GitHub Copilot',
+        vscode.l10n.t('VS Code has no language models yet. Install GitHub Copilot Chat and sign in to GitHub; Accord then lists its models.'),
+        find,
       );
-      if (choice === 'Find GitHub Copilot') await vscode.commands.executeCommand('workbench.extensions.search', '@id:GitHub.copilot-chat');
+      if (choice === find) await vscode.commands.executeCommand('workbench.extensions.search', '@id:GitHub.copilot-chat');
       return;
     }
     // GitHub Copilot's models first, then other providers'.
     const sorted = [...models].sort((a, b) => Number(b.vendor === 'copilot') - Number(a.vendor === 'copilot'));
     const pick = await vscode.window.showQuickPick(
-      sorted.map((m) => ({ label: m.name, description: vendorLabel(m.vendor), detail: m.maxInputTokens ? `${Math.round(m.maxInputTokens / 1000)}k tokens of context` : undefined, value: `vscode-lm:${m.vendor}/${m.id}` })),
-      { title: 'Accord: Use a model from VS Code', placeHolder: 'VS Code asks you once before Accord may use it' },
+      sorted.map((m) => ({ label: m.name, description: vendorLabel(m.vendor), detail: m.maxInputTokens ? vscode.l10n.t('{0}k tokens of context', Math.round(m.maxInputTokens / 1000)) : undefined, value: `vscode-lm:${m.vendor}/${m.id}` })),
+      { title: vscode.l10n.t('Accord: Use a model from VS Code'), placeHolder: vscode.l10n.t('VS Code asks you once before Accord may use it') },
     );
     if (pick) await this.choose(pick.value);
   }
@@ -130,13 +133,13 @@ export class SetupService implements vscode.Disposable {
     const servers = await this.localServers(true);
     const server = servers.find((s) => s.baseUrl === baseUrl) ?? servers[0];
     if (!server) {
-      void vscode.window.showInformationMessage('No local model server answered (Ollama on 11434, LM Studio on 1234, llama.cpp on 8080). Start one, then try again.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('No local model server answered (Ollama on 11434, LM Studio on 1234, llama.cpp on 8080). Start one, then try again.'));
       await this.refresh();
       return;
     }
     const pick = server.models.length === 1
       ? server.models[0]
-      : (await vscode.window.showQuickPick(server.models, { title: `Accord: Use a model from ${localServerName(server.baseUrl)}`, placeHolder: server.baseUrl }));
+      : (await vscode.window.showQuickPick(server.models, { title: vscode.l10n.t('Accord: Use a model from {0}', localServerName(server.baseUrl)), placeHolder: server.baseUrl }));
     if (pick) await this.choose(`openai-compatible:${server.baseUrl}#${pick}`);
   }
 
