@@ -347,7 +347,8 @@ export async function collectSurfaces(page) {
     header: await text('#agent-status'), failure: await text('.agent-failure'), transcript: await text('.transcript'), approvals: await text('.approval-banner'),
     setup: await text('.setup-card'),
     // The model picker's choices as the person sees them: each group's label and its options.
-    modelPicker: await panel.locator('select[data-config-id="model"]').first().evaluate((select) => [...select.querySelectorAll('optgroup')]
+    // evaluateAll, not first().evaluate: a panel without a picker must not make every inspection wait for one.
+    modelPicker: await panel.locator('select[data-config-id="model"]').evaluateAll((selects) => [...(selects[0]?.querySelectorAll('optgroup') ?? [])]
       .map((g) => ({ group: g.label, options: [...g.querySelectorAll('option')].map((o) => ({ value: o.value, text: o.text, selected: o.selected })) }))).catch(() => []),
     links: await panel.locator('a[href]').evaluateAll((els) => els.map((a) => a.getAttribute('href') ?? '')).catch(() => []),
     // Child sessions as drawn: title, state badge, whether the tool card that started them holds them, and their text when open.
