@@ -146,7 +146,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   const sharing = options.sharing;
   // The editor's language models (VS Code's `vscode.lm`), when this connection's client lends them.
   const clientModels = new ClientModelChannel();
-  const modelsOf = (client: AgentContext) => clientModels.host(client, features.current.languageModels);
+  // A turn with no client of its own (resumed by a durable answer) cannot borrow one's models.
+  const modelsOf = (client: AgentContext | undefined) => (client ? clientModels.host(client, features.current.languageModels) : undefined);
 
   /** Prompts waiting for their session's workspace; session/cancel ends the wait. */
   const waiting = new WeakMap<Session, AbortController>();
