@@ -6,6 +6,12 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 
 const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
+const nls: Record<string, string> = JSON.parse(readFileSync('package.nls.json', 'utf8'));
+/** A manifest string as shown: `%key%` resolved through package.nls.json. */
+const shown = (text: string) => text.replace(/^%(.+)%$/, (_, key: string) => {
+  assert.ok(key in nls, `package.nls.json has ${key}`);
+  return nls[key]!;
+});
 const contributes = manifest.contributes;
 
 test('the walkthrough covers the model setup, the first prompt and the first review', () => {
@@ -18,7 +24,8 @@ test('the walkthrough covers the model setup, the first prompt and the first rev
   for (const step of walkthrough.steps) {
     assert.ok(existsSync(step.media.markdown), `${step.id}: ${step.media.markdown} exists`);
     assert.match(step.media.markdown, /^media\/walkthrough\//, 'inside media/, which the VSIX includes');
-    const links = [...String(step.description).matchAll(/\(command:([\w.]+)\)/g)].map((m) => m[1]!);
+    assert.ok(shown(step.title).length > 0);
+    const links = [...shown(String(step.description)).matchAll(/\(command:([\w.]+)\)/g)].map((m) => m[1]!);
     assert.ok(links.length > 0, `${step.id} has a button`);
     for (const command of links) assert.ok(commands.has(command), `${step.id}: command ${command} is contributed`);
     assert.ok(step.completionEvents?.length > 0, `${step.id} knows when it is done`);
