@@ -28,8 +28,8 @@ export function withLogOffset<T extends object>(update: T, offset: number): T & 
 }
 
 /** The offset a received update carries, or undefined. */
-export function offsetCarried(update: { _meta?: unknown } | undefined): number | undefined {
-  const meta = update?._meta;
+export function offsetCarried(update: object | undefined): number | undefined {
+  const meta = (update as { _meta?: unknown } | undefined)?._meta;
   const value = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)[LOG_OFFSET_META] : undefined;
   return typeof value === 'number' ? value : undefined;
 }
