@@ -12,6 +12,7 @@ import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import { LogError, parseReplayFrom, folds, type ReplayCursor } from '../../log';
 import { offsetCarried } from '../../log/offsets';
 import { REPLAY_CHECK_META, RUNNING_META_KEY } from '../sessionLog';
+import { TURN_ENDED_METHOD, TURN_STARTED_METHOD } from '../sharing';
 import { configOptionsV2, SessionV2View, type V1Update, type V2Update } from './view';
 
 declare const ACCORD_VERSION: string;
@@ -31,8 +32,15 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
   let outer: v2.AgentContext | undefined;
   let connection: v1.ClientConnection | undefined;
 
-  const send = async (sessionId: string, updates: V2Update[]) => {
-    for (const update of updates) await outer?.notify(v2.methods.client.session.update, { sessionId, update } as never);
+  // The SDK runs notification handlers concurrently: every update goes out through this one queue,
+  // in the order the view took them (one v1 update may become several v2 ones).
+  let outbox: Promise<void> = Promise.resolve();
+  const send = (sessionId: string, updates: V2Update[]): Promise<void> => {
+    const sent = outbox.then(async () => {
+      for (const update of updates) await outer?.notify(v2.methods.client.session.update, { sessionId, update } as never);
+    });
+    outbox = sent.catch(() => undefined);
+    return sent;
   };
   const state = (sessionId: string, value: Json) => send(sessionId, [{ sessionUpdate: 'state_update', ...value }]);
 
@@ -78,9 +86,14 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
         await state(sessionId, { state: 'running' }).catch(() => undefined);
       }
     })
-    // Accord's own notifications (turn started or ended by another client…) go through unchanged.
+    // A turn another client started or ended is v2's state_update; Accord's other notifications go through unchanged.
     .onNotification('*', async ({ method, params }) => {
-      await outer?.notify(method as `_${string}`, params);
+      const { sessionId, stopReason } = (params ?? {}) as { sessionId?: unknown; stopReason?: unknown };
+      if (method === TURN_STARTED_METHOD && typeof sessionId === 'string') return state(sessionId, { state: 'running' });
+      if (method === TURN_ENDED_METHOD && typeof sessionId === 'string') return state(sessionId, { state: 'idle', ...stopReasonV2(String(stopReason)) });
+      const forwarded = outbox.then(() => outer?.notify(method as `_${string}`, params));
+      outbox = forwarded.catch(() => undefined);
+      await forwarded;
     });
 
   const innerAgent = (): v1.ClientContext => {

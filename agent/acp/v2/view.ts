@@ -165,7 +165,7 @@ export class SessionV2View {
     if (!state.terminalId) {
       state.terminalId = `terminal-${toolCallId}`;
       opened = true;
-      out.push({ sessionUpdate: 'terminal_update', terminalId: state.terminalId, ...(state.title ? { command: state.title } : {}), ...(state.cwd ? { cwd: state.cwd } : {}), _meta: meta });
+      out.push({ sessionUpdate: 'terminal_update', terminalId: state.terminalId, ...(state.title ? { command: state.title } : {}), ...(state.cwd ? { cwd: this.workspacePath(state.cwd) } : {}), _meta: meta });
     }
     const terminalId = state.terminalId;
     if (output.startsWith(state.shown) && !(final && output === '(no output)')) {

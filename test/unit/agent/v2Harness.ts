@@ -25,11 +25,28 @@ export interface V2Harness {
   close(): Promise<void>;
 }
 
-/** A connected pair of in-memory message streams: what the agent reads, what the client reads. */
-export function streamPair(): { agent: v2.Stream; client: v2.Stream } {
+/**
+ * A connected pair of in-memory message streams: what the agent reads, what
+ * the client reads. `end()` is the client hanging up: the agent reads the end
+ * of its input (closing the SDK client's connection alone does not say so).
+ */
+export function streamPair(): { agent: v2.Stream; client: v2.Stream; end(): void } {
   const toAgent = new TransformStream<AnyMessage, AnyMessage>();
   const toClient = new TransformStream<AnyMessage, AnyMessage>();
-  return { agent: { readable: toAgent.readable, writable: toClient.writable }, client: { readable: toClient.readable, writable: toAgent.writable } };
+  const source = toAgent.readable.getReader();
+  let hangUp: () => void = () => undefined;
+  const hungUp = new Promise<{ done: true; value: undefined }>((resolve) => (hangUp = () => resolve({ done: true, value: undefined })));
+  const agentReads = new ReadableStream<AnyMessage>({
+    async pull(controller) {
+      const next = await Promise.race([source.read(), hungUp]);
+      if (next.done) {
+        controller.close();
+        void source.cancel().catch(() => undefined);
+      } else controller.enqueue(next.value);
+    },
+    cancel: (reason) => source.cancel(reason),
+  });
+  return { agent: { readable: agentReads, writable: toClient.writable }, client: { readable: toClient.readable, writable: toAgent.writable }, end: () => hangUp() };
 }
 
 function harnessOver(stream: v2.Stream, cleanup: () => Promise<void>): V2Harness {
@@ -83,6 +100,7 @@ export function inMemoryV2(app: AgentApp): V2Harness {
   const pair = streamPair();
   const served = serveVersions(app, pair.agent);
   return harnessOver(pair.client, async () => {
+    pair.end();
     await served.closed;
   });
 }
