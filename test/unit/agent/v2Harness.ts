@@ -3,7 +3,7 @@
 // as the built `dist/agent.js acp` child over stdio. Records every update,
 // answers permission requests with a per-test policy, and can drop the
 // connection at any point (a client that lost its network).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import type { AgentApp, AnyMessage } from '@agentclientprotocol/sdk/unstable';
@@ -105,9 +105,9 @@ export function inMemoryV2(app: AgentApp): V2Harness {
   });
 }
 
-/** The v2 client over stdio against `dist/agent.js acp --no-daemon`. */
-export function childV2(env: Record<string, string | undefined>, args: string[] = []): V2Harness & { stderr: string[] } {
-  const child = spawn(process.execPath, [agentBundle, 'acp', ...args, '--no-daemon'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+/** The v2 client over stdio against `dist/agent.js acp`: its own process (`--no-daemon`), or with `bridge` the bridge to the daemon. */
+export function childV2(env: Record<string, string | undefined>, args: string[] = [], options: { bridge?: boolean } = {}): V2Harness & { stderr: string[]; child: ChildProcess } {
+  const child = spawn(process.execPath, [agentBundle, 'acp', ...args, ...(options.bridge ? [] : ['--no-daemon'])], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const stderr: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
@@ -118,7 +118,7 @@ export function childV2(env: Record<string, string | undefined>, args: string[] 
     await exited;
     clearTimeout(timer);
   });
-  return Object.assign(harness, { stderr });
+  return Object.assign(harness, { stderr, child });
 }
 
 export function v2Updates(harness: V2Harness, sessionId: string, kind: string): any[] {

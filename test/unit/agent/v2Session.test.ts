@@ -73,7 +73,8 @@ describe('ACP v2 session (SDK v2 client, in memory)', () => {
       const from = a.harness.updates.length;
       const { messageId } = await a.harness.connection.agent.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'make it say hello' }] });
       assert.equal(await a.harness.idleAfter(sessionId, from), 'end_turn');
-      const turn = a.harness.updates.slice(from).filter((n) => n.sessionId === sessionId).map((n) => n.update as any);
+      // (The "/" menu, sent just after session/new, may still be on its way: it is not part of the turn.)
+      const turn = a.harness.updates.slice(from).filter((n) => n.sessionId === sessionId && n.update.sessionUpdate !== 'available_commands_update').map((n) => n.update as any);
 
       assert.deepEqual(turn[0], { sessionUpdate: 'user_message', messageId, content: [{ type: 'text', text: 'make it say hello' }] }, 'the prompt is echoed as an upsert with the id the response gave');
       assert.deepEqual(turn[1], { sessionUpdate: 'state_update', state: 'running' });
@@ -132,6 +133,8 @@ describe('ACP v2 session (SDK v2 client, in memory)', () => {
     const resume = async (h: V2Harness, replayFrom?: unknown) => {
       const from = h.updates.length;
       await h.connection.agent.request(v2.methods.agent.session.resume, { sessionId, cwd: world.project, ...(replayFrom !== undefined ? { replayFrom: replayFrom as never } : {}) });
+      // Sent before the response; waited for so a client that hands notifications over late reads the same.
+      await h.waitForUpdate((n) => h.updates.indexOf(n) >= from && n.update.sessionUpdate === 'state_update');
       return h.updates.slice(from).filter((n) => n.sessionId === sessionId).map((n) => n.update as any);
     };
     const fresh = async () => {
