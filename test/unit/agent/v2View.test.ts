@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { configOptionsV2, SessionV2View, type V1Update } from '../../../agent/acp/v2/view';
 
-const at = (offset: number, update: Record<string, unknown>) => ({ ...update, _meta: { 'accord/logOffset': offset } }) as V1Update;
+const at = (offset: number, update: Record<string, unknown> & { sessionUpdate: string }): V1Update => ({ ...update, _meta: { 'accord/logOffset': offset } });
 const text = (t: string) => ({ type: 'text', text: t });
 const decode = (data: string) => Buffer.from(data, 'base64').toString('utf8');
 
