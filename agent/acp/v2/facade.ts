@@ -143,16 +143,21 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
       } catch (error) {
         throw v2.RequestError.invalidParams({ replayFrom: params.replayFrom }, (error as Error).message);
       }
-      // A fresh view folds the whole log (none), part of it (after N) or nothing (start): ids and paths come back the same.
+      // A fresh view folds part of the log (after N) or nothing (start), so ids and paths come back the same.
+      // No cursor is v1's resume: no replay at all (a message still streaming continues under a new id).
       const viewed: ViewedSession = { view: new SessionV2View(params.cwd), resuming: cursor };
       sessions.set(params.sessionId, viewed);
       try {
-        const answer = await innerAgent().request(v1.methods.agent.session.load, {
+        const reopen = {
           sessionId: params.sessionId,
           cwd: params.cwd,
           mcpServers: (params.mcpServers ?? []) as never,
           _meta: { ...(params._meta ?? {}), ...(cursor.kind === 'after' ? { [REPLAY_CHECK_META]: cursor.offset } : {}) },
-        });
+        };
+        const answer: { configOptions?: unknown; _meta?: Record<string, unknown> | null } =
+          cursor.kind === 'none'
+            ? await innerAgent().request(v1.methods.agent.session.resume, reopen)
+            : await innerAgent().request(v1.methods.agent.session.load, reopen);
         delete viewed.resuming;
         const meta = (answer._meta ?? {}) as Json;
         const workspace = meta['accord/workspace'] as Json | undefined;
