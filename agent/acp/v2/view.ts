@@ -36,6 +36,8 @@ interface ToolState {
   terminalId?: string;
   /** Terminal output the client has, for sending only what was added. */
   shown: string;
+  /** The card's content as the client has it (each item's JSON), for sending only what was appended. */
+  content?: string[];
 }
 
 export class SessionV2View {
@@ -126,15 +128,26 @@ export class SessionV2View {
     }
     remember(state, update);
     const { sessionUpdate: _, ...fields } = update;
-    const base: Json = { ...fields, sessionUpdate: 'tool_call_update' };
+    const base: V2Update = { ...fields, sessionUpdate: 'tool_call_update' };
     if (created && base.status === undefined) base.status = 'pending';
     const content = update.content as Json[] | undefined;
     if (state.kind === 'execute' && content) {
       const terminal = this.terminal(id, state, update, content);
       if (terminal) return terminal.map((u) => strip(u));
     }
-    if (content) base.content = this.content(content);
-    return [strip(base as V2Update)];
+    if (!content) return [strip(base as V2Update)];
+    const items = this.content(content);
+    const had = state.content;
+    const now = items.map((item) => JSON.stringify(item));
+    state.content = now;
+    const appended = had !== undefined && now.length > had.length && had.every((item, i) => item === now[i]);
+    if (!appended) return [strip({ ...base, content: items } as V2Update)];
+    // Items added after the ones the client has: each one appended with tool_call_content_chunk.
+    const out: V2Update[] = [];
+    const { content: _replaced, ...fieldsOnly } = base;
+    if (Object.keys(fieldsOnly).some((key) => !['sessionUpdate', 'toolCallId', '_meta'].includes(key))) out.push(strip(fieldsOnly as V2Update));
+    for (const item of items.slice(had.length)) out.push(strip({ sessionUpdate: 'tool_call_content_chunk', toolCallId: id, content: item, _meta: update._meta } as V2Update));
+    return out;
   }
 
   /**
@@ -180,6 +193,7 @@ export class SessionV2View {
     state.shown = output;
     // The card shows the terminal; once set it stays (content omitted = unchanged).
     const card: Json = { ...fields, sessionUpdate: 'tool_call_update', ...(opened ? { content: [{ type: 'terminal', terminalId }] } : {}) };
+    if (opened) state.content = [JSON.stringify({ type: 'terminal', terminalId })];
     if (opened || Object.keys(card).some((key) => !['sessionUpdate', 'toolCallId', '_meta'].includes(key))) out.push(card as V2Update);
     return out;
   }

@@ -36,6 +36,17 @@ describe('SessionV2View', () => {
     ]);
   });
 
+  test('content that only grows is appended with tool_call_content_chunk; other changes replace it', () => {
+    const view = new SessionV2View('/p');
+    const one = { type: 'content', content: text('step 1') };
+    const two = { type: 'content', content: text('step 2') };
+    view.take({ sessionUpdate: 'tool_call', toolCallId: 'k', title: 'task', kind: 'think', content: [one] } as V1Update);
+    assert.deepEqual(view.take({ sessionUpdate: 'tool_call_update', toolCallId: 'k', content: [one, two] } as V1Update), [{ sessionUpdate: 'tool_call_content_chunk', toolCallId: 'k', content: two }]);
+    assert.deepEqual(view.take({ sessionUpdate: 'tool_call_update', toolCallId: 'k', status: 'completed', content: [two] } as V1Update), [
+      { sessionUpdate: 'tool_call_update', toolCallId: 'k', status: 'completed', content: [two] },
+    ]);
+  });
+
   test("a command's output is a terminal: chunks while it grows, the whole text when the tail window moved, the exit status at the end", () => {
     const view = new SessionV2View('/p', '/ws');
     view.take({ sessionUpdate: 'tool_call', toolCallId: 'c', title: 'npm test', kind: 'execute', locations: [{ path: '/p/sub' }] } as V1Update);
