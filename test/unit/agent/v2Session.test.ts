@@ -6,6 +6,7 @@
 // with each replay cursor: none, start, a mid-log offset, bad offsets.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import { createLoggedAgent } from '../../../agent/acp/sessionLog';
@@ -123,6 +124,28 @@ describe('ACP v2 session (SDK v2 client, in memory)', () => {
       await a.harness.connection.agent.notify(v2.methods.agent.session.cancel, { sessionId });
       assert.equal(await a.harness.idleAfter(sessionId, before), 'cancelled');
       live = replayable(a.harness, sessionId);
+    } finally {
+      await a.close();
+    }
+  });
+
+  test('a permission answer naming no offered option, or an unknown outcome, is never an approval', { timeout: 120_000 }, async () => {
+    const a = agent();
+    try {
+      await a.harness.initialize(2);
+      const { sessionId: id } = await a.harness.connection.agent.request(v2.methods.agent.session.new, { cwd: world.project });
+      const marker = join(world.project, '..', 'ran-anyway');
+      const command = { argv: [process.execPath, '-e', `require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`] };
+      for (const outcome of [{ outcome: 'selected', optionId: 'allow_always_forever' }, { outcome: '_accept_everything' }, { outcome: 'selected' }]) {
+        a.harness.permissions.policy = async () => ({ outcome } as never);
+        model.server.script(reply.tool('c9', 'run_command', command), reply.text('ok'));
+        const from = a.harness.updates.length;
+        await a.harness.connection.agent.request(v2.methods.agent.session.prompt, { sessionId: id, prompt: [{ type: 'text', text: 'run it' }] });
+        assert.equal(await a.harness.idleAfter(id, from), 'end_turn');
+        assert.equal(existsSync(marker), false, `${JSON.stringify(outcome)} did not run the command`);
+        const card = a.harness.updates.slice(from).map((n) => n.update as any).filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === 'c9');
+        assert.equal(card.at(-1).status, 'failed');
+      }
     } finally {
       await a.close();
     }
