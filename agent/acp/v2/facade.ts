@@ -53,15 +53,16 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
     return viewed;
   };
 
+  /** One update of the v1 app: through the session's view, folded while a resume replays what the client has. */
+  const takeUpdate = async ({ sessionId, update }: { sessionId: string; update: V1Update }) => {
+    const viewed = viewOf(sessionId);
+    const shaped = viewed.view.take(update);
+    if (viewed.resuming && folds(viewed.resuming, offsetCarried(update))) return;
+    await send(sessionId, shaped);
+  };
+
   const innerClient = v1
     .client({ name: 'accord-v2' })
-    .onNotification(v1.methods.client.session.update, async ({ params }) => {
-      const update = params.update as unknown as V1Update;
-      const viewed = viewOf(params.sessionId);
-      const shaped = viewed.view.take(update);
-      if (viewed.resuming && folds(viewed.resuming, offsetCarried(update))) return;
-      await send(params.sessionId, shaped);
-    })
     .onRequest(v1.methods.client.session.requestPermission, async ({ params, signal }) => {
       const { sessionId, toolCall } = params;
       const viewed = viewOf(sessionId);
@@ -88,6 +89,9 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
     })
     // A turn another client started or ended is v2's state_update; Accord's other notifications go through unchanged.
     .onNotification('*', async ({ method, params }) => {
+      // session/update is taken raw here, not by a typed handler: the agent made it, and a second
+      // schema pass per update (the client validates the v2 one) cost more than the rest of the hop.
+      if (method === v1.methods.client.session.update) return takeUpdate(params as { sessionId: string; update: V1Update });
       const { sessionId, stopReason } = (params ?? {}) as { sessionId?: unknown; stopReason?: unknown };
       if (method === TURN_STARTED_METHOD && typeof sessionId === 'string') return state(sessionId, { state: 'running' });
       if (method === TURN_ENDED_METHOD && typeof sessionId === 'string') return state(sessionId, { state: 'idle', ...stopReasonV2(String(stopReason)) });
