@@ -13,6 +13,7 @@ import { LogError, parseReplayFrom, folds, type ReplayCursor } from '../../log';
 import { offsetCarried } from '../../log/offsets';
 import { REPLAY_CHECK_META, RUNNING_META_KEY } from '../sessionLog';
 import { TURN_ENDED_METHOD, TURN_STARTED_METHOD } from '../sharing';
+import { InnerLink, type InnerHandlers } from './innerLink';
 import { configOptionsV2, SessionV2View, type V1Update, type V2Update } from './view';
 
 declare const ACCORD_VERSION: string;
@@ -30,10 +31,10 @@ interface ViewedSession {
 export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
   const sessions = new Map<string, ViewedSession>();
   let outer: v2.AgentContext | undefined;
-  let connection: v1.ClientConnection | undefined;
+  let link: InnerLink | undefined;
 
-  // The SDK runs notification handlers concurrently: every update goes out through this one queue,
-  // in the order the view took them (one v1 update may become several v2 ones).
+  // Every update goes out through this one queue, in the order the view took them (one v1 update may
+  // become several v2 ones; a state_update must not overtake the updates before it).
   let outbox: Promise<void> = Promise.resolve();
   const send = (sessionId: string, updates: V2Update[]): Promise<void> => {
     const sent = outbox.then(async () => {
@@ -61,58 +62,60 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
     await send(sessionId, shaped);
   };
 
-  const innerClient = v1
-    .client({ name: 'accord-v2' })
-    .onRequest(v1.methods.client.session.requestPermission, async ({ params, signal }) => {
-      const { sessionId, toolCall } = params;
-      const viewed = viewOf(sessionId);
-      const subject = viewed.view.permissionSubject(toolCall as unknown as Json);
-      await state(sessionId, { state: 'requires_action' });
-      try {
-        const answer = await outer!.request(
-          v2.methods.client.session.requestPermission,
-          {
-            sessionId,
-            title: typeof toolCall.title === 'string' && toolCall.title !== '' ? toolCall.title : 'Allow this tool call?',
-            subject: { type: 'tool_call', toolCall: subject },
-            options: params.options,
-            ...(params._meta ? { _meta: params._meta } : {}),
-          } as never,
-          { cancellationSignal: signal },
-        );
-        return { outcome: knownOutcome(answer.outcome as Json, params.options) } as v1.RequestPermissionResponse;
-      } catch {
-        return { outcome: { outcome: 'cancelled' } } as v1.RequestPermissionResponse;
-      } finally {
-        await state(sessionId, { state: 'running' }).catch(() => undefined);
-      }
-    })
-    // A turn another client started or ended is v2's state_update; Accord's other notifications go through unchanged.
-    .onNotification('*', async ({ method, params }) => {
-      // session/update is taken raw here, not by a typed handler: the agent made it, and a second
-      // schema pass per update (the client validates the v2 one) cost more than the rest of the hop.
+  /** A permission question of the v1 app, asked as v2 (title, subject); the view shapes the tool call as its updates. */
+  const askPermission = async (params: v1.RequestPermissionRequest, signal: AbortSignal): Promise<v1.RequestPermissionResponse> => {
+    const { sessionId, toolCall } = params;
+    const viewed = viewOf(sessionId);
+    const subject = viewed.view.permissionSubject(toolCall as unknown as Json);
+    await state(sessionId, { state: 'requires_action' });
+    try {
+      const answer = await outer!.request(
+        v2.methods.client.session.requestPermission,
+        {
+          sessionId,
+          title: typeof toolCall.title === 'string' && toolCall.title !== '' ? toolCall.title : 'Allow this tool call?',
+          subject: { type: 'tool_call', toolCall: subject },
+          options: params.options,
+          ...(params._meta ? { _meta: params._meta } : {}),
+        } as never,
+        { cancellationSignal: signal },
+      );
+      return { outcome: knownOutcome(answer.outcome as Json, params.options) } as v1.RequestPermissionResponse;
+    } catch {
+      return { outcome: { outcome: 'cancelled' } } as v1.RequestPermissionResponse;
+    } finally {
+      await state(sessionId, { state: 'running' }).catch(() => undefined);
+    }
+  };
+
+  const handlers: InnerHandlers = {
+    async notification(method, params) {
       if (method === v1.methods.client.session.update) return takeUpdate(params as { sessionId: string; update: V1Update });
+      // A turn another client started or ended is v2's state_update; Accord's other notifications go through unchanged.
       const { sessionId, stopReason } = (params ?? {}) as { sessionId?: unknown; stopReason?: unknown };
       if (method === TURN_STARTED_METHOD && typeof sessionId === 'string') return state(sessionId, { state: 'running' });
       if (method === TURN_ENDED_METHOD && typeof sessionId === 'string') return state(sessionId, { state: 'idle', ...stopReasonV2(String(stopReason)) });
       const forwarded = outbox.then(() => outer?.notify(method as `_${string}`, params));
       outbox = forwarded.catch(() => undefined);
       await forwarded;
-    });
-
-  const innerAgent = (): v1.ClientContext => {
-    connection ??= innerClient.connect(inner);
-    return connection.agent;
+    },
+    async request(method, params, signal) {
+      if (method === v1.methods.client.session.requestPermission) return askPermission(params as v1.RequestPermissionRequest, signal);
+      // Accord's own requests to the client (none today) go through unchanged.
+      return outer!.request(method as `_${string}`, params, { cancellationSignal: signal });
+    },
   };
+
+  const innerAgent = (): InnerLink => (link ??= new InnerLink(inner, handlers));
 
   const app = v2
     .agent({ name: 'accord' })
     .onConnect((conn) => {
       outer = conn.client;
-      void conn.closed.finally(() => connection?.close());
+      void conn.closed.finally(() => link?.close());
     })
     .onRequest(v2.methods.agent.initialize, async ({ params }) => {
-      const answer = await innerAgent().request(v1.methods.agent.initialize, {
+      const answer = await innerAgent().request<v1.InitializeResponse>(v1.methods.agent.initialize, {
         protocolVersion: 1,
         // v2 clients read compaction updates with no capability; child sessions show as their task card.
         clientCapabilities: { session: { compaction: {} } } as never,
@@ -132,7 +135,7 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
       } as v2.InitializeResponse;
     })
     .onRequest(v2.methods.agent.session.new, async ({ params }) => {
-      const answer = await innerAgent().request(v1.methods.agent.session.new, {
+      const answer = await innerAgent().request<v1.NewSessionResponse>(v1.methods.agent.session.new, {
         cwd: params.cwd,
         mcpServers: (params.mcpServers ?? []) as never,
         ...(params._meta ? { _meta: params._meta } : {}),
@@ -160,8 +163,8 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
         };
         const answer: { configOptions?: unknown; _meta?: Record<string, unknown> | null } =
           cursor.kind === 'none'
-            ? await innerAgent().request(v1.methods.agent.session.resume, reopen)
-            : await innerAgent().request(v1.methods.agent.session.load, reopen);
+            ? await innerAgent().request<v1.ResumeSessionResponse>(v1.methods.agent.session.resume, reopen)
+            : await innerAgent().request<v1.LoadSessionResponse>(v1.methods.agent.session.load, reopen);
         delete viewed.resuming;
         const meta = (answer._meta ?? {}) as Json;
         const workspace = meta['accord/workspace'] as Json | undefined;
@@ -184,7 +187,7 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
       await state(sessionId, { state: 'running' });
       // Answered once inserted; the turn's end is the idle state_update with its stop reason.
       void innerAgent()
-        .request(v1.methods.agent.session.prompt, { sessionId, prompt: prompt as never })
+        .request<v1.PromptResponse>(v1.methods.agent.session.prompt, { sessionId, prompt })
         .then(
           (answer) => state(sessionId, { state: 'idle', ...stopReasonV2(answer.stopReason), ...(answer._meta ? { _meta: answer._meta } : {}) }),
           (error: { code?: number; message?: string; data?: unknown }) =>
@@ -199,11 +202,11 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
     .onRequest(v2.methods.agent.session.setConfigOption, async ({ params }) => {
       const { sessionId, configId, value } = params as { sessionId: string; configId: string; value: unknown; type?: string };
       const request = (params as { type?: string }).type === 'boolean' ? { sessionId, configId, type: 'boolean', value } : { sessionId, configId, value };
-      const answer = await innerAgent().request(v1.methods.agent.session.setConfigOption, request as never);
+      const answer = await innerAgent().request<v1.SetSessionConfigOptionResponse>(v1.methods.agent.session.setConfigOption, request);
       return { configOptions: configOptionsV2(answer.configOptions as never) as never };
     })
     .onRequest(v2.methods.agent.session.list, async ({ params }) => {
-      const answer = await innerAgent().request(v1.methods.agent.session.list, {
+      const answer = await innerAgent().request<v1.ListSessionsResponse>(v1.methods.agent.session.list, {
         ...(params.cwd ? { cwd: params.cwd } : {}),
         ...(params.cursor ? { cursor: params.cursor } : {}),
       });
@@ -215,9 +218,9 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
       return {};
     })
     // Accord's extension methods (`_accord/...`) are the same in both versions.
-    .onRequest('*', async ({ method, params }) => innerAgent().request(method as `_${string}`, params))
+    .onRequest('*', async ({ method, params }) => innerAgent().request(method, params))
     .onNotification('*', async ({ method, params }) => {
-      await innerAgent().notify(method as `_${string}`, params);
+      await innerAgent().notify(method, params);
     });
   return app;
 }

@@ -151,6 +151,32 @@ describe('ACP v2 session (SDK v2 client, in memory)', () => {
     }
   });
 
+  test('cancel during a permission question withdraws it (the client sees its request cancelled) and ends the turn cancelled', { timeout: 120_000 }, async () => {
+    const a = agent();
+    try {
+      await a.harness.initialize(2);
+      const { sessionId: id } = await a.harness.connection.agent.request(v2.methods.agent.session.new, { cwd: world.project });
+      let withdrawn = false;
+      a.harness.permissions.policy = (_request, signal) =>
+        new Promise((resolve) =>
+          signal.addEventListener('abort', () => {
+            withdrawn = true;
+            resolve({ outcome: { outcome: 'cancelled' } });
+          }),
+        );
+      model.server.script(reply.tool('c8', 'run_command', { argv: [process.execPath, '-e', '1'] }), reply.text('never'));
+      const from = a.harness.updates.length;
+      const asked = a.harness.permissionRequests.length;
+      await a.harness.connection.agent.request(v2.methods.agent.session.prompt, { sessionId: id, prompt: [{ type: 'text', text: 'run it' }] });
+      await a.harness.waitForUpdate(() => a.harness.permissionRequests.length > asked);
+      await a.harness.connection.agent.notify(v2.methods.agent.session.cancel, { sessionId: id });
+      assert.equal(await a.harness.idleAfter(id, from), 'cancelled');
+      assert.equal(withdrawn, true, 'the question was withdrawn with $/cancel_request');
+    } finally {
+      await a.close();
+    }
+  });
+
   test('resume with no cursor, from the start, after a mid-log offset, and with bad offsets', { timeout: 120_000 }, async () => {
     assert.ok(sessionId, 'runs after the session test');
     const resume = async (h: V2Harness, replayFrom?: unknown) => {
