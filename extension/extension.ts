@@ -58,8 +58,8 @@ export function activate(context: vscode.ExtensionContext): AccordApi {
         return;
       }
       const pick = await vscode.window.showQuickPick(
-        choices.map((c) => ({ label: forIconLabel(c.name, 80), description: c.terminal ? 'in a terminal' : '', detail: c.description ? forIconLabel(c.description, 300) : undefined, methodId: c.methodId })),
-        { title: `Accord: sign in to ${forIconLabel(host.name, 60)}` },
+        choices.map((c) => ({ label: forIconLabel(c.name, 80), description: c.terminal ? vscode.l10n.t('in a terminal') : '', detail: c.description ? forIconLabel(c.description, 300) : undefined, methodId: c.methodId })),
+        { title: vscode.l10n.t('Accord: sign in to {0}', forIconLabel(host.name, 60)) },
       );
       if (pick) await client!.controller.authenticate(host, pick.methodId);
     }),
