@@ -13,6 +13,7 @@ import { registerTestApprovalCommand } from './approvals/testApprovalCommand';
 import { addAgent } from './agents/addAgent';
 import { authChoices } from './agents/signIn';
 import { forIconLabel, quotedForNotification } from './text/agentText';
+import { useTranslation } from './text/l10n';
 
 /** What activate() returns; the extension-host tests use it to look inside. */
 export interface AccordApi {
@@ -28,6 +29,7 @@ export interface AccordApi {
 
 export function activate(context: vscode.ExtensionContext): AccordApi {
   startupMark('activate start');
+  useTranslation((message, ...args) => vscode.l10n.t(message, ...args));
   const log = vscode.window.createOutputChannel('Accord', { log: true });
   setStartupLog((line) => log.info(line));
   let client: AccordClient | undefined;
