@@ -58,7 +58,7 @@ async function install(agent: CatalogueAgent, deps: AddAgentDeps, env: NodeJS.Pr
   );
   if (!consent) return false;
   deps.log(`installing ${agent.name}: ${line}`);
-  const run = runVisibly(`Install ${agent.name}`, argv.command, argv.args, env);
+  const run = runVisibly(vscode.l10n.t('Install {0}', agent.name), argv.command, argv.args, env);
   const code = await run.done;
   if (code !== 0) {
     void vscode.window.showErrorMessage(

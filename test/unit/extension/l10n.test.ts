@@ -151,7 +151,7 @@ test('CodeLens titles, quick picks, input boxes, tree items and status bar items
       for (const literal of englishIn(expression)) raw.push(`${file}:${line}: ${literal.slice(0, 70)}`);
     };
     // Properties a person reads, inside a call that shows them.
-    const calls = /new vscode\.(?:CodeLens|TreeItem)\(|\.show(?:QuickPick|InputBox)\(|\.createStatusBarItem\(/g;
+    const calls = /new vscode\.(?:CodeLens|TreeItem)\(|\.show(?:QuickPick|InputBox)\(|\.create(?:StatusBarItem|Terminal)\(/g;
     for (const m of text.matchAll(calls)) {
       const open = m.index + m[0].length - 1;
       const call = callAt(text, open);
@@ -181,5 +181,5 @@ test('CodeLens titles, quick picks, input boxes, tree items and status bar items
       for (const p of value.matchAll(/\btooltip\s*:\s*/g)) flag(m.index, expressionAt(value, p.index + p[0].length));
     }
   }
-  assert.deepEqual(raw, []);
+  assert.deepEqual([...new Set(raw)], []); // one literal may match two rules
 });
