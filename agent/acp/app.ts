@@ -34,6 +34,7 @@ import { CHANGES_CAPABILITY, registerChangesMethods } from './changesMethods';
 import type { SessionPersistence } from './sessionLog';
 import type { SessionWorkspaces } from '../session/workspaces';
 import { flagsMeta, TURN_ENDED_METHOD, TURN_STARTED_METHOD, type SessionSharing } from './sharing';
+import { launchGrants } from './launchGrants';
 import { SessionSetupError, workspaceFor } from './workspaceReady';
 
 declare const ACCORD_VERSION: string;
@@ -192,7 +193,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       if (!isDirectory) {
         throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path to an existing directory; got "${cwd}".`);
       }
-      const widening = refuseClientWidening(params._meta);
+      const widening = refuseClientWidening(params._meta, launchGrants(sharing, isolation));
       if (widening) throw RequestError.invalidParams({ _meta: params._meta }, widening);
       const mcpRefusal = refuseSessionMcpServers(params.mcpServers);
       if (mcpRefusal) throw RequestError.invalidParams({ mcpServers: params.mcpServers.map((s) => s.name) }, mcpRefusal);

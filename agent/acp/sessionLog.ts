@@ -9,6 +9,7 @@ import type { ReasoningEffort, Session, SessionSettings } from '../core/session'
 import { MemorySessionStore, type SessionStore as LiveSessions } from '../core/sessionStore';
 import type { TurnObserver } from '../core/turn';
 import { refuseClientWidening, refuseSessionMcpServers } from '../policy/clientMeta';
+import { launchGrants } from './launchGrants';
 import type { StopReason } from '../core/updates';
 import { WorkspaceError, workspaceFromRecord, type IsolatedWorkspace } from '../session/isolated';
 import { LogError, LogWriteError, SessionRecorder, SessionStore, titleFromPrompt, withLogOffset, type ContentBlockJson, type SessionLog } from '../log';
@@ -194,7 +195,7 @@ export class SessionLogPersistence implements SessionPersistence {
     const commandsFor = extras.commandsFor ?? (() => [...builtinCommands]);
     const reattach = async (params: { sessionId: string; cwd: string; mcpServers?: Array<{ name: string }>; _meta?: unknown }, client: AgentContext, replayUpdates: boolean) => {
       // The same refusals as session/new: an editor cannot widen approvals or start MCP servers.
-      const refusal = refuseClientWidening(params._meta) ?? refuseSessionMcpServers(params.mcpServers);
+      const refusal = refuseClientWidening(params._meta, launchGrants(sharing, isolation)) ?? refuseSessionMcpServers(params.mcpServers);
       if (refusal) throw RequestError.invalidParams({ sessionId: params.sessionId }, refusal);
       if (sharing?.isLive(params.sessionId)) {
         // A session still being set up has no log to replay yet; a failed setup fails the join with its reason.
