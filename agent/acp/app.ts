@@ -26,7 +26,9 @@ import type { StopReason } from '../core/updates';
 import type { Env } from '../models/credentials';
 import { defaultModelId, resolveModel } from '../models/resolve';
 import { warmModel } from '../models/warm';
-import { applyConfigOption, ConfigValueError, configOptionsFor } from './configOptions';
+import { configOptionsFor } from './configOptions';
+import { modeGate } from './modeGate';
+import { modeStateOf, registerSettingsMethods } from './sessionSettings';
 import { permissionAsker } from './permissions';
 import { toUserContent } from './prompt';
 import { ClientFeatureBook, featuresOf, forClient, type ClientFeatures } from './clientView';
@@ -162,8 +164,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     const { workspace } = isolated;
     return {
       tools: [...options.tools, ...isolated.mcpTools],
-      // In its own copy the session's file changes wait for the person's review, which is their approval; in place they ask.
-      gate: isolated.gate.with({ copyEditsReviewed: workspace.mode !== 'in-place' }),
+      // In `auto` mode the session's edits of its own copy wait for the person's review, which is their approval; in `ask` and in place they ask.
+      gate: modeGate(session, isolated.gate, workspace.mode === 'in-place'),
       commands: isolated.runner,
       commandContext: isolated.commandContext,
       // In place, the person's tree is the workspace: every change gets a "before" to diff and discard against.
@@ -232,20 +234,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       // After the response, so the client already knows the session id.
       setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsOf(session) }), 0);
       const meta = flagsMeta(flags);
-      return { sessionId: session.id, configOptions, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
-    })
-    .onRequest(methods.agent.session.setConfigOption, async ({ params }) => {
-      const session = sessionOrThrow(params.sessionId);
-      try {
-        await applyConfigOption(session, env, params.configId, params.value);
-      } catch (error) {
-        if (error instanceof ConfigValueError) throw RequestError.invalidParams({ configId: params.configId }, error.message);
-        throw error;
-      }
-      persistence?.configChanged(session);
-      const configOptions = await configOptionsFor(session, env);
-      await session.updates.emit({ sessionUpdate: 'config_option_update', configOptions });
-      return { configOptions };
+      return { sessionId: session.id, configOptions, modes: modeStateOf(session), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
     })
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
       const session = sessionOrThrow(params.sessionId);
@@ -406,5 +395,6 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       }
     };
   }
+  registerSettingsMethods(app, { env, sessionOf: sessionOrThrow, changed: (session) => persistence?.configChanged(session) });
   return isolation ? registerChangesMethods(app, isolation) : app;
 }

@@ -10,6 +10,8 @@ import { MemorySessionStore, type SessionStore as LiveSessions } from '../core/s
 import type { TurnObserver } from '../core/turn';
 import { refuseClientWidening, refuseSessionMcpServers } from '../policy/clientMeta';
 import { launchGrants } from './launchGrants';
+import { isModeId } from '../core/modes';
+import { modeStateOf } from './sessionSettings';
 import type { StopReason } from '../core/updates';
 import { WorkspaceError, workspaceFromRecord, type IsolatedWorkspace } from '../session/isolated';
 import { LogError, LogWriteError, SessionRecorder, SessionStore, titleFromPrompt, withLogOffset, type ContentBlockJson, type SessionLog } from '../log';
@@ -205,7 +207,7 @@ export class SessionLogPersistence implements SessionPersistence {
         const joined = await sharing.join(params.sessionId, params.cwd, client, replayUpdates, features.current);
         const session = live.get(params.sessionId);
         if (!session) throw RequestError.sessionNotFound(params.sessionId);
-        return { configOptions: await configOptionsFor(session, env), ...joined };
+        return { configOptions: await configOptionsFor(session, env), modes: modeStateOf(session), ...joined };
       }
       const session = await this.reopen(params.sessionId, params.cwd, live, env, isolation, async (log) => {
         const replay = await this.logs.replay(log.id);
@@ -225,7 +227,7 @@ export class SessionLogPersistence implements SessionPersistence {
       // The commands are the agent's, not the log's: a loaded session offers the current ones.
       setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsFor(session) }), 0);
       const meta = { ...isolation?.get(session.id)?.meta, ...flagsMeta(flags), ...waitingMeta(session) };
-      return { configOptions: await configOptionsFor(session, env), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
+      return { configOptions: await configOptionsFor(session, env), modes: modeStateOf(session), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
     };
     return app
       .onRequest(methods.agent.session.load, ({ params, client }) => reattach(params, client, true))
@@ -357,5 +359,5 @@ function flagsFromConfig(config: Record<string, unknown> | undefined): SessionFl
 async function settingsFrom(config: Record<string, unknown>, env: Env): Promise<SessionSettings> {
   const model = typeof config.model === 'string' ? config.model : await defaultModelId(env);
   const effort = efforts.find((e) => e === config.reasoningEffort) ?? 'medium';
-  return { model, reasoningEffort: effort };
+  return { model, reasoningEffort: effort, ...(isModeId(config.mode) ? { mode: config.mode } : {}) };
 }

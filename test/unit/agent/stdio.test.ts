@@ -24,7 +24,7 @@ describe('agent over stdio (dist/agent.js acp)', () => {
     root.remove();
   });
 
-  test('edits its own copy without asking (the review is the approval), streams thoughts, text and usage, then cancels', { timeout: 60_000 }, async () => {
+  test('in auto mode (session/set_mode) edits its own copy without asking (the review is the approval), streams thoughts, text and usage, then cancels', { timeout: 60_000 }, async () => {
     const project = join(root.path, 'project');
     mkdirSync(project);
     const agent = childAgent(
@@ -33,6 +33,8 @@ describe('agent over stdio (dist/agent.js acp)', () => {
     try {
       writeFileSync(join(project, 'app.js'), 'console.log("hi");\n');
       const sessionId = await agent.newSession(project);
+      assert.deepEqual(await agent.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'auto' }), {});
+      await agent.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'current_mode_update' && n.update.currentModeId === 'auto');
       server.script(
         { type: 'stream', parts: [{ reasoning: 'I should read the file first.' }, { toolCall: { id: 'toolu_1', name: 'read_file', args: { path: 'app.js' } } }] },
         reply.tool('toolu_2', 'edit_file', { path: 'app.js', old_string: '"hi"', new_string: '"hello"' }),
