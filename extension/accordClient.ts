@@ -99,6 +99,12 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
           if (h) controller.remoteTurnEnded(h, sessionId, stopReason as StopReason);
         },
       },
+      // The dialog closed because another client answered: say so, so a vanished question is not a mystery.
+      settledElsewhere: (agentName: string, settled: { sessionId: string; toolCallId: string; outcome: unknown }) => {
+        const how = settled.outcome === 'allow' ? 'allowed' : settled.outcome === 'reject' ? 'rejected' : 'withdrawn';
+        log.info(`${agentName}: an approval in session ${JSON.stringify(settled.sessionId.slice(0, 100))} was ${how} in another client.`);
+        void vscode.window.setStatusBarMessage(`$(shield) Accord: an approval was ${how} in another window`, 8000);
+      },
     },
   });
   const { bundled } = registry;

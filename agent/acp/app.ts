@@ -32,7 +32,8 @@ import { modeStateOf, registerSettingsMethods } from './sessionSettings';
 import { permissionAsker } from './permissions';
 import { toUserContent } from './prompt';
 import { ClientFeatureBook, featuresOf, forClient, type ClientFeatures } from './clientView';
-import { CHANGES_CAPABILITY, registerChangesMethods } from './changesMethods';
+import { registerChangesMethods } from './changesMethods';
+import { methodsCapability } from '../../protocol/accordMethods';
 import type { SessionPersistence } from './sessionLog';
 import type { SessionWorkspaces } from '../session/workspaces';
 import { flagsMeta, TURN_ENDED_METHOD, TURN_STARTED_METHOD, type SessionSharing } from './sharing';
@@ -182,7 +183,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
         loadSession: false,
         promptCapabilities: { image: true, embeddedContext: true, audio: false },
         ...options.extraCapabilities,
-        ...(isolation ? { _meta: CHANGES_CAPABILITY } : {}),
+        // Every `_accord/*` method with its schema version (protocol/accordMethods.ts); the review methods need isolation.
+        ...(isolation ? { _meta: methodsCapability() } : {}),
       },
       agentInfo: { name: 'accord', title: 'Accord', version },
       authMethods: [],

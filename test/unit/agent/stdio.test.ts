@@ -46,9 +46,8 @@ describe('agent over stdio (dist/agent.js acp)', () => {
       assert.equal(readFileSync(join(status.root, 'app.js'), 'utf8'), 'console.log("hello");\n', 'the edit landed in the session workspace');
       const edit = updatesOf(agent, sessionId, 'tool_call_update').find((u) => u.content?.some((c: any) => c.type === 'diff'));
       assert.equal(edit.content.find((c: any) => c.type === 'diff').path, join(project, 'app.js'), "the diff names the person's file");
-      const applied = await agent.connection.agent.request<{ applied: string[] }>('_accord/changes/apply', { sessionId });
-      assert.deepEqual(applied.applied, ['app.js']);
-      assert.equal(readFileSync(join(project, 'app.js'), 'utf8'), 'console.log("hello");\n');
+      const listed = await agent.connection.agent.request<{ changes: Array<{ path: string }> }>('_accord/changes/list', { sessionId });
+      assert.deepEqual(listed.changes.map((c) => c.path), ['app.js'], 'the change waits for review');
       assert.equal(messageText(agent, sessionId, 'agent_thought_chunk'), 'I should read the file first.');
       assert.equal(messageText(agent, sessionId), 'Done: it now says hello.');
       assert.equal(agent.permissionRequests.length, 0, "an edit of the session's own copy waits for review instead of asking");

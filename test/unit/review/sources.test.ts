@@ -166,7 +166,7 @@ describe('IsolatedWorkspaceSource', () => {
   function scriptedAgent(agentFiles: Record<string, { base: string | null; current: string | null }>, calls: string[]) {
     return async (method: string, params: Record<string, unknown>): Promise<unknown> => {
       calls.push(method);
-      if (method === WORKSPACE_METHODS.status) return { mode: 'git-clone', root: '/agent/ws', base: 'abc', sandbox: { state: 'unsandboxed', reason: 'test' }, linkedReadOnly: [] };
+      if (method === WORKSPACE_METHODS.status) return { mode: 'git-clone', root: '/agent/ws', applyTo: '/project', base: 'abc', sandbox: { state: 'unsandboxed', reason: 'test' }, linkedReadOnly: [] };
       if (method === WORKSPACE_METHODS.listChanges) {
         return {
           changes: [
@@ -260,7 +260,7 @@ describe('IsolatedWorkspaceSource', () => {
       const bytes = new Uint8Array([0x89, 0x50, 0x00, 0xff, 0x0a]);
       await writeFile(join(agentRoot, 'logo.bin'), bytes);
       const agent = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
-        if (method === WORKSPACE_METHODS.status) return { mode: 'shadow-copy', root: agentRoot };
+        if (method === WORKSPACE_METHODS.status) return { mode: 'shadow-copy', root: agentRoot, applyTo: '/project', base: 'abc', sandbox: { state: 'unsandboxed', reason: 'test' }, linkedReadOnly: [] };
         if (method === WORKSPACE_METHODS.listChanges) return { changes: [{ path: 'logo.bin', status: 'added', additions: 0, deletions: 0, binary: true }] };
         if (method === WORKSPACE_METHODS.readFile) return { path: params.path, baseText: null, currentText: null, binary: true };
         throw new Error(`unexpected ${method}`);
@@ -288,13 +288,13 @@ describe('IsolatedWorkspaceSource', () => {
       await writeFile(join(agentRoot, 'huge.bin'), '');
       await truncate(join(agentRoot, 'huge.bin'), 64 * 1024 * 1024);
       const changes = [
-        { path: 'key.bin', status: 'added', binary: true },
-        { path: 'linked/id_rsa', status: 'added', binary: true },
-        { path: 'huge.bin', status: 'added', binary: true },
-        { path: '../escape.bin', status: 'added', binary: true },
+        { path: 'key.bin', status: 'added', additions: 0, deletions: 0, binary: true },
+        { path: 'linked/id_rsa', status: 'added', additions: 0, deletions: 0, binary: true },
+        { path: 'huge.bin', status: 'added', additions: 0, deletions: 0, binary: true },
+        { path: '../escape.bin', status: 'added', additions: 0, deletions: 0, binary: true },
       ];
       const agent = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
-        if (method === WORKSPACE_METHODS.status) return { mode: 'shadow-copy', root: agentRoot };
+        if (method === WORKSPACE_METHODS.status) return { mode: 'shadow-copy', root: agentRoot, applyTo: '/project', base: 'abc', sandbox: { state: 'unsandboxed', reason: 'test' }, linkedReadOnly: [] };
         if (method === WORKSPACE_METHODS.listChanges) return { changes };
         if (method === WORKSPACE_METHODS.readFile) return { path: params.path, baseText: null, currentText: null, binary: true };
         throw new Error(`unexpected ${method}`);
