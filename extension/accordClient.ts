@@ -210,7 +210,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
         configuredAgents((p) => void vscode.window.showWarningMessage(`Accord: ${p}`));
         registry.forgetAllBut(controller.current?.host);
       }
-      if ((e.affectsConfiguration('accord.model') || e.affectsConfiguration('accord.reasoningEffort')) && controller.current) {
+      if ((e.affectsConfiguration('accord.model') || e.affectsConfiguration('accord.reasoningEffort') || e.affectsConfiguration('accord.mode')) && controller.current) {
         void controller.applySettings(controller.current);
       }
     }),

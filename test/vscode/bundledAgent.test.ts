@@ -128,4 +128,33 @@ describe('the bundled agent end to end', function () {
     assert.ok(opened.panel.children.some((c) => c.open && c.text.includes('child-report-42')), `the open child shows its own text: ${JSON.stringify(opened.panel.children)}`);
     assert.match(opened.panel.transcript, /The child reported back\./);
   });
+
+  it("a session starts in the accord.mode setting's mode (auto); switching the panel's mode picker to Ask makes the next edit ask", async () => {
+    const file = path.join(scratch, 'mode.js');
+    writeFileSync(file, 'x = 1;\n');
+    const relative = path.relative(vscode.workspace.workspaceFolders![0]!.uri.fsPath, file);
+    const session = await api.client.controller.newSession(api.agent);
+    assert.ok(session, `no session: ${api.agent.status.message}`);
+    const mode = () => session.configOptions.find((o) => o.category === 'mode') as { id: string; currentValue?: unknown } | undefined;
+    assert.equal(mode()?.currentValue, 'auto', `the mode option: ${JSON.stringify(mode())}`);
+    // What the panel's picker posts.
+    await api.client.controller.setConfigOption({ type: 'setConfigOption', epoch: session.epoch, configId: mode()!.id, value: 'ask' });
+    assert.equal(mode()?.currentValue, 'ask');
+    const asked: string[] = [];
+    const approving = api.client.approvals.onDidChange(({ approval, settled }) => {
+      const allow = approval.choices.buttons.find((b) => b.kind === 'allow_once');
+      if (settled || !allow) return;
+      asked.push(approval.summary.title);
+      api.client.approvals.answer(approval.requestId, allow.optionId);
+    });
+    try {
+      server.script(reply.tool('toolu_m', 'edit_file', { path: relative, old_string: '1', new_string: '2' }), reply.text('Edited.'));
+      const outcome = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'set x to 2', mentions: [], images: [] });
+      assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
+      assert.equal(asked.length, 1, `in Ask mode the edit asked: ${JSON.stringify(asked)}`);
+      assert.equal(readFileSync(file, 'utf8'), 'x = 1;\n', 'allowed or not, the edit still waits for review');
+    } finally {
+      approving.dispose();
+    }
+  });
 });
