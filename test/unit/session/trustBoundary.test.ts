@@ -25,7 +25,7 @@ describe('the session copy is hostile input (real bubblewrap, real git, scripted
     config.remove();
   });
 
-  test('git metadata planted anywhere in the copy is never read: no fsmonitor payload runs behind list, file, patch or discard', { timeout: 300_000 }, async (t) => {
+  test('git metadata planted anywhere in the copy is never read: no fsmonitor payload runs behind list, file or discard', { timeout: 300_000 }, async (t) => {
     const s = scene({ 'a.txt': 'a\n', '.accord/policy.json': policy() });
     const agent = startAgent(model, s, config.path, ['--always-approve']);
     try {
@@ -173,7 +173,7 @@ describe('the session copy is hostile input (real bubblewrap, real git, scripted
     }
   });
 
-  test('no link is followed: file, patch, discard and apply never read or write through a planted link; fifos and huge files are refused', { timeout: 600_000 }, async (t) => {
+  test('no link is followed: file and discard never read or write through a planted link; fifos and huge files are refused', { timeout: 600_000 }, async (t) => {
     const s = scene({ 'a.txt': lines(3), 'dir/b.txt': 'b\n', 'p.txt': 'p\n', '.accord/policy.json': policy() });
     const agent = startAgent(model, s, config.path, ['--always-approve']);
     try {
