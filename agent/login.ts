@@ -1,10 +1,10 @@
-// `accord login [anthropic|openai|openai-compatible]`: stores an API key in
+// `accord login [anthropic|openai|openrouter|google|openai-compatible]`: stores an API key in
 // the user's config directory (0600). The key is read from stdin, never from
 // the command line, so it stays out of shell history and process lists.
 import { createInterface } from 'node:readline/promises';
 import { storeCredential, type Env, type StoredCredentials } from './models/credentials';
 
-const providers: Array<keyof StoredCredentials> = ['anthropic', 'openai', 'openai-compatible'];
+const providers: Array<keyof StoredCredentials> = ['anthropic', 'openai', 'openrouter', 'google', 'openai-compatible'];
 
 export async function login(args: string[], env: Env): Promise<number> {
   const provider = (args[0] ?? 'anthropic') as keyof StoredCredentials;

@@ -19,6 +19,7 @@ import { registerCommands } from './commands';
 import type { ReviewController } from './review/reviewController';
 import { SessionReviews } from './review/sessionReviews';
 import { ApiKeys } from './secrets/apiKeys';
+import { SetupService } from './setup/setupService';
 import { OPEN_SESSION_KEY, reattachRunningSession, reopenLastSession, WAITING_SESSION_KEY } from './sessions/reattach';
 import { SessionController } from './sessions/sessionController';
 import { SessionLists } from './sessions/sessionLists';
@@ -45,6 +46,8 @@ export interface AccordClient {
   readonly terminals: TerminalService;
   /** Which change source each session's agent gets, and what the panel hears of the review. */
   readonly reviews: SessionReviews;
+  /** The setup card and the model picker before a session. */
+  readonly setup: SetupService;
   /** The host for an agent by name (created on first use); undefined if no such agent is configured. */
   host(name: string): AgentHost | undefined;
   /** The agent the panel is about (its session's, or the one last tried), else the default one. */
@@ -103,7 +106,14 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
       settledElsewhere: (agentName: string, settled: { sessionId: string; toolCallId: string; outcome: unknown }) => {
         const how = settled.outcome === 'allow' ? 'allowed' : settled.outcome === 'reject' ? 'rejected' : 'withdrawn';
         log.info(`${agentName}: an approval in session ${JSON.stringify(settled.sessionId.slice(0, 100))} was ${how} in another client.`);
-        void vscode.window.setStatusBarMessage(`$(shield) Accord: an approval was ${how} in another window`, 8000);
+        // One whole sentence per outcome: translators need the sentence, not a word spliced into one.
+        const message =
+          how === 'allowed'
+            ? vscode.l10n.t('$(shield) Accord: an approval was allowed in another window')
+            : how === 'rejected'
+              ? vscode.l10n.t('$(shield) Accord: an approval was rejected in another window')
+              : vscode.l10n.t('$(shield) Accord: an approval was withdrawn in another window');
+        void vscode.window.setStatusBarMessage(message, 8000);
       },
     },
   });
@@ -137,11 +147,17 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     rememberOpenSession: (session) => void context.workspaceState.update(OPEN_SESSION_KEY, session),
   });
   const lists = new SessionLists(controller, registry, sessionsView, (m) => log.warn(m));
+  const setup = new SetupService({
+    storedKeys: () => apiKeys.environment(),
+    setApiKey: async () => void (await vscode.commands.executeCommand('accord.setApiKey')),
+    log: (m) => log.info(m),
+  });
   const relay = new ChatRelay({
     controller, approvals, defaultHost: () => registry.defaultHost(), pickHost: () => registry.pick(), log: (m) => log.info(m),
     hostFor: (sessionId) => registry.hostFor(sessionId),
     reviews,
     viewHost,
+    setup,
   });
 
   bridge.listen(controller.onPanelMessage);
@@ -151,6 +167,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
   bridge.listen(lists.onPanelMessage);
   const terminalRelay = new TerminalRelay(terminals, () => controller.current);
   bridge.listen(terminalRelay.onPanelMessage);
+  bridge.listen(setup.onPanelMessage);
   bridge.listen(mapEvent(viewStatus.event, (status) => ({ type: 'agentStatus', status })));
 
   registry.onDidChangeStatus(({ host, status }) => {
@@ -203,22 +220,28 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
     traffic, diffs, approvals, reviews, terminals, statusBar, sessionsView, registry, controller, relay, lists, viewStatus, firstReady, terminalRelay,
     chat.onDidReceiveMessage((m) => void relay.receive(m)),
     vscode.window.registerTreeDataProvider('accord.sessions', sessionsView),
-    ...registerCommands({ registry, controller, approvals, traffic, apiKeys, lists, viewHost }),
+    setup, ...setup.registerCommands(),
+    ...registerCommands({ registry, controller, approvals, traffic, apiKeys, lists, viewHost, setup }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('accord.hideThoughts')) relay.settingsChanged();
       if (e.affectsConfiguration('accord.agents')) {
-        configuredAgents((p) => void vscode.window.showWarningMessage(`Accord: ${p}`));
+        configuredAgents((p) => void vscode.window.showWarningMessage(vscode.l10n.t('Accord: {0}', p)));
         registry.forgetAllBut(controller.current?.host);
       }
       if ((e.affectsConfiguration('accord.model') || e.affectsConfiguration('accord.reasoningEffort') || e.affectsConfiguration('accord.mode')) && controller.current) {
         void controller.applySettings(controller.current);
+      }
+      // The bundled agent reads accord.model when it starts: with no session of the panel's, it restarts to use the new model
+      // at once (a session in the panel switches through its config option above instead).
+      if (e.affectsConfiguration('accord.model') && controller.current?.host !== bundled && bundled.status.state === 'connected') {
+        void bundled.restart();
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void registry.defaultHost().ensureStarted()),
   );
   statusBar.setStatus(bundled.status);
 
-  return { bundled, registry, approvals, controller, router, statusBar, sessionsView, traffic, fs, terminals, reviews, host: (name) => registry.host(name), viewHost };
+  return { bundled, registry, approvals, controller, router, statusBar, sessionsView, traffic, fs, terminals, reviews, setup, host: (name) => registry.host(name), viewHost };
 }
 
 function mapEvent<T>(event: vscode.Event<T>, map: (value: T) => HostMessage): vscode.Event<HostMessage> {

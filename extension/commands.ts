@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { AgentRegistry } from './agents/agentRegistry';
 import type { ApprovalService } from './approvals/approvalService';
 import type { ApiKeys } from './secrets/apiKeys';
+import type { SetupService } from './setup/setupService';
 import type { SessionController } from './sessions/sessionController';
 import type { SessionLists } from './sessions/sessionLists';
 import type { SessionItem } from './sessions/sessionsView';
@@ -18,9 +19,10 @@ export interface CommandDeps {
   apiKeys: ApiKeys;
   lists: SessionLists;
   viewHost: () => AgentHost;
+  setup: SetupService;
 }
 
-export function registerCommands({ registry, controller, approvals, traffic, apiKeys, lists, viewHost }: CommandDeps): vscode.Disposable[] {
+export function registerCommands({ registry, controller, approvals, traffic, apiKeys, lists, viewHost, setup }: CommandDeps): vscode.Disposable[] {
   const { bundled } = registry;
   return [
     vscode.commands.registerCommand('accord.newSession', async () => {
@@ -33,6 +35,12 @@ export function registerCommands({ registry, controller, approvals, traffic, api
     vscode.commands.registerCommand('accord.restartAgent', () => viewHost().restart()),
     vscode.commands.registerCommand('accord.setApiKey', async () => {
       if (!(await apiKeys.prompt())) return;
+      void setup.refresh();
+      // The key reaches the bundled agent when it starts: with no session of the panel's to lose, restart it now.
+      if (controller.current?.host !== bundled) {
+        if (bundled.status.state === 'connected') await bundled.restart();
+        return;
+      }
       const restart = vscode.l10n.t('Restart');
       const choice = await vscode.window.showInformationMessage(vscode.l10n.t('Key saved. Restart the bundled agent to use it?'), restart);
       if (choice === restart) await bundled.restart();

@@ -54,7 +54,7 @@ export function activate(context: vscode.ExtensionContext): AccordApi {
       await host.ensureStarted();
       const choices = authChoices(host.info?.authMethods);
       if (choices.length === 0) {
-        void vscode.window.showInformationMessage(`Accord: ${quotedForNotification(host.name, 80)} offers no sign-in.`);
+        void vscode.window.showInformationMessage(vscode.l10n.t('Accord: {0} offers no sign-in.', quotedForNotification(host.name, 80)));
         return;
       }
       const pick = await vscode.window.showQuickPick(

@@ -17,6 +17,8 @@ export interface StartServerOptions {
   smokeTestDriver?: boolean;
   workspaceTrust?: boolean;
   vsix?: string;
+  /** Unpacked extension folders installed beside Accord (copied into the extensions folder). */
+  extensionFolders?: string[];
   env?: Record<string, string>;
   onLog?: (text: string) => void;
 }

@@ -4,7 +4,7 @@
 // in headless Debian Chromium through playwright-core. Nothing is downloaded
 // at run time.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -103,7 +103,19 @@ function stopDaemon(lockPath) {
   } catch { /* none ran, or already gone */ }
 }
 
-export async function startServer({ dataDir, token, port, smokeTestDriver = false, workspaceTrust = false, vsix, env = {}, onLog } = {}) {
+/**
+ * Copies an unpacked extension folder into the extensions folder, named as an installed one
+ * (publisher.name-version), so VS Code finds it at startup: the web workbench loads only one
+ * development extension, and tests need a second (test/vscode/fakeLmProvider).
+ */
+function installFolder(folder, { extensionsDir }) {
+  const manifest = JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8'));
+  const target = path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
+  mkdirSync(extensionsDir, { recursive: true });
+  cpSync(folder, target, { recursive: true });
+}
+
+export async function startServer({ dataDir, token, port, smokeTestDriver = false, workspaceTrust = false, vsix, extensionFolders = [], env = {}, onLog } = {}) {
   const vs = vscodePaths();
   if (!vs.installed) throw new Error(`VS Code is not installed in ${vs.home}; run: bash scripts/install-vscode.sh`);
   const temporary = !dataDir;
@@ -111,6 +123,7 @@ export async function startServer({ dataDir, token, port, smokeTestDriver = fals
   const dirs = { userDataDir: path.join(dir, 'user'), extensionsDir: path.join(dir, 'extensions') };
   writeUserSettings(dirs.userDataDir);
   if (vsix) installVsix(vsix, dirs);
+  for (const folder of extensionFolders) installFolder(folder, dirs);
 
   // The bundled agent's daemon outlives the window that started it: tests give it a data directory of
   // their own (never the person's, never another checkout's daemon), a short idle exit, and stop it on close.
@@ -332,6 +345,11 @@ export async function collectSurfaces(page) {
   const text = async (selector) => (await panel.locator(selector).allInnerTexts().catch(() => [])).join('\n');
   report.panel = {
     header: await text('#agent-status'), failure: await text('.agent-failure'), transcript: await text('.transcript'), approvals: await text('.approval-banner'),
+    setup: await text('.setup-card'),
+    // The model picker's choices as the person sees them: each group's label and its options.
+    // evaluateAll, not first().evaluate: a panel without a picker must not make every inspection wait for one.
+    modelPicker: await panel.locator('select[data-config-id="model"]').evaluateAll((selects) => [...(selects[0]?.querySelectorAll('optgroup') ?? [])]
+      .map((g) => ({ group: g.label, options: [...g.querySelectorAll('option')].map((o) => ({ value: o.value, text: o.text, selected: o.selected })) }))).catch(() => []),
     links: await panel.locator('a[href]').evaluateAll((els) => els.map((a) => a.getAttribute('href') ?? '')).catch(() => []),
     // Child sessions as drawn: title, state badge, whether the tool card that started them holds them, and their text when open.
     children: await panel.locator('.child-session').evaluateAll((els) => els.map((el) => ({
@@ -371,6 +389,7 @@ export async function performUiAction(page, json, onLog) {
       if (action.click) await dialog.getByRole('button', { name: action.click, exact: true }).first().click();
     }
     if (action.webviewClick) await webviewFrame(page).locator(action.webviewClick).first().click({ timeout: 30000 });
+    if (action.webviewSelect) await webviewFrame(page).locator(action.webviewSelect.selector).first().selectOption(action.webviewSelect.value, { timeout: 30000 });
     if (action.press) await page.keyboard.press(action.press);
     if (action.type) await page.keyboard.type(action.type);
     if (action.inspect) await inspectSurfaces(page, action.inspect);

@@ -27,7 +27,8 @@ async function runSuite(folder, suite) {
   const workbenchLog = [];
   const lines = [];
   const started = Date.now();
-  const server = await startServer({ smokeTestDriver: true, env: { ACCORD_VSCODE_SUITE: suite } });
+  // A scripted chat model provider, installed beside Accord, so the vscode-lm tests need no signed-in Copilot.
+  const server = await startServer({ smokeTestDriver: true, env: { ACCORD_VSCODE_SUITE: suite }, extensionFolders: [path.join(root, 'test/vscode/fakeLmProvider')] });
   const workbench = await openWorkbench(server, {
     folder,
     payload: [

@@ -135,6 +135,27 @@ export const FileCompletion = z.object({
 });
 export type FileCompletion = z.infer<typeof FileCompletion>;
 
+/** Models the bundled agent can use, known before any session exists: the setup card and the model picker. */
+export const ModelSetup = z.object({
+  /** No model is configured (no `accord.model`, no key): the panel offers the setup card before the first prompt. */
+  needsModel: z.boolean(),
+  /** `accord.model`, when set. */
+  current: z.optional(shortText),
+  /** Every model, grouped by provider (Anthropic, …, GitHub Copilot, each local server). */
+  groups: z.array(z.object({
+    name: shortText,
+    models: z.array(z.object({ value: shortText, name: shortText })).check(z.maxLength(500)),
+  })).check(z.maxLength(50)),
+  /** How many models VS Code's Language Model API offers (GitHub Copilot and other providers). */
+  vscodeModels: z.number().check(z.int(), z.nonnegative()),
+  /** Local OpenAI-compatible servers found on their default ports. */
+  localServers: z.array(z.object({ name: shortText, baseUrl: shortText, models: z.number().check(z.int(), z.nonnegative()) })).check(z.maxLength(10)),
+});
+export type ModelSetup = z.infer<typeof ModelSetup>;
+
+export const SetupAction = z.enum(['useVscodeModels', 'setApiKey', 'useLocalModel']);
+export type SetupAction = z.infer<typeof SetupAction>;
+
 /** Extension → webview. */
 export const HostMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hello'), version: z.number(), epoch }),
@@ -142,6 +163,7 @@ export const HostMessage = z.discriminatedUnion('type', [
   /** The agent in view failed (null: the failure is over); not tied to a session epoch, since it may have none. */
   z.object({ type: z.literal('agentFailure'), failure: z.nullable(AgentFailure) }),
   z.object({ type: z.literal('settings'), hideThoughts: z.boolean() }),
+  z.object({ type: z.literal('modelSetup'), setup: ModelSetup }),
   z.object({
     type: z.literal('sessionList'),
     sessions: z.array(SessionSummary),
@@ -277,6 +299,10 @@ export const WebviewMessage = z.discriminatedUnion('type', [
     configId: id,
     value: z.union([shortText, z.boolean()]),
   }),
+  /** A button of the setup card (`baseUrl`: which local server). */
+  z.object({ type: z.literal('setupAction'), action: SetupAction, baseUrl: z.optional(shortText) }),
+  /** A model picked before a session exists: it becomes `accord.model`. */
+  z.object({ type: z.literal('pickModel'), value: shortText }),
   z.object({ type: z.literal('newSession') }),
   z.object({ type: z.literal('loadSession'), sessionId: id }),
   z.object({ type: z.literal('requestFileCompletions'), query: shortText }),

@@ -34,6 +34,7 @@ import { toUserContent } from './prompt';
 import { ClientFeatureBook, featuresOf, forClient, type ClientFeatures } from './clientView';
 import { registerChangesMethods } from './changesMethods';
 import { methodsCapability } from '../../protocol/accordMethods';
+import { ClientModelChannel } from './clientModels';
 import type { SessionPersistence } from './sessionLog';
 import type { SessionWorkspaces } from '../session/workspaces';
 import { flagsMeta, TURN_ENDED_METHOD, TURN_STARTED_METHOD, type SessionSharing } from './sharing';
@@ -112,7 +113,8 @@ export function forwardUpdates(session: Session, client: AgentContext, features:
 
 export const NO_MODEL_MESSAGE = [
   'No model is configured, so Accord cannot answer yet. Configure one of these, then send your message again:',
-  '- set ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment Accord starts from (optionally ACCORD_MODEL=provider:model, e.g. anthropic:claude-sonnet-4-5);',
+  '- set ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY in the environment Accord starts from (optionally ACCORD_MODEL=provider:model, e.g. anthropic:claude-sonnet-4-5);',
+  '- in VS Code, use a model VS Code offers (GitHub Copilot): pick it in the model picker;',
   '- run `accord login anthropic` (or `accord login openai`) in a terminal to store a key;',
   '- in VS Code, run the command "Accord: Set API Key";',
   '- or start a local OpenAI-compatible server (Ollama on 127.0.0.1:11434, LM Studio on :1234, llama.cpp on :8080), or set ACCORD_MODEL=openai-compatible:http://host:port/v1#model.',
@@ -146,6 +148,10 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   const maxChildren = options.maxChildren ?? positiveInt(env.ACCORD_MAX_CHILDREN) ?? DEFAULT_MAX_CHILDREN;
   const compactAt = options.compactAt ?? compactShare(env.ACCORD_COMPACT_AT) ?? DEFAULT_COMPACT_AT;
   const sharing = options.sharing;
+  // The editor's language models (VS Code's `vscode.lm`), when this connection's client lends them.
+  const clientModels = new ClientModelChannel();
+  // A turn with no client of its own (resumed by a durable answer) cannot borrow one's models.
+  const modelsOf = (client: AgentContext | undefined) => (client ? clientModels.host(client, features.current.languageModels) : undefined);
 
   /** Prompts waiting for their session's workspace; session/cancel ends the wait. */
   const waiting = new WeakMap<Session, AbortController>();
@@ -232,7 +238,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       }
       if (sharing) await sharing.attach(session, client, flags, features.current);
       else forwardUpdates(session, client, features.current);
-      const configOptions = await configOptionsFor(session, env);
+      const configOptions = await configOptionsFor(session, env, modelsOf(client));
       // After the response, so the client already knows the session id.
       setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsOf(session) }), 0);
       const meta = flagsMeta(flags);
@@ -309,7 +315,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       ...(persistence ? { observer: persistence.observer(session) } : {}),
       model: async (s) => {
         if (!s.settings.model) throw new Error(NO_MODEL_MESSAGE);
-        return resolveModel(s.settings.model, env);
+        return resolveModel(s.settings.model, env, modelsOf(client));
       },
       systemPrompt,
       compactAt,
@@ -397,6 +403,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       }
     };
   }
-  registerSettingsMethods(app, { env, sessionOf: sessionOrThrow, changed: (session) => persistence?.configChanged(session) });
+  registerSettingsMethods(app, { env, sessionOf: sessionOrThrow, modelsOf, changed: (session) => persistence?.configChanged(session) });
+  clientModels.register(app);
   return isolation ? registerChangesMethods(app, isolation) : app;
 }

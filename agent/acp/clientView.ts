@@ -10,19 +10,23 @@
 //     parent's `task` tool call, whose content shows its progress.
 import type { ClientCapabilities, SessionNotification } from '@agentclientprotocol/sdk/unstable';
 import { CHILD_PROGRESS_META, type SessionUpdate } from '../core/updates';
+import { offersLanguageModels } from '../../protocol/accordMethods';
 
 export interface ClientFeatures {
   compaction: boolean;
   subagents: boolean;
+  /** The client lends its editor's language models (`_accord/lm/*`). */
+  languageModels: boolean;
 }
 
-export const noFeatures: ClientFeatures = { compaction: false, subagents: false };
+export const noFeatures: ClientFeatures = { compaction: false, subagents: false, languageModels: false };
 
 export function featuresOf(capabilities: ClientCapabilities | undefined): ClientFeatures {
   const present = (value: unknown) => value !== undefined && value !== null && value !== false;
   return {
     compaction: present(capabilities?.session?.compaction),
     subagents: present((capabilities as { subagents?: unknown } | undefined)?.subagents),
+    languageModels: offersLanguageModels(capabilities?._meta),
   };
 }
 

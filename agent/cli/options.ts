@@ -155,6 +155,6 @@ One-shot:
 
 Sessions and keys:
   accord sessions list|remove ...
-  accord login [anthropic|openai|openai-compatible]
+  accord login [anthropic|openai|openrouter|google|openai-compatible]
   accord --help
 `;

@@ -99,7 +99,7 @@ export async function compact(session: Session, request: CompactionRequest): Pro
       } else if (part.type === 'finish-step') {
         request.onUsage?.({ ...part.usage } as Record<string, unknown>);
         // The summary is a paid request like any other.
-        const measured = await measureRequest(request.model.parsed, part.usage);
+        const measured = await measureRequest(request.model.parsed, part.usage, request.model.contextWindow);
         session.cost = session.cost === undefined || measured.cost === undefined ? undefined : session.cost + measured.cost;
       } else if (part.type === 'error') {
         error ??= part.error;

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { CommandRunner, PlanEntry, Tool } from '../tools/tool';
 import { describeModelError, StalledStreamError } from '../models/errors';
 import type { ResolvedModel } from '../models/resolve';
-import { measureRequest } from '../models/usage';
+import { measureRequest, USAGE_ESTIMATED_META } from '../models/usage';
 import type { PermissionAsker, PermissionGate } from './gate';
 import type { Session } from './session';
 import { CallScheduler, claimsFor } from './callScheduler';
@@ -324,7 +324,7 @@ async function streamOnce(
         case 'finish-step': {
           finishReason = part.finishReason;
           deps.observer?.usage({ ...part.usage } as Record<string, unknown>);
-          const measured = await measureRequest(model.parsed, part.usage);
+          const measured = await measureRequest(model.parsed, part.usage, model.contextWindow);
           session.cost = session.cost === undefined || measured.cost === undefined ? undefined : session.cost + measured.cost;
           session.context = { used: measured.used, size: measured.size };
           await emit({
@@ -332,6 +332,7 @@ async function streamOnce(
             used: measured.used,
             size: measured.size,
             ...(session.cost !== undefined ? { cost: { amount: session.cost, currency: 'USD' } } : {}),
+            ...(model.estimatedUsage ? { _meta: { [USAGE_ESTIMATED_META]: true } } : {}),
           });
           break;
         }

@@ -35,7 +35,25 @@ export interface SelectConfigOption {
   category?: string;
   type: 'select';
   currentValue: string;
-  options: Array<{ value: string; name: string; description?: string }>;
+  /** Flat, or in named groups (ACP's SessionConfigSelectGroup), e.g. the models by provider. */
+  options: SelectValue[] | SelectGroup[];
+}
+
+export interface SelectValue {
+  value: string;
+  name: string;
+  description?: string;
+}
+
+export interface SelectGroup {
+  group: string;
+  name: string;
+  options: SelectValue[];
+}
+
+/** Every value of a select option, groups flattened. */
+export function selectValues(option: SelectConfigOption): SelectValue[] {
+  return (option.options as Array<SelectValue | SelectGroup>).flatMap((o) => ('group' in o ? o.options : [o]));
 }
 
 export interface AvailableCommand {
@@ -61,7 +79,7 @@ export type SessionUpdate =
   | ({ sessionUpdate: 'tool_call'; title: string } & ToolCallFields)
   | ({ sessionUpdate: 'tool_call_update' } & ToolCallFields)
   | { sessionUpdate: 'plan'; entries: PlanEntry[] }
-  | { sessionUpdate: 'usage_update'; used: number; size: number; cost?: { amount: number; currency: string } }
+  | { sessionUpdate: 'usage_update'; used: number; size: number; cost?: { amount: number; currency: string }; _meta?: Record<string, unknown> }
   | { sessionUpdate: 'available_commands_update'; availableCommands: AvailableCommand[] }
   | { sessionUpdate: 'config_option_update'; configOptions: SelectConfigOption[] }
   /** v1's mode announcement (modes.ts); v2 reads the mode from the config option instead. */

@@ -12,7 +12,7 @@ export interface ConnectionFlags {
   /** Model for sessions this connection creates. */
   model?: string;
   /**
-   * The client's model settings and credentials (ANTHROPIC_*, OPENAI_*,
+   * The client's model settings and credentials (ANTHROPIC_*, OPENAI_*, OPENROUTER_*, GEMINI_*,
    * ACCORD_* but the daemon's own): turns this connection prompts use them,
    * so keys set after the daemon started (VS Code's Set API Key) apply.
    */
@@ -25,7 +25,7 @@ const DAEMON_KEYS = new Set(['ACCORD_HOME', 'ACCORD_DAEMON_IDLE_EXIT', 'ACCORD_B
 export function forwardedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined && /^(ANTHROPIC_|OPENAI_|ACCORD_)/.test(key) && !DAEMON_KEYS.has(key)) out[key] = value;
+    if (value !== undefined && /^(ANTHROPIC_|OPENAI_|OPENROUTER_|GEMINI_|GOOGLE_GENERATIVE_AI_|ACCORD_)/.test(key) && !DAEMON_KEYS.has(key)) out[key] = value;
   }
   return out;
 }
@@ -35,7 +35,7 @@ export function acceptedEnv(env: unknown): Record<string, string> {
   if (env === null || typeof env !== 'object') return {};
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env as Record<string, unknown>)) {
-    if (typeof value === 'string' && /^(ANTHROPIC_|OPENAI_|ACCORD_)[A-Z0-9_]*$/.test(key) && !DAEMON_KEYS.has(key)) out[key] = value;
+    if (typeof value === 'string' && /^(ANTHROPIC_|OPENAI_|OPENROUTER_|GEMINI_|GOOGLE_GENERATIVE_AI_|ACCORD_)[A-Z0-9_]*$/.test(key) && !DAEMON_KEYS.has(key)) out[key] = value;
   }
   return out;
 }

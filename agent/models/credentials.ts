@@ -10,6 +10,8 @@ export type Env = Record<string, string | undefined>;
 export interface StoredCredentials {
   anthropic?: { apiKey: string };
   openai?: { apiKey: string };
+  openrouter?: { apiKey: string };
+  google?: { apiKey: string };
   'openai-compatible'?: { apiKey: string };
 }
 
@@ -48,6 +50,8 @@ export function storeCredential(env: Env, provider: keyof StoredCredentials, api
 const envKeys = {
   anthropic: ['ANTHROPIC_API_KEY', 'ACCORD_ANTHROPIC_API_KEY'],
   openai: ['OPENAI_API_KEY', 'ACCORD_OPENAI_API_KEY'],
+  openrouter: ['OPENROUTER_API_KEY', 'ACCORD_OPENROUTER_API_KEY'],
+  google: ['GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY', 'ACCORD_GEMINI_API_KEY'],
   'openai-compatible': ['ACCORD_OPENAI_COMPATIBLE_API_KEY'],
 } as const;
 
@@ -56,8 +60,15 @@ export function apiKeyFor(env: Env, provider: keyof StoredCredentials): string |
   return readStoredCredentials(env)[provider]?.apiKey;
 }
 
-export function baseUrlFor(env: Env, provider: 'anthropic' | 'openai'): string | undefined {
-  return provider === 'anthropic'
-    ? env.ACCORD_ANTHROPIC_BASE_URL || env.ANTHROPIC_BASE_URL
-    : env.ACCORD_OPENAI_BASE_URL || env.OPENAI_BASE_URL;
+export function baseUrlFor(env: Env, provider: 'anthropic' | 'openai' | 'openrouter' | 'google'): string | undefined {
+  switch (provider) {
+    case 'anthropic':
+      return env.ACCORD_ANTHROPIC_BASE_URL || env.ANTHROPIC_BASE_URL;
+    case 'openai':
+      return env.ACCORD_OPENAI_BASE_URL || env.OPENAI_BASE_URL;
+    case 'openrouter':
+      return env.ACCORD_OPENROUTER_BASE_URL;
+    case 'google':
+      return env.ACCORD_GEMINI_BASE_URL;
+  }
 }

@@ -1,6 +1,5 @@
 // Finds OpenAI-compatible servers on this machine (Ollama, LM Studio,
-// llama.cpp) when nothing else is configured. Each probe is short so a
-// missing server costs little.
+// llama.cpp) on their default ports; all probes run at once.
 import type { Env } from './credentials';
 
 const defaultServers = ['http://127.0.0.1:11434/v1', 'http://127.0.0.1:1234/v1', 'http://127.0.0.1:8080/v1'];
@@ -29,7 +28,12 @@ async function probe(baseUrl: string, timeoutMs: number): Promise<LocalServer | 
   }
 }
 
-export async function detectLocalServers(env: Env, timeoutMs = 400): Promise<LocalServer[]> {
+/**
+ * A port with nothing on it refuses at once, so probing costs nothing in the usual case; the timeout only
+ * bounds a server that accepts and then hangs. It is generous because a loaded machine delays the answer
+ * of a live server by seconds, and a live server missed is a model the person cannot pick.
+ */
+export async function detectLocalServers(env: Env, timeoutMs = 3000): Promise<LocalServer[]> {
   const found = await Promise.all(localServerCandidates(env).map((url) => probe(url, timeoutMs)));
   return found.filter((server): server is LocalServer => server !== undefined);
 }

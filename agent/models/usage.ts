@@ -5,6 +5,9 @@ import type { PriceCalculationResult } from '@pydantic/genai-prices';
 import type { LanguageModelUsage } from 'ai';
 import type { ModelId } from './modelId';
 
+/** `usage_update._meta` key set when the counts are an estimate (the provider reported none). */
+export const USAGE_ESTIMATED_META = 'accord/usageEstimated';
+
 /** Used when the price data has no context window for the model (common for local models). */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
@@ -16,9 +19,13 @@ export interface RequestUsage {
   cost: number | undefined;
 }
 
-const pricingProvider: Record<ModelId['provider'], string | undefined> = { anthropic: 'anthropic', openai: 'openai', 'openai-compatible': undefined };
+// A model lent by VS Code is paid through the person's subscription (Copilot): no per-token price applies.
+const pricingProvider: Record<ModelId['provider'], string | undefined> = {
+  anthropic: 'anthropic', openai: 'openai', openrouter: 'openrouter', google: 'google', 'openai-compatible': undefined, 'vscode-lm': undefined,
+};
 
-export async function measureRequest(model: ModelId, usage: LanguageModelUsage): Promise<RequestUsage> {
+/** `contextWindow`: what the provider itself says the window is, when it says (VS Code's maxInputTokens). */
+export async function measureRequest(model: ModelId, usage: LanguageModelUsage, contextWindow?: number): Promise<RequestUsage> {
   const input = usage.inputTokens ?? 0;
   const output = usage.outputTokens ?? 0;
   const providerId = pricingProvider[model.provider];
@@ -42,7 +49,7 @@ export async function measureRequest(model: ModelId, usage: LanguageModelUsage):
   }
   return {
     used: input + output,
-    size: price?.model.context_window ?? DEFAULT_CONTEXT_WINDOW,
+    size: contextWindow ?? price?.model.context_window ?? DEFAULT_CONTEXT_WINDOW,
     cost: price ? price.total_price : undefined,
   };
 }

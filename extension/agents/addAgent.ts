@@ -21,7 +21,7 @@ export interface AddAgentDeps {
   confirm?: (message: string, detail: string) => Thenable<boolean>;
 }
 
-const askConsent = async (message: string, detail: string) => (await vscode.window.showInformationMessage(message, { modal: true, detail }, 'Install')) === 'Install';
+const askConsent = async (message: string, detail: string) => (await vscode.window.showInformationMessage(message, { modal: true, detail }, vscode.l10n.t('Install'))) === vscode.l10n.t('Install');
 
 function describe(choice: AgentChoice): string {
   switch (choice.action) {
@@ -61,7 +61,11 @@ async function install(agent: CatalogueAgent, deps: AddAgentDeps, env: NodeJS.Pr
   const run = runVisibly(`Install ${agent.name}`, argv.command, argv.args, env);
   const code = await run.done;
   if (code !== 0) {
-    void vscode.window.showErrorMessage(`Accord: installing ${agent.name} failed${code === null ? '' : ` (npm exited with code ${code})`}. The terminal shows why.`);
+    void vscode.window.showErrorMessage(
+      code === null
+        ? vscode.l10n.t('Accord: installing {0} failed. The terminal shows why.', agent.name)
+        : vscode.l10n.t('Accord: installing {0} failed (npm exited with code {1}). The terminal shows why.', agent.name, code),
+    );
     return false;
   }
   return true;
@@ -81,7 +85,7 @@ export async function addAgent(deps: AddAgentDeps): Promise<string | undefined> 
   let via: 'path' | 'npx';
   switch (choice.action) {
     case 'configured':
-      void vscode.window.showInformationMessage(`Accord: ${agent.name} is already in "accord.agents" as ${forNotification(choice.as, 80)}.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Accord: {0} is already in "accord.agents" as {1}.', agent.name, forNotification(choice.as, 80)));
       return undefined;
     case 'manual':
       void vscode.env.openExternal(vscode.Uri.parse(choice.page));
@@ -99,10 +103,12 @@ export async function addAgent(deps: AddAgentDeps): Promise<string | undefined> 
   }
   const name = await writeEntry(agent, via);
   deps.log(`added agent ${name} (${via})`);
-  const actions = defaultAgentName() === name ? ['New Session'] : ['New Session', 'Make Default'];
-  void vscode.window.showInformationMessage(`Accord: added ${name}. ${agent.auth}`, ...actions).then(async (action) => {
-    if (action === 'Make Default') await vscode.workspace.getConfiguration('accord').update('defaultAgent', name, vscode.ConfigurationTarget.Global);
-    if (action === 'New Session') await vscode.commands.executeCommand('accord.newSession');
+  const newSession = vscode.l10n.t('New Session');
+  const makeDefault = vscode.l10n.t('Make Default');
+  const actions = defaultAgentName() === name ? [newSession] : [newSession, makeDefault];
+  void vscode.window.showInformationMessage(vscode.l10n.t('Accord: added {0}. {1}', name, agent.auth), ...actions).then(async (action) => {
+    if (action === makeDefault) await vscode.workspace.getConfiguration('accord').update('defaultAgent', name, vscode.ConfigurationTarget.Global);
+    if (action === newSession) await vscode.commands.executeCommand('accord.newSession');
   });
   return name;
 }

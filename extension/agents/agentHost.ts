@@ -14,6 +14,7 @@ import { policyPassList } from './policyPass';
 import { agentEnvironment } from './agentEnv';
 import { quotedForNotification } from '../text/agentText';
 import { startupMark } from '../startup/startupMarks';
+import { languageModelsMeta, registerLanguageModelHandlers } from '../languageModels/lmHandlers';
 
 export interface AgentHostDeps {
   extensionUri: vscode.Uri;
@@ -118,8 +119,12 @@ export class AgentHost implements vscode.Disposable {
     const agentProcess = new AgentProcess({
       agent: command,
       log: this.log,
-      configureClient: (app) => registerClientHandlers(app, this.name, this.deps.services),
-      clientCapabilities: CLIENT_CAPABILITIES,
+      configureClient: (app) => {
+        const served = registerClientHandlers(app, this.name, this.deps.services);
+        // Only the bundled agent may use the person's VS Code models (their Copilot quota): third-party agents get -32601.
+        return this.definition === 'bundled' ? registerLanguageModelHandlers(served, (m) => this.log.warn(m)) : served;
+      },
+      clientCapabilities: this.definition === 'bundled' ? { ...CLIENT_CAPABILITIES, _meta: { ...CLIENT_CAPABILITIES._meta, ...languageModelsMeta() } } : CLIENT_CAPABILITIES,
       tapStream: (stream) => this.deps.traffic.tap(stream, this.name),
       initializeTimeoutMs: this.initializeTimeoutMs,
     });
@@ -153,9 +158,9 @@ export class AgentHost implements vscode.Disposable {
     }
     const message = `${this.name} ${how} and was restarted 4 times in 3 minutes, so Accord stopped restarting it. See its log for why.`;
     this.setStatus({ state: 'error', agentName: this.name, message });
-    void vscode.window.showErrorMessage(`Accord: the agent ${quotedForNotification(this.name, 80)} ${how} and was restarted 4 times in 3 minutes, so Accord stopped restarting it. See its log for why.`, 'Restart', 'Show Log').then((choice) => {
-      if (choice === 'Restart') void this.restart();
-      if (choice === 'Show Log') this.showLog();
+    void vscode.window.showErrorMessage(vscode.l10n.t('Accord: the agent {0} {1} and was restarted 4 times in 3 minutes, so Accord stopped restarting it. See its log for why.', quotedForNotification(this.name, 80), how), vscode.l10n.t('Restart'), vscode.l10n.t('Show Log')).then((choice) => {
+      if (choice === vscode.l10n.t('Restart')) void this.restart();
+      if (choice === vscode.l10n.t('Show Log')) this.showLog();
     });
   }
 

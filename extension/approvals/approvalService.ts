@@ -176,7 +176,7 @@ export class ApprovalService implements vscode.Disposable {
   async showPending(requestId?: string): Promise<void> {
     const approval = requestId ? this.pending.get(requestId)?.approval : this.pendingApprovals[0];
     if (approval) await this.ask(approval, true);
-    else void vscode.window.showInformationMessage('No Accord approval is waiting.');
+    else void vscode.window.showInformationMessage(vscode.l10n.t('No Accord approval is waiting.'));
   }
 
   dispose(): void {
@@ -211,7 +211,7 @@ export class ApprovalService implements vscode.Disposable {
         continue;
       }
       if (approval.outcome) {
-        if (picked) void vscode.window.showInformationMessage('That approval was already answered.');
+        if (picked) void vscode.window.showInformationMessage(vscode.l10n.t('That approval was already answered.'));
         return;
       }
       if (picked?.diff) {

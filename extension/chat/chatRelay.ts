@@ -6,6 +6,7 @@ import type { RoutedUpdate } from '../client/updateRouter';
 import type { FailureAction, HostMessage, WebviewMessage } from '../../webview/protocol';
 import type { SessionController } from '../sessions/sessionController';
 import type { AgentHost } from '../agents/agentHost';
+import type { SetupService } from '../setup/setupService';
 import { hideThoughts } from '../settings/settings';
 import { fileCompletions, openLink } from './panelServices';
 import type { SessionReviews } from '../review/sessionReviews';
@@ -23,6 +24,8 @@ export interface ChatRelayDeps {
   reviews: SessionReviews;
   /** The agent the panel is about (failure actions act on it). */
   viewHost: () => AgentHost;
+  /** The setup card and the model picker before a session. */
+  setup?: SetupService;
 }
 
 export class ChatRelay implements vscode.Disposable {
@@ -50,7 +53,12 @@ export class ChatRelay implements vscode.Disposable {
     try {
       switch (message.type) {
         case 'ready':
-          return this.replayState();
+          this.replayState();
+          return await this.deps.setup?.refresh();
+        case 'setupAction':
+          return await this.deps.setup?.act(message.action, message.baseUrl);
+        case 'pickModel':
+          return await this.deps.setup?.pick(message.value);
         case 'sendPrompt':
           await controller.prompt(controller.current?.host ?? this.deps.defaultHost(), message);
           return;
@@ -97,7 +105,7 @@ export class ChatRelay implements vscode.Disposable {
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
       this.deps.log(`panel request ${message.type} failed: ${forLog(text)}`);
-      void vscode.window.showErrorMessage(`Accord: ${quotedForNotification(text, 400)}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('Accord: {0}', quotedForNotification(text, 400)));
     }
   }
 

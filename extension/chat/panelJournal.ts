@@ -7,7 +7,7 @@
 import type { HostMessage } from '../../webview/protocol';
 
 /** Only the latest of these matters. */
-const LATEST_ONLY = new Set<HostMessage['type']>(['agentStatus', 'settings', 'sessionList', 'reviewChanges']);
+const LATEST_ONLY = new Set<HostMessage['type']>(['agentStatus', 'settings', 'sessionList', 'modelSetup', 'reviewChanges']);
 /** Answers to one request of the panel that is gone. */
 const TRANSIENT = new Set<HostMessage['type']>(['hello', 'fileCompletions']);
 
@@ -53,7 +53,7 @@ export class PanelJournal {
 
   /** Everything to send a new panel, in an order that rebuilds the same state. */
   replay(): HostMessage[] {
-    const first = ['agentStatus', 'settings', 'sessionList'].flatMap((t) => this.latest.get(t as HostMessage['type']) ?? []);
+    const first = ['agentStatus', 'settings', 'sessionList', 'modelSetup'].flatMap((t) => this.latest.get(t as HostMessage['type']) ?? []);
     const review = this.latest.get('reviewChanges');
     return [...first, ...this.messages, ...this.terminals.values(), ...(review ? [review] : [])];
   }

@@ -37,12 +37,12 @@ export async function openLink(href: string): Promise<void> {
   try {
     uri = vscode.Uri.parse(href, true);
   } catch {
-    return void vscode.window.showWarningMessage(`Accord did not open ${quotedForNotification(href, 200)}: it is not a valid link.`);
+    return void vscode.window.showWarningMessage(vscode.l10n.t('Accord did not open {0}: it is not a valid link.', quotedForNotification(href, 200)));
   }
   if (!['http', 'https', 'mailto'].includes(uri.scheme)) {
-    return void vscode.window.showWarningMessage(`Accord opens only web and mail links, not ${quotedForNotification(`${uri.scheme}:`, 40)} links.`);
+    return void vscode.window.showWarningMessage(vscode.l10n.t('Accord opens only web and mail links, not {0} links.', quotedForNotification(`${uri.scheme}:`, 40)));
   }
   const open = 'Open';
-  const choice = await vscode.window.showInformationMessage(`Open this link from the chat?`, { modal: true, detail: agentLine(uri.toString(true), 2000) }, open);
+  const choice = await vscode.window.showInformationMessage(vscode.l10n.t('Open this link from the chat?'), { modal: true, detail: agentLine(uri.toString(true), 2000) }, open);
   if (choice === open) await vscode.env.openExternal(uri);
 }

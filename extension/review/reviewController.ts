@@ -150,23 +150,23 @@ export class ReviewController implements vscode.Disposable {
   private async decideHunk(uriArg: unknown, indexArg: unknown, decision: Decision): Promise<void> {
     const target = typeof indexArg === 'number' ? { file: this.fileFrom(uriArg), index: indexArg } : this.hunkAtCursor();
     if (!target?.file) {
-      void vscode.window.showInformationMessage('Accord: no change to decide here. Put the cursor in a highlighted change of an Accord review.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('Accord: no change to decide here. Put the cursor in a highlighted change of an Accord review.'));
       return;
     }
     const result = await this.report(this.store.decideHunk(target.file, target.index, decision));
-    for (const { why } of result.refused ?? []) void vscode.window.showInformationMessage(`Accord: nothing was changed in ${fileLabel(target.file.path)}: ${forNotification(why, 400)}.`);
+    for (const { why } of result.refused ?? []) void vscode.window.showInformationMessage(vscode.l10n.t('Accord: nothing was changed in {0}: {1}.', fileLabel(target.file.path), forNotification(why, 400)));
   }
 
   /** Decides what is still open; says so when there was nothing (every change already decided). */
   private async decideFiles(files: FileReview[], decision: Exclude<Decision, 'pending'>): Promise<void> {
     if (files.length === 0) {
-      void vscode.window.showInformationMessage('Accord: there are no agent changes under review here.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('Accord: there are no agent changes under review here.'));
       return;
     }
     const result = await this.report(this.store.decideFiles(files, decision));
     if (result.landed.length + result.conflicts.length === 0) {
       const which = files.length === 1 ? fileLabel(files[0]!.path) : `these ${files.length} files`;
-      void vscode.window.showInformationMessage(`Accord: nothing to ${decision === 'accepted' ? 'accept' : 'reject'} in ${which}: every change is already decided. Use Undo Turn to take back what a turn landed.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Accord: nothing to {0} in {1}: every change is already decided. Use Undo Turn to take back what a turn landed.', decision === 'accepted' ? 'accept' : 'reject', which));
     }
   }
 
@@ -176,19 +176,19 @@ export class ReviewController implements vscode.Disposable {
     const files = result.landed.length + result.conflicts.length;
     const stuck = result.conflicts.length > 0 ? `; ${result.conflicts.length} could not be fully reverted because you edited the same lines (see the Changes view)` : '';
     void vscode.window.showInformationMessage(
-      `Accord undid turn ${node.turnId} only (${files} file${files === 1 ? '' : 's'}; other turns' changes are kept)${stuck}. The agent will be told with your next prompt.`,
+      vscode.l10n.t('Accord undid turn {0} only ({1} file{2}; other turns\' changes are kept){3}. The agent will be told with your next prompt.', node.turnId, files, files === 1 ? '' : 's', stuck),
     );
   }
 
   /** Writes the file's pending hunks into it and shows it, with Keep/Undo on each. */
   private async reviewInFile(file: FileReview | undefined): Promise<void> {
     if (!file) {
-      void vscode.window.showInformationMessage('Accord: no change under review here to review in its file.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('Accord: no change under review here to review in its file.'));
       return;
     }
     const result = await this.report(this.store.reviewInFile(file));
     for (const { why } of result.refused ?? []) {
-      void vscode.window.showInformationMessage(`Accord cannot review ${fileLabel(file.path)} in the file: ${forNotification(why, 400)}.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Accord cannot review {0} in the file: {1}.', fileLabel(file.path), forNotification(why, 400)));
       return;
     }
     await vscode.window.showTextDocument(vscode.Uri.file(file.path), { preview: false });
@@ -209,7 +209,7 @@ export class ReviewController implements vscode.Disposable {
       target = placed.find((p) => line >= p.start && line < p.start + Math.max(1, p.lines)) ?? placed.find((p) => p.start >= line);
     }
     if (!target) {
-      void vscode.window.showInformationMessage('Accord: no change under review at the cursor.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('Accord: no change under review at the cursor.'));
       return;
     }
     // Keep on lines the person edited keeps their version, and the agent is told what it became.
@@ -217,7 +217,7 @@ export class ReviewController implements vscode.Disposable {
       decision === 'accepted' && target.edited !== undefined
         ? this.store.keepEdited(target.file, target.index, target.edited)
         : await this.report(this.store.decideHunk(target.file, target.index, decision));
-    for (const { why } of result.refused ?? []) void vscode.window.showInformationMessage(`Accord: nothing was changed: ${forNotification(why, 400)}.`);
+    for (const { why } of result.refused ?? []) void vscode.window.showInformationMessage(vscode.l10n.t('Accord: nothing was changed: {0}.', forNotification(why, 400)));
   }
 
   /** Writes a conflict into the real file between conflict markers and shows it there. */
@@ -231,7 +231,7 @@ export class ReviewController implements vscode.Disposable {
     if (!file) return;
     const conflicts = file.hunks.map((_, i) => i).filter((i) => hunkState(file, i) === 'conflict');
     if (conflicts.length === 0) {
-      void vscode.window.showInformationMessage(`Accord: ${fileLabel(file.path)} has no conflict to resolve${file.conflict ? ` (${quotedForNotification(file.conflict, 300)})` : ''}.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Accord: {0} has no conflict to resolve{1}.', fileLabel(file.path), file.conflict ? ` (${quotedForNotification(file.conflict, 300)})` : ''));
       return;
     }
     await this.resolve(file, conflicts);
@@ -242,7 +242,7 @@ export class ReviewController implements vscode.Disposable {
       for (const index of indices) {
         const outcome = await this.store.resolveInFile(file, index);
         if (!outcome.written) {
-          void vscode.window.showWarningMessage(`Accord cannot put conflict markers in ${fileLabel(file.path)}: ${forNotification(outcome.why, 400)}.`);
+          void vscode.window.showWarningMessage(vscode.l10n.t('Accord cannot put conflict markers in {0}: {1}.', fileLabel(file.path), forNotification(outcome.why, 400)));
           return;
         }
       }
@@ -254,7 +254,7 @@ export class ReviewController implements vscode.Disposable {
         editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenter);
       }
     } catch (error) {
-      void vscode.window.showErrorMessage(`Accord could not write the conflict into ${fileLabel(file.path)}: ${quotedForNotification(error instanceof Error ? error.message : String(error), 400)}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('Accord could not write the conflict into {0}: {1}', fileLabel(file.path), quotedForNotification(error instanceof Error ? error.message : String(error), 400)));
     }
   }
 
@@ -265,7 +265,7 @@ export class ReviewController implements vscode.Disposable {
     if (!why) return;
     const wanted = hunkDecision(file, indexArg) === 'accepted' ? 'accept' : 'take out';
     void vscode.window.showWarningMessage(
-      `Accord could not ${wanted} this change in ${fileLabel(file.path)}: ${forNotification(why, 400)}. Resolve in File puts both versions between conflict markers; or change your lines and Try Again; or ${wanted === 'accept' ? 'Leave Out the change' : 'Keep the change'}.`,
+      vscode.l10n.t('Accord could not {0} this change in {1}: {2}. Resolve in File puts both versions between conflict markers; or change your lines and Try Again; or {3}.', wanted, fileLabel(file.path), forNotification(why, 400), wanted === 'accept' ? 'Leave Out the change' : 'Keep the change'),
     );
   }
 
@@ -277,18 +277,23 @@ export class ReviewController implements vscode.Disposable {
         const label = quotedForNotification(nodePath.basename(file.path), 200);
         void vscode.window
           .showWarningMessage(
-            `Accord could not apply ${open > 0 ? `${open} change${open === 1 ? '' : 's'} to` : 'the change to'} ${label}: ${file.conflict ? quotedForNotification(file.conflict, 300) : 'it changed since the agent proposed this'}. Open the review to resolve it, try again after changing your lines, or reject it.`,
-            'Open Review',
-            ...(open > 0 ? ['Resolve in File'] : []),
+            vscode.l10n.t(
+              'Accord could not apply {0} {1}: {2}. Open the review to resolve it, try again after changing your lines, or reject it.',
+              open > 0 ? vscode.l10n.t('{0} change(s) to', open) : vscode.l10n.t('the change to'),
+              label,
+              file.conflict ? quotedForNotification(file.conflict, 300) : vscode.l10n.t('it changed since the agent proposed this'),
+            ),
+            vscode.l10n.t('Open Review'),
+            ...(open > 0 ? [vscode.l10n.t('Resolve in File')] : []),
           )
           .then((choice) => {
-            if (choice === 'Open Review') void this.open(file);
-            if (choice === 'Resolve in File') void this.resolveFile(file);
+            if (choice === vscode.l10n.t('Open Review')) void this.open(file);
+            if (choice === vscode.l10n.t('Resolve in File')) void this.resolveFile(file);
           });
       }
       return result;
     } catch (error) {
-      void vscode.window.showErrorMessage(`Accord could not apply the reviewed change: ${quotedForNotification(error instanceof Error ? error.message : String(error), 400)}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('Accord could not apply the reviewed change: {0}', quotedForNotification(error instanceof Error ? error.message : String(error), 400)));
       return { landed: [], conflicts: [] };
     }
   }

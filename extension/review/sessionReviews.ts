@@ -195,7 +195,7 @@ export class SessionReviews implements vscode.Disposable {
     if (file) return this.deps.review.open(file);
     const diff = state?.toolPaths.get(toolCallId)?.get(agentPath);
     if (diff) return this.deps.review.toolDiffs.open(`${sessionId}\u0000${toolCallId}\u0000${agentPath}`, { ...diff, path });
-    void vscode.window.showInformationMessage(`Accord has no change to review for ${quotedForNotification(path, 300)} yet.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Accord has no change to review for {0} yet.', quotedForNotification(path, 300)));
   }
 
   /** The panel's "Changes" list: open one file's review in the diff editor, or review it inside the file. */

@@ -2,13 +2,10 @@
 // reach only the bundled agent's environment, at spawn. They are never sent
 // over ACP, never shown, and third-party agents never receive them.
 import * as vscode from 'vscode';
+import { KEYED_PROVIDERS, PROVIDER_KEY_ENV, PROVIDER_LABELS } from '../../agent/models/catalog';
 
-export const PROVIDERS = [
-  { label: 'Anthropic', env: 'ANTHROPIC_API_KEY' },
-  { label: 'OpenAI', env: 'OPENAI_API_KEY' },
-  { label: 'OpenRouter', env: 'OPENROUTER_API_KEY' },
-  { label: 'Google Gemini', env: 'GEMINI_API_KEY' },
-] as const;
+/** Exactly the providers the bundled agent reaches with a key (agent/models/catalog.ts), under the variable it reads. */
+export const PROVIDERS = KEYED_PROVIDERS.map((p) => ({ label: PROVIDER_LABELS[p], env: PROVIDER_KEY_ENV[p] }));
 
 const secretKey = (env: string) => `accord.apiKey.${env}`;
 

@@ -131,10 +131,10 @@ export class SessionController implements vscode.Disposable {
     // A failed turn already says so in the transcript and (per accord.notifications) in the turn-ended notification;
     // a sign-in the panel offers needs no second notification.
     if (stage === 'session/prompt' || offered.length > 0) return;
-    void vscode.window.showErrorMessage(`Accord: ${quotedForNotification(host.name, 80)} failed (${stage}): ${quotedForNotification(message, 400)}`, 'Show Log', 'Show ACP Traffic')
+    void vscode.window.showErrorMessage(vscode.l10n.t('Accord: {0} failed ({1}): {2}', quotedForNotification(host.name, 80), stage, quotedForNotification(message, 400)), vscode.l10n.t('Show Log'), vscode.l10n.t('Show ACP Traffic'))
       .then((choice) => {
-        if (choice === 'Show Log') host.showLog();
-        if (choice === 'Show ACP Traffic') void vscode.commands.executeCommand('accord.showAcpTraffic');
+        if (choice === vscode.l10n.t('Show Log')) host.showLog();
+        if (choice === vscode.l10n.t('Show ACP Traffic')) void vscode.commands.executeCommand('accord.showAcpTraffic');
       });
   }
 
@@ -159,7 +159,7 @@ export class SessionController implements vscode.Disposable {
       return false;
     }
     this.clearFailure();
-    void vscode.window.showInformationMessage(`Accord: signed in to ${quotedForNotification(host.name, 80)}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Accord: signed in to {0}.', quotedForNotification(host.name, 80)));
     if (wantsSession) return (await this.newSession(host)) !== undefined;
     return true;
   }
@@ -197,8 +197,8 @@ export class SessionController implements vscode.Disposable {
   /** A broken policy or failed MCP server, said once per new session; the agent's wording only ever in a modal's plain-text detail. */
   private showNotices(meta: unknown): void {
     for (const notice of sessionNotices(meta)) {
-      void vscode.window.showWarningMessage(notice.headline, 'Details').then((choice) => {
-        if (choice === 'Details') void vscode.window.showWarningMessage(notice.headline, { modal: true, detail: notice.detail });
+      void vscode.window.showWarningMessage(notice.headline, vscode.l10n.t('Details')).then((choice) => {
+        if (choice === vscode.l10n.t('Details')) void vscode.window.showWarningMessage(notice.headline, { modal: true, detail: notice.detail });
       });
     }
   }
@@ -209,7 +209,7 @@ export class SessionController implements vscode.Disposable {
     const cwd = this.cwd();
     if (!connection || !cwd) return;
     if (!host.info?.agentCapabilities?.loadSession) {
-      void vscode.window.showWarningMessage(`Accord: ${quotedForNotification(host.name, 80)} cannot reopen past sessions (it does not support session/load).`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('Accord: {0} cannot reopen past sessions (it does not support session/load).', quotedForNotification(host.name, 80)));
       return;
     }
     if (this.loading === sessionId) return; // a second click while replaying would render the history twice
@@ -343,7 +343,7 @@ export class SessionController implements vscode.Disposable {
     const connection = host.connection;
     const params = { sessionId, prompt: [], _meta: durableAnswerMeta(requestId, optionId) };
     const refused = (error: unknown) =>
-      void vscode.window.showWarningMessage(`Accord: ${quotedForNotification(host.name, 80)} did not take the answer to its approval: ${quotedForNotification(error instanceof Error ? error.message : String(error), 400)}`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('Accord: {0} did not take the answer to its approval: {1}', quotedForNotification(host.name, 80), quotedForNotification(error instanceof Error ? error.message : String(error), 400)));
     if (!connection) return void refused(new Error(`${host.name} is not running; the approval stays pending and is asked again when it is.`));
     const session = this.currentValue;
     if (session?.host !== host || session.sessionId !== sessionId || session.turnInFlight) {
@@ -401,13 +401,13 @@ export class SessionController implements vscode.Disposable {
     this.lostTurn = undefined;
     if (host.info?.agentCapabilities?.loadSession) {
       await this.loadSession(host, session.sessionId).catch((error) =>
-        void vscode.window.showWarningMessage(`Accord: ${quotedForNotification(host.name, 80)} restarted but could not reload the session: ${quotedForNotification(String(error?.message ?? error), 400)}`));
+        void vscode.window.showWarningMessage(vscode.l10n.t('Accord: {0} restarted but could not reload the session: {1}', quotedForNotification(host.name, 80), quotedForNotification(String(error?.message ?? error), 400))));
       const shown = this.currentValue;
       // The reload cleared the panel, and the log's replay does not say the last turn died: say it again.
       if (lost && shown?.sessionId === lost.sessionId) this.post({ type: 'turnEnded', epoch: shown.epoch, stopReason: 'error', error: lost.error.slice(0, 4000) });
     } else {
       this.currentValue = undefined;
-      void vscode.window.showInformationMessage(`Accord: ${quotedForNotification(host.name, 80)} restarted. It cannot reload sessions, so your next prompt starts a new one.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Accord: {0} restarted. It cannot reload sessions, so your next prompt starts a new one.', quotedForNotification(host.name, 80)));
     }
   }
 
@@ -422,6 +422,11 @@ export class SessionController implements vscode.Disposable {
     const response = await connection.agent.request(methods.agent.session.setConfigOption, params);
     session.configOptions = response.configOptions;
     this.post({ type: 'configOptions', epoch: session.epoch, configOptions: session.configOptions });
+    // A model picked in the panel persists: new sessions (and a new window) start with it.
+    const option = session.configOptions.find((o) => o.id === message.configId);
+    if (option?.category === 'model' && typeof message.value === 'string' && message.value && modelSetting() !== message.value) {
+      await vscode.workspace.getConfiguration('accord').update('model', message.value, vscode.ConfigurationTarget.Global);
+    }
   }
 
   private adopt(host: AgentHost, sessionId: string, configOptions: SessionConfigOption[], origin: 'new' | 'load'): CurrentSession {
@@ -508,7 +513,7 @@ export class SessionController implements vscode.Disposable {
 
   private cwd(): string | undefined {
     const root = this.deps.workspaceRoot();
-    if (!root) void vscode.window.showWarningMessage('Open a folder first: Accord sessions work inside a workspace folder.');
+    if (!root) void vscode.window.showWarningMessage(vscode.l10n.t('Open a folder first: Accord sessions work inside a workspace folder.'));
     return root;
   }
 }

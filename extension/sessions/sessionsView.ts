@@ -9,23 +9,23 @@ export class SessionItem extends vscode.TreeItem {
     // Titles, ids and paths come from the agent: one plain line each (tree labels and string tooltips are not Markdown).
     // Without a title: its time, else the whole id (one agent's ids often share a long prefix).
     super(
-      info.title ? agentLine(info.title, 120) : info.updatedAt ? `Session of ${new Date(info.updatedAt).toLocaleString()}` : `Session ${agentLine(info.sessionId, 80)}`,
+      info.title ? agentLine(info.title, 120) : info.updatedAt ? vscode.l10n.t('Session of {0}', new Date(info.updatedAt).toLocaleString()) : vscode.l10n.t('Session {0}', agentLine(info.sessionId, 80)),
       vscode.TreeItemCollapsibleState.None,
     );
     this.id = `${agentName}:${info.sessionId}`;
     // Accord's daemon marks sessions running a turn right now (perhaps for another window or client).
     const running = (info._meta as Record<string, unknown> | undefined | null)?.['accord/running'] === true;
-    this.description = [running ? 'running' : '', current ? 'open' : '', info.updatedAt ? new Date(info.updatedAt).toLocaleString() : ''].filter(Boolean).join(' · ');
-    this.tooltip = `${info.title ? quoted(info.title, 500) : ''}\n${agentLine(agentName, 80)} · ${agentLine(info.sessionId, 200)}${running ? ' · running' : ''}\n${agentLine(info.cwd, 500)}`.trim();
+    this.description = [running ? vscode.l10n.t('running') : '', current ? vscode.l10n.t('open') : '', info.updatedAt ? new Date(info.updatedAt).toLocaleString() : ''].filter(Boolean).join(' · ');
+    this.tooltip = `${info.title ? quoted(info.title, 500) : ''}\n${agentLine(agentName, 80)} · ${agentLine(info.sessionId, 200)}${running ? ` · ${vscode.l10n.t('running')}` : ''}\n${agentLine(info.cwd, 500)}`.trim();
     this.contextValue = 'accord.session';
     this.iconPath = new vscode.ThemeIcon(running ? 'sync~spin' : current ? 'comment-discussion' : 'history');
-    this.command = { command: 'accord.openSession', title: 'Open Session', arguments: [this] };
+    this.command = { command: 'accord.openSession', title: vscode.l10n.t('Open Session'), arguments: [this] };
   }
 }
 
 export class SessionsView implements vscode.TreeDataProvider<SessionItem> {
   private items: SessionItem[] = [];
-  private emptyReason = 'Start a session from the chat panel.';
+  private emptyReason = vscode.l10n.t('Start a session from the chat panel.');
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changeEmitter.event;
 

@@ -22,11 +22,13 @@ export class StatusBar implements vscode.Disposable {
   private status: AgentStatus = { state: 'stopped' };
   private usageValue: Usage | undefined;
   private estimatedChars = 0;
+  /** The agent sends usage_update (perhaps marked as its own estimate): no counting characters then. */
+  private agentReportsUsage = false;
 
   constructor() {
-    this.agentItem.name = 'Accord agent';
+    this.agentItem.name = vscode.l10n.t('Accord agent');
     this.agentItem.command = 'accord.chat.focus';
-    this.approvalItem.name = 'Accord approvals';
+    this.approvalItem.name = vscode.l10n.t('Accord approvals');
     this.approvalItem.command = 'accord.showPendingApproval';
     this.approvalItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
     this.render();
@@ -54,13 +56,17 @@ export class StatusBar implements vscode.Disposable {
   resetUsage(): void {
     this.usageValue = undefined;
     this.estimatedChars = 0;
+    this.agentReportsUsage = false;
     this.render();
   }
 
   onUpdate(update: SessionUpdate): void {
     if (update.sessionUpdate === 'usage_update') {
-      this.usageValue = { used: update.used, size: update.size, cost: update.cost ?? undefined, estimated: false };
-    } else if (!this.usageValue || this.usageValue.estimated) {
+      // Accord's agent marks counts its provider did not report (VS Code's models) as an estimate.
+      const estimated = (update._meta as Record<string, unknown> | null | undefined)?.['accord/usageEstimated'] === true;
+      this.usageValue = { used: update.used, size: update.size, cost: update.cost ?? undefined, estimated };
+      this.agentReportsUsage = true;
+    } else if (!this.agentReportsUsage) {
       const text = 'content' in update && update.content && typeof update.content === 'object' && 'text' in update.content ? update.content.text : '';
       if (typeof text !== 'string' || !text) return;
       this.estimatedChars += text.length;
@@ -75,8 +81,8 @@ export class StatusBar implements vscode.Disposable {
       this.approvalItem.hide();
       return;
     }
-    this.approvalItem.text = `$(shield) ${count} approval${count > 1 ? 's' : ''} waiting`;
-    this.approvalItem.tooltip = `${headline ? `The agent asks: ${quoted(headline, 200)}` : 'An agent is waiting for your answer.'}\nClick to answer.`;
+    this.approvalItem.text = `$(shield) ${count > 1 ? vscode.l10n.t('{0} approvals waiting', count) : vscode.l10n.t('1 approval waiting')}`;
+    this.approvalItem.tooltip = `${headline ? vscode.l10n.t('The agent asks: {0}', quoted(headline, 200)) : vscode.l10n.t('An agent is waiting for your answer.')}\n${vscode.l10n.t('Click to answer.')}`;
     this.approvalItem.accessibilityInformation = { label: this.approvalItem.text, role: 'button' };
     // Stays in sight while anything waits: the approval's notification hides itself after a few seconds.
     this.approvalItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
@@ -99,14 +105,14 @@ export class StatusBar implements vscode.Disposable {
       if (u.size) {
         const pct = Math.min(100, Math.round((u.used / u.size) * 100));
         text += ` ${u.estimated ? '~' : ''}${pct}%`;
-        tooltip.push(`Context: ${u.used.toLocaleString('en-US')} of ${u.size.toLocaleString('en-US')} tokens (${pct}%)`);
+        tooltip.push(vscode.l10n.t('Context: {0} of {1} tokens ({2}%)', u.used.toLocaleString('en-US'), u.size.toLocaleString('en-US'), pct));
       } else {
         text += ` ~${formatTokens(u.used)}`;
-        tooltip.push(`Context: about ${u.used.toLocaleString('en-US')} tokens (estimate: this agent does not report usage)`);
+        tooltip.push(vscode.l10n.t('Context: about {0} tokens (estimate: this agent does not report usage)', u.used.toLocaleString('en-US')));
       }
       if (u.cost) {
         text += ` ${formatCost(u.cost)}`;
-        tooltip.push(`Session cost: ${formatCost(u.cost)}`);
+        tooltip.push(vscode.l10n.t('Session cost: {0}', formatCost(u.cost)));
       }
     }
     this.agentItem.text = text;

@@ -44,8 +44,9 @@ document.addEventListener('securitypolicyviolation', (e) => {
 });
 window.acquireVsCodeApi = () => ({
   postMessage: (m) => window.__posted.push(JSON.parse(JSON.stringify(m))),
-  getState: () => undefined,
-  setState: () => undefined,
+  // As VS Code keeps a webview's state across its reloads: here, across reloads of the page.
+  getState: () => JSON.parse(sessionStorage.getItem('accord-webview-state') ?? 'null') ?? undefined,
+  setState: (state) => sessionStorage.setItem('accord-webview-state', JSON.stringify(state)),
 });
 `;
 

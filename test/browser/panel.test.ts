@@ -48,7 +48,7 @@ const PREPARE: Record<string, (panel: Panel) => Promise<void>> = {
   'review-changes': async (p) => p.page.click('[data-action="changes"]'),
 };
 
-const FEATURES = ['markdown', 'user-attachments', 'thoughts', 'thoughts-streaming', 'tools', 'diff', 'plan', 'gauge', 'gauge-warn', 'children', 'approval', 'composer', 'stop-reasons', 'history', 'review-changes'];
+const FEATURES = ['setup-card', 'markdown', 'user-attachments', 'thoughts', 'thoughts-streaming', 'tools', 'diff', 'plan', 'gauge', 'gauge-warn', 'children', 'approval', 'composer', 'stop-reasons', 'history', 'review-changes'];
 
 describe('screenshots of every feature in both themes', () => {
   for (const theme of ['dark', 'light'] as const) {
@@ -68,6 +68,40 @@ describe('screenshots of every feature in both themes', () => {
 });
 
 describe('what the panel renders and posts', () => {
+  test('first run: the setup card offers three ways to a model, and the picker lists every model by provider before a session', TIMEOUT, async () => {
+    const panel = await panelWith('setup-card');
+    const { page, posted } = panel;
+    const card = await page.locator('.setup-card').innerText();
+    assert.match(card, /Choose a model to start/);
+    assert.match(card, /2 models available in VS Code/);
+    assert.match(card, /Found Ollama at http:\/\/127\.0\.0\.1:11434\/v1 with 1 model/);
+    await page.click('.setup-copilot');
+    await page.click('.setup-key');
+    await page.click('.setup-local');
+    const groups = await page.locator('select[data-config-id="model"] optgroup').evaluateAll((els) => els.map((g) => `${(g as HTMLOptGroupElement).label}: ${[...g.querySelectorAll('option')].map((o) => o.textContent).join(', ')}`));
+    assert.deepEqual(groups, ['GitHub Copilot: GPT-4.1, Claude Sonnet 4', 'Ollama (127.0.0.1:11434): qwen2.5-coder:7b']);
+    await page.selectOption('select[data-config-id="model"]', 'vscode-lm:copilot/claude-sonnet-4');
+    assert.deepEqual((await posted()).filter((m) => m.type !== 'ready' && m.type !== 'log'), [
+      { type: 'setupAction', action: 'useVscodeModels' },
+      { type: 'setupAction', action: 'setApiKey' },
+      { type: 'setupAction', action: 'useLocalModel', baseUrl: 'http://127.0.0.1:11434/v1' },
+      { type: 'pickModel', value: 'vscode-lm:copilot/claude-sonnet-4' },
+    ]);
+    // Once a model is chosen the card gives way to the usual empty state; the picker shows the choice.
+    await panel.send([{ type: 'modelSetup', setup: { needsModel: false, current: 'vscode-lm:copilot/claude-sonnet-4', groups: [{ name: 'GitHub Copilot', models: [{ value: 'vscode-lm:copilot/claude-sonnet-4', name: 'Claude Sonnet 4' }] }], vscodeModels: 1, localServers: [] } }]);
+    assert.equal(await page.locator('.setup-card').count(), 0);
+    assert.equal(await page.locator('select[data-config-id="model"]').inputValue(), 'vscode-lm:copilot/claude-sonnet-4');
+    await page.close();
+  });
+
+  test('a usage estimate (VS Code models report none) is marked as one in the gauge', TIMEOUT, async () => {
+    const panel = await panelWith('gauge');
+    await panel.send([{ type: 'sessionUpdate', epoch: 1, sessionId: 'sess-1', update: { sessionUpdate: 'usage_update', used: 32000, size: 64000, _meta: { 'accord/usageEstimated': true } } }]);
+    assert.match(await panel.page.locator('.gauge-text').innerText(), /^≈ 50%/);
+    assert.match(String(await panel.page.locator('.gauge').getAttribute('title')), /an estimate/);
+    await panel.page.close();
+  });
+
   test('markdown: highlighted code, copy button, links go through the extension', TIMEOUT, async () => {
     const { page, posted } = await panelWith('markdown');
     assert.ok((await page.locator('.code-block .hljs-keyword').count()) > 0, 'code is highlighted');

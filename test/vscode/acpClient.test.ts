@@ -86,6 +86,11 @@ describe('ACP client against a scripted agent', function () {
     assert.equal(host.info?.agentInfo?.name, 'fake-acp-agent');
   });
 
+  it("attack: a third-party agent is not offered the person's VS Code models and cannot call them (-32601)", async () => {
+    assert.equal((await prompt('lm'))?.stopReason, 'end_turn');
+    assert.equal(lastText('lm='), 'lm={"offered":false,"models":-32601,"chat":-32601}');
+  });
+
   it('allow once: the person clicks "Allow once" and the agent gets allow_once, never allow_always', async () => {
     const pending = nextApproval();
     const turn = prompt('permission allow_always,allow_once,reject_once,reject_always');

@@ -12,6 +12,8 @@ export interface UiAction {
   click?: string;
   /** CSS selector of an element to click inside the Accord chat webview. */
   webviewClick?: string;
+  /** Chooses the option with this value in the <select> matching the CSS selector inside the Accord chat webview. */
+  webviewSelect?: { selector: string; value: string };
   /** A key to press, e.g. "Escape" or "Control+Enter". */
   press?: string;
   /** Text to type with the keyboard. */

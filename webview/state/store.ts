@@ -1,7 +1,7 @@
 // The panel's state: a reducer over validated host messages. ACP updates go
 // to the transcript of their session (the panel's session or a child);
 // session-wide updates (plan, usage, commands, config) land here.
-import type { AcpConfigOptions, AcpAvailableCommands, AgentFailure, AgentStatus, ApprovalOption, DiffReviewState, FileCompletion, HostMessage, HostMessageOf, PromptCapabilities, PromptImage, PromptMention, SessionSummary } from '../protocol';
+import type { AcpConfigOptions, AcpAvailableCommands, AgentFailure, AgentStatus, ApprovalOption, DiffReviewState, FileCompletion, HostMessage, HostMessageOf, ModelSetup, PromptCapabilities, PromptImage, PromptMention, SessionSummary } from '../protocol';
 import { isRecord, str } from './content';
 import { appendChunk, attachChild, cancelUnfinishedTools, newTranscript, patchTool, pushTurnEnd, runningToolId, touchTool, upsertCompaction, upsertTool } from './transcript';
 import type { Notice, PlanEntry, SubagentInfo, TerminalContent, Transcript, Usage } from './types';
@@ -54,6 +54,8 @@ export class ChatStore {
   turn: Turn = { running: false };
   commands: AcpAvailableCommands = [];
   configOptions: AcpConfigOptions = [];
+  /** The bundled agent's models before a session exists, and whether it still needs one (the setup card). */
+  setup: ModelSetup | undefined;
   modeId: string | undefined;
   capabilities: PromptCapabilities = {};
   approvals = new Map<string, PendingApproval>();
@@ -95,6 +97,9 @@ export class ChatStore {
         return true;
       case 'settings':
         this.hideThoughts = message.hideThoughts;
+        return true;
+      case 'modelSetup':
+        this.setup = message.setup;
         return true;
       case 'sessionList':
         this.sessions = message.sessions;
@@ -284,7 +289,9 @@ export class ChatStore {
   private applyUsage(update: Record<string, unknown>): void {
     if (typeof update.used !== 'number' || typeof update.size !== 'number') return;
     const cost = isRecord(update.cost) && typeof update.cost.amount === 'number' ? { amount: update.cost.amount, currency: str(update.cost.currency) ?? 'USD' } : this.usage?.cost;
-    this.usage = cost ? { used: update.used, size: update.size, cost } : { used: update.used, size: update.size };
+    // `accord/usageEstimated`: counted by the model's tokenizer, not reported by the provider (VS Code's models).
+    const estimated = isRecord(update._meta) && update._meta['accord/usageEstimated'] === true;
+    this.usage = { used: update.used, size: update.size, ...(cost ? { cost } : {}), ...(estimated ? { estimated } : {}) };
     if (this.turn.running && cost) this.turn.cost = cost.amount - (this.turn.costAtStart ?? 0);
   }
 

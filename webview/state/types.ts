@@ -94,6 +94,8 @@ export interface Usage {
   used: number;
   size: number;
   cost?: { amount: number; currency: string };
+  /** The counts are an estimate (the provider reports none); the gauge says so. */
+  estimated?: boolean;
 }
 
 export interface Notice {

@@ -12,6 +12,7 @@ import type { Item } from '../state/types';
 import { renderItem } from './items';
 import { renderFailure, renderGauge, renderHeader, renderHistory, renderNotices, renderPlan } from './panels';
 import { VirtualList } from './virtualList';
+import { renderSetupCard } from './setup';
 
 function renderEmpty(ctx: ViewContext): TemplateResult {
   const connected = ctx.store.agent.state === 'connected';
@@ -57,7 +58,7 @@ export class App {
       ${renderFailure(this.ctx)}
       ${renderNotices(this.ctx)}
       <main class="transcript" aria-live="polite">
-        ${items.length === 0 ? renderEmpty(this.ctx) : nothing}
+        ${items.length === 0 ? (store.setup?.needsModel ? renderSetupCard(this.ctx, store.setup) : renderEmpty(this.ctx)) : nothing}
         <div class="spacer-top" ${cssProps({ height: `${win.top}px` })}></div>
         ${repeat(
           visible,

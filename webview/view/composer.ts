@@ -5,6 +5,7 @@ import { html, nothing, type TemplateResult } from 'lit';
 import type { PromptImage, PromptMention } from '../protocol';
 import type { ViewContext } from './context';
 import { renderPickers } from './pickers';
+import { renderModelPicker } from './setup';
 import { clip } from '../render/longText';
 
 interface Completion {
@@ -197,6 +198,7 @@ export function renderComposer(ctx: ViewContext): TemplateResult {
       @input=${(e: Event) => { const area = e.target as HTMLTextAreaElement; autoGrow(area); detectTrigger(ctx, area); ctx.update(); }}
       @paste=${(e: ClipboardEvent) => onPaste(ctx, e)}></textarea>
     <div class="composer-bar">
+      ${renderModelPicker(ctx)}
       ${renderPickers(ctx)}
       <span class="spacer"></span>
       ${running

@@ -148,11 +148,13 @@ export function renderGauge(ctx: ViewContext): TemplateResult | typeof nothing {
   const ratio = Math.min(1, usage.used / usage.size);
   const warn = ratio >= WARN_AT;
   const percent = Math.round(ratio * 100);
-  return html`<div class="gauge ${warn ? 'warn' : ''}" title="${usage.used.toLocaleString()} of ${usage.size.toLocaleString()} tokens in context">
+  const about = usage.estimated ? '≈ ' : '';
+  const why = usage.estimated ? ' (an estimate: this model reports no usage, so its tokenizer counted)' : '';
+  return html`<div class="gauge ${warn ? 'warn' : ''}" title="${about}${usage.used.toLocaleString()} of ${usage.size.toLocaleString()} tokens in context${why}">
     <div class="gauge-bar" role="meter" aria-valuemin="0" aria-valuemax="100" aria-valuenow=${percent} aria-label="Context window">
       <div class="gauge-fill" ${cssProps({ width: `${percent}%` })}></div>
     </div>
-    <span class="gauge-text">${percent}% · ${tokens(usage.used)} / ${tokens(usage.size)}</span>
+    <span class="gauge-text">${about}${percent}% · ${tokens(usage.used)} / ${tokens(usage.size)}</span>
     ${compacting ? html`<span class="gauge-compacting"><span class="codicon codicon-loading codicon-modifier-spin"></span>Compacting</span>` : nothing}
     ${warn && !compacting ? html`<span class="gauge-warn"><span class="codicon codicon-warning"></span>Near the limit</span>` : nothing}
     <span class="spacer"></span>

@@ -21,6 +21,12 @@ function choices(options: unknown): Choice[] {
   return out;
 }
 
+/** ACP select groups (e.g. models by provider), or undefined when the options are flat. */
+function groupsOf(options: unknown): Array<{ name: string; choices: Choice[] }> | undefined {
+  if (!Array.isArray(options) || !options.some((o) => isRecord(o) && Array.isArray(o.options))) return undefined;
+  return options.filter(isRecord).map((o) => ({ name: str(o.name) ?? str(o.group) ?? '', choices: choices(Array.isArray(o.options) ? o.options : [o]) }));
+}
+
 const ICON: Record<string, string> = { model: 'sparkle', thought_level: 'lightbulb', mode: 'settings-gear' };
 
 export function renderPickers(ctx: ViewContext): TemplateResult[] {
@@ -34,8 +40,11 @@ export function renderPickers(ctx: ViewContext): TemplateResult[] {
         <span class="codicon codicon-${icon}" slot="content-before"></span>${option.name}</vscode-button>`;
     }
     if (option.type !== 'select') return html``;
-    const list = choices(option.options);
+    // '' is "nothing chosen yet" (a session with no model): a placeholder, not a choice.
+    const list = choices(option.options).filter((c) => c.value !== '');
+    const groups = groupsOf(option.options)?.map((g) => ({ ...g, choices: g.choices.filter((c) => c.value !== '') })).filter((g) => g.choices.length > 0);
     const current = str(option.currentValue);
+    const optionOf = (c: Choice) => html`<option value=${c.value} title=${c.name} .selected=${live(c.value === current)}>${c.name}</option>`;
     // The selection is set as a live property: once the person has picked, a `selected` attribute no longer moves it,
     // and options are reused by position, so a reply listing the choices in another order showed the wrong one.
     // A narrow panel cuts the chosen name short: the tooltip always has all of it.
@@ -44,8 +53,11 @@ export function renderPickers(ctx: ViewContext): TemplateResult[] {
       <span class="codicon codicon-${icon}"></span>
       <select aria-label=${option.name} data-config-id=${option.id}
         @change=${(e: Event) => ctx.post({ type: 'setConfigOption', epoch: store.epoch, configId: option.id, value: (e.target as HTMLSelectElement).value })}>
-        ${list.map((c) => html`<option value=${c.value} .selected=${live(c.value === current)}>${c.name}</option>`)}
-        ${current !== undefined && !list.some((c) => c.value === current) ? html`<option selected value=${current}>${current}</option>` : nothing}
+        ${current === '' ? html`<option value="" disabled .selected=${live(true)}>${choices(option.options).find((c) => c.value === '')?.name ?? 'Choose…'}</option>` : nothing}
+        ${groups
+          ? groups.map((g) => html`<optgroup label=${g.name}>${g.choices.map(optionOf)}</optgroup>`)
+          : list.map(optionOf)}
+        ${current !== undefined && current !== '' && !list.some((c) => c.value === current) ? html`<option selected value=${current}>${current}</option>` : nothing}
       </select>
     </label>`;
   });

@@ -3,13 +3,14 @@
 // shared module (protocol/accordMethods.ts) defines them; the agent serves
 // every listed request method and nothing else under that prefix; its real
 // answers pass the schemas the extension checks them with; and no code names
-// an `_accord/*` method the module does not define.
+// an `_accord/*` method the module does not define; each method is in one
+// direction (the `_accord/lm/*` ones are served by the client).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk/unstable';
-import { accordNotifications, accordRequests, advertisedMethods, checkResult, METHODS_META_KEY, methodVersions, type AccordRequestMethod } from '../../../protocol/accordMethods';
+import { accordClientNotifications, accordClientRequests, accordNotifications, accordRequests, advertisedMethods, checkResult, METHODS_META_KEY, methodVersions, type AccordRequestMethod } from '../../../protocol/accordMethods';
 import { reply } from '../../fakeModelServer/index';
 import { fakeModelFor, inMemoryAgent } from './harness';
 import { failure, gitProject, isolatedAgent } from './isolationFixtures';
@@ -34,7 +35,11 @@ describe('the _accord/* methods, schema first', () => {
       const init = await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
       const meta = init.agentCapabilities?._meta as Record<string, unknown>;
       assert.deepEqual(meta[METHODS_META_KEY], methodVersions());
-      assert.deepEqual(Object.keys(methodVersions()).sort(), [...Object.keys(accordRequests), ...Object.keys(accordNotifications)].sort());
+      const everyDirection = [accordRequests, accordNotifications, accordClientRequests, accordClientNotifications].flatMap((group) => Object.keys(group));
+      assert.deepEqual(Object.keys(methodVersions()).sort(), [...everyDirection].sort());
+      assert.equal(new Set(everyDirection).size, everyDirection.length, 'no method is in two directions');
+      for (const method of ['_accord/lm/models', '_accord/lm/chat']) assert.ok(method in accordClientRequests, `${method}: the agent calls it, the client serves it`);
+      assert.ok('_accord/lm/parts' in accordClientNotifications, 'the client streams a lent model\'s parts to the agent');
       assert.deepEqual(meta.accord, { changes: 1 }, 'the older flag stays for clients that look for it');
       const listed = advertisedMethods(meta)!;
       assert.equal(listed.size, Object.keys(methodVersions()).length);
@@ -80,7 +85,7 @@ describe('the _accord/* methods, schema first', () => {
   });
 
   test('no code in the agent or the extension names an _accord/* method the shared module does not define', () => {
-    const known = new Set([...Object.keys(accordRequests), ...Object.keys(accordNotifications)]);
+    const known = new Set([accordRequests, accordNotifications, accordClientRequests, accordClientNotifications].flatMap((group) => Object.keys(group)));
     const unknown: string[] = [];
     for (const file of [...sources('agent'), ...sources('extension')]) {
       for (const [, name] of readFileSync(file, 'utf8').matchAll(/['"`](_accord\/[a-z_/]+)['"`]/g)) {

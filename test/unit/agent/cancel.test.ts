@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
 import { reply } from '../../fakeModelServer/index';
 import { inMemoryAgent, neverAnswer, updatesOf, fakeModelFor } from './harness';
+import { waitFor } from '../../support/waitFor';
 
 function alive(pid: number): boolean {
   try {
@@ -48,7 +49,7 @@ describe('cancel', () => {
       model.server.script(reply.tool('call_sleep', 'run_command', { argv }), reply.text('unused'));
       const prompt = agent.prompt(sessionId, 'sleep');
       await agent.waitForUpdate((n) => n.update.sessionUpdate === 'tool_call_update' && n.update.status === 'in_progress');
-      while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8').trim()) await new Promise((r) => setTimeout(r, 20));
+      await waitFor('the command to write its pid', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
       const pid = Number(readFileSync(pidFile, 'utf8'));
       assert.ok(alive(pid));
       await agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });

@@ -12,6 +12,7 @@ import {
   methods,
   ndJsonStream,
   type AgentApp,
+  type ClientApp,
   type ClientConnection,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -111,9 +112,10 @@ export function harnessOverStream(stream: Stream, cleanup: () => Promise<void> =
   return harnessFor((app) => app.connect(stream), cleanup);
 }
 
-export function inMemoryAgent(options: Partial<AccordAgentOptions> & { env: AccordAgentOptions['env'] }): Harness {
+/** `configureClient` adds handlers to the test client (e.g. Accord's `_accord/lm/*` methods). */
+export function inMemoryAgent(options: Partial<AccordAgentOptions> & { env: AccordAgentOptions['env'] }, configureClient?: (app: ClientApp) => ClientApp): Harness {
   const agentApp = createAccordAgent({ tools: builtinTools(), commands: new ProcessRunner(), maxRetries: 0, ...options });
-  return harnessFor((app) => app.connect(agentApp), async () => {});
+  return harnessFor((app) => (configureClient ? configureClient(app) : app).connect(agentApp), async () => {});
 }
 
 /** Any agent app (e.g. the logged agent with isolated workspaces) behind the same test client. */

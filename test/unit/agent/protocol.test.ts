@@ -65,7 +65,11 @@ describe('protocol', () => {
     const model = configOptions!.find((o) => o.id === 'model')!;
     assert.equal(model.category, 'model');
     assert.equal((model as any).currentValue, `openai-compatible:${server.baseUrl}#fake`);
-    assert.ok((model as any).options.some((o: any) => o.value === 'anthropic:claude-sonnet-4-5'), 'a keyed provider is offered');
+    // Grouped by provider (ACP select groups): the keyed provider's models under "Anthropic".
+    const anthropic = (model as any).options.find((g: any) => g.group === 'anthropic');
+    assert.equal(anthropic?.name, 'Anthropic');
+    assert.ok(anthropic.options.some((o: any) => o.value === 'anthropic:claude-sonnet-4-5'), 'a keyed provider is offered');
+    assert.ok((model as any).options.some((g: any) => g.group.startsWith('local:') && g.options.some((o: any) => o.value.endsWith('#fake'))), 'the local server has its own group');
     const effort = configOptions!.find((o) => o.id === 'reasoning_effort')!;
     assert.equal(effort.category, 'thought_level');
 

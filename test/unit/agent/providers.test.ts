@@ -9,6 +9,8 @@ const providers = [
   { name: 'anthropic', model: 'anthropic:claude-sonnet-4-5', keyVar: 'ANTHROPIC_API_KEY', baseVar: 'ACCORD_ANTHROPIC_BASE_URL', path: '/v1/messages' },
   { name: 'openai (Responses)', model: 'openai:gpt-5', keyVar: 'OPENAI_API_KEY', baseVar: 'ACCORD_OPENAI_BASE_URL', path: '/v1/responses' },
   { name: 'openai-compatible', model: '', keyVar: 'ACCORD_OPENAI_COMPATIBLE_API_KEY', baseVar: '', path: '/v1/chat/completions' },
+  { name: 'openrouter', model: 'openrouter:anthropic/claude-sonnet-4.5', keyVar: 'OPENROUTER_API_KEY', baseVar: 'ACCORD_OPENROUTER_BASE_URL', path: '/v1/chat/completions' },
+  { name: 'google (Gemini, OpenAI-compatible endpoint)', model: 'google:gemini-2.5-pro', keyVar: 'GEMINI_API_KEY', baseVar: 'ACCORD_GEMINI_BASE_URL', path: '/v1/chat/completions' },
 ];
 
 describe('providers', () => {
@@ -45,7 +47,8 @@ describe('providers', () => {
           assert.equal(usage.size, 128_000, 'an unknown model gets the documented default window');
           assert.equal(usage.cost, undefined, 'an unpriced model gets no cost');
         } else {
-          assert.ok(usage.size >= 200_000, `context window from genai-prices, got ${usage.size}`);
+          // genai-prices has no window for Gemini through Google yet: the documented default then.
+          assert.ok(usage.size >= (provider.name.startsWith('google') ? 128_000 : 200_000), `context window from genai-prices, got ${usage.size}`);
           assert.equal(usage.cost.currency, 'USD');
           assert.ok(usage.cost.amount > 0);
         }

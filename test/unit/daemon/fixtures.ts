@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk/unstable';
 import { agentBundle, childAgent, isolatedEnv, tempDir, type ChildHarness } from '../agent/harness';
+import { waitFor } from '../../support/waitFor';
 
 export function ensureBuilt(): void {
   if (!existsSync(agentBundle) || !existsSync(join(process.cwd(), 'dist/agent-core.js'))) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
@@ -40,15 +41,7 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { waitFor };
 
 export function daemonWorld(prefix: string, baseEnv: () => Record<string, string | undefined> = () => ({})): DaemonWorld {
   const dir = tempDir(prefix);

@@ -17,6 +17,7 @@ import { builtinTools } from '../../../agent/tools/index';
 import { reply, startFakeModelServer } from '../../fakeModelServer/index';
 import { agentBundle, isolatedEnv, tempDir, fakeModelFor } from '../agent/harness';
 import { tempDataDir } from './fixtures';
+import { waitFor } from '../../support/waitFor';
 
 interface Client {
   connection: ClientConnection;
@@ -122,7 +123,7 @@ describe('session/load, list, resume, close from the log', () => {
       const { sessionId } = await c.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
       model.server.script({ type: 'stream', parts: Array.from({ length: 100 }, (_, i) => ({ text: `part ${i} ` })), delayMs: 20 });
       const prompt = c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'go on and on' }] });
-      while (c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length < 3) await new Promise((r) => setTimeout(r, 10));
+      await waitFor('three streamed chunks', () => c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length >= 3);
       await c.connection.agent.notify(methods.agent.session.cancel, { sessionId });
       assert.equal((await prompt).stopReason, 'cancelled');
       const types: string[] = [];
@@ -148,7 +149,7 @@ describe('session/load, list, resume, close from the log', () => {
       // A command asks (an edit of the session's copy does not: its review is the approval).
       model.server.script(reply.tool('w1', 'run_command', { argv: [process.execPath, '-e', 'console.log("ran")'] }));
       void a.c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'run it' }] }).catch(() => undefined);
-      while (a.c.asked() === 0) await new Promise((r) => setTimeout(r, 20));
+      await waitFor('the permission question', () => a.c.asked() > 0);
       a.child.kill('SIGKILL');
       await a.exited;
 
@@ -182,7 +183,7 @@ describe('session/load, list, resume, close from the log', () => {
       const { sessionId } = await a.c.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
       model.server.script({ type: 'stream', parts: Array.from({ length: 200 }, (_, i) => ({ text: `part ${i} ` })), delayMs: 20 });
       void a.c.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'stream a lot' }] }).catch(() => undefined);
-      while (a.c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length < 20) await new Promise((r) => setTimeout(r, 20));
+      await waitFor('twenty streamed chunks', () => a.c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').length >= 20);
       a.child.kill('SIGKILL');
       await a.exited;
       const textsOf = (c: Client) => c.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk').map((n) => (n.update as { content: { text: string } }).content.text);

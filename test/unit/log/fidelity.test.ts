@@ -12,6 +12,7 @@ import { SessionRecorder, SessionStore, withLogOffset } from '../../../agent/log
 import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
 import { inMemoryAgent, isolatedEnv, tempDir } from '../agent/harness';
 import { tempDataDir } from './fixtures';
+import { waitFor } from '../../support/waitFor';
 
 describe('replay fidelity with the real agent', () => {
   let server: FakeModelServer;
@@ -35,7 +36,8 @@ describe('replay fidelity with the real agent', () => {
       const logs = new SessionStore(dir);
       const log = await logs.create({ id: sessionId, cwd: root.path, agentVersion: 'test', config: { model: 'fake' } });
       const recorder = new SessionRecorder(log, sessions.get(sessionId)!);
-      await new Promise((resolve) => setTimeout(resolve, 10)); // let available_commands_update go out first
+      // The session's command list goes out on its own tick: wait for it, so it is not counted as this turn's.
+      await waitFor('the available_commands_update', () => agent.updates.some((n) => n.update.sessionUpdate === 'available_commands_update'));
       const before = agent.updates.length;
 
       const plan = [{ content: 'Edit notes', priority: 'high', status: 'in_progress' }];

@@ -11,6 +11,7 @@ const vsixPath = process.env.ACCORD_VSIX ?? join(root, `accord-${version}.vsix`)
 
 const REQUIRED = [
   'extension/package.json',
+  'extension/package.nls.json', // the manifest's strings (%key%)
   'extension/readme.md',
   'extension/changelog.md',
   'extension/LICENSE.txt',
@@ -23,11 +24,12 @@ const REQUIRED = [
 const ALLOWED: RegExp[] = [
   /^extension\.vsixmanifest$/,
   /^\[Content_Types\]\.xml$/,
-  /^extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt)$/,
+  /^extension\/(package\.json|package\.nls\.json|readme\.md|changelog\.md|LICENSE\.txt)$/,
   /^extension\/dist\/(extension|agent|agent-core|webview)\.js$/,
   /^extension\/dist\/webview\.css$/,
   /^extension\/dist\/[\w.-]+\.(ttf|woff2?)$/, // fonts the webview CSS references (codicons)
   /^extension\/media\/[\w.-]+\.(svg|png)$/,
+  /^extension\/media\/walkthrough\/[\w.-]+\.md$/, // the Get Started walkthrough's pages
   // Runtime assets the agent bundle loads from beside itself: the sandbox runtime's seccomp helpers.
   /^extension\/dist\/vendor\/seccomp\/(x64|arm64)\/apply-seccomp$/,
 ];

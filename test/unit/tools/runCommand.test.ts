@@ -11,6 +11,7 @@ import { commandEnv } from '../../../agent/exec/commandEnv';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { MAX_OUTPUT_BYTES, runCommand } from '../../../agent/tools/runCommand';
 import { call, context, makeSandbox, type Sandbox } from './fixtures';
+import { waitFor } from '../../support/waitFor';
 
 const node = process.execPath;
 const execFileAsync = promisify(execFile);
@@ -35,7 +36,7 @@ function isAlive(pid: number): boolean {
 }
 
 async function untilGone(pid: number): Promise<void> {
-  while (isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
+  await waitFor(`process ${pid} to be gone`, () => !isAlive(pid));
 }
 
 describe('run_command', () => {
