@@ -12,6 +12,7 @@ import { sameContent } from './reviewStore';
 import { mapFor } from './innerMap';
 // The agent's copy is written by sandboxed commands: read it without following links, bounded.
 import { components, readNoFollow, tooLargeText, UnsafePathError } from '../../agent/session/safeFs';
+import { protectedPart } from '../../agent/workspace/containment';
 
 /** Calls one ACP extension method on the agent (`connection.agent.request(method, params)`). */
 export type AgentExtCall = (method: string, params: Record<string, unknown>) => Promise<unknown>;
@@ -170,6 +171,13 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
         this.options.skipped?.(sessionId, change.path, 'the agent named it with a path outside the project');
         continue;
       }
+      // The agent's tools may not write these, but its sandboxed commands can: the review never lands them (the agent-side apply refused them too).
+      // In place the change is already on disk: it is reviewed like any other, so Reject can undo it.
+      const guarded = place.inPlace ? null : (protectedPart(change.path) ?? (change.oldPath !== undefined ? protectedPart(change.oldPath) : null));
+      if (guarded) {
+        this.options.skipped?.(sessionId, change.path, guardedWhy(guarded));
+        continue;
+      }
       const entry = [change.status, change.oldPath ?? '', change.additions ?? '?', change.deletions ?? '?'].join('\u0000');
       const unchanged = listed.get(change.path) === entry && seen.has(change.path);
       listed.set(change.path, entry);
@@ -279,6 +287,13 @@ function merge(a: Refresh, b: Refresh): Refresh {
 
 function encode(text: string | null): Content {
   return text === null ? null : new TextEncoder().encode(text);
+}
+
+/** Why a change to a protected place is not offered for review; the person copies it by hand if they want it. */
+function guardedWhy(part: NonNullable<ReturnType<typeof protectedPart>>): string {
+  return part.kind === 'dir'
+    ? `it is inside ${part.name}/ (${part.holds}), which Accord never changes for an agent; copy it by hand if you want it`
+    : `${part.name} is a startup file that runs code on your behalf, which Accord never changes for an agent; copy it by hand if you want it`;
 }
 
 function plainPath(relative: string): boolean {

@@ -316,6 +316,40 @@ describe('IsolatedWorkspaceSource', () => {
     }
   });
 
+  test("attack: changes to .git/, .accord/, .vscode/ or a startup file in the agent's copy are never offered for landing; in place they are reviewed so Reject can undo them", async () => {
+    const changes = [
+      { path: '.vscode/tasks.json', status: 'added', additions: 1, deletions: 0, binary: false },
+      { path: 'sub/.envrc', status: 'added', additions: 1, deletions: 0, binary: false },
+      { path: '.bashrc', status: 'modified', additions: 1, deletions: 0, binary: false },
+      { path: '.GIT/hooks/pre-commit', status: 'added', additions: 1, deletions: 0, binary: false },
+      { path: 'notes.txt', oldPath: '.accord/policy.json', status: 'renamed', additions: 0, deletions: 0, binary: false },
+      { path: 'src/ok.txt', status: 'added', additions: 1, deletions: 0, binary: false },
+    ];
+    const agentFor = (mode: 'shadow-copy' | 'in-place') => async (method: string, params: Record<string, unknown>): Promise<unknown> => {
+      if (method === WORKSPACE_METHODS.status) return { mode, root: '/agent/ws', applyTo: root, base: 'abc', sandbox: { state: 'unsandboxed', reason: 'test' }, linkedReadOnly: [] };
+      if (method === WORKSPACE_METHODS.listChanges) return { changes };
+      if (method === WORKSPACE_METHODS.readFile) return { path: params.path, baseText: null, currentText: 'run me\n', binary: false };
+      throw new Error(`unexpected ${method}`);
+    };
+    const skipped: string[] = [];
+    const store = new ReviewStore(diskTree);
+    const isolated = new IsolatedWorkspaceSource(store, agentFor('shadow-copy'), root, { projectTop: async () => root, skipped: (_s, p, why) => skipped.push(`${p}: ${why}`) });
+    await isolated.endTurn('s', 't1');
+    assert.deepEqual(store.all().map((r) => r.path), [join(root, 'src', 'ok.txt')], 'only the plain file is offered');
+    assert.deepEqual(skipped.sort(), [
+      ".GIT/hooks/pre-commit: it is inside .git/ (git history, config and hooks), which Accord never changes for an agent; copy it by hand if you want it",
+      ".bashrc: .bashrc is a startup file that runs code on your behalf, which Accord never changes for an agent; copy it by hand if you want it",
+      ".vscode/tasks.json: it is inside .vscode/ (the editor's workspace settings and tasks), which Accord never changes for an agent; copy it by hand if you want it",
+      "notes.txt: it is inside .accord/ (Accord's project policy), which Accord never changes for an agent; copy it by hand if you want it",
+      "sub/.envrc: .envrc is a startup file that runs code on your behalf, which Accord never changes for an agent; copy it by hand if you want it",
+    ]);
+
+    const inPlaceStore = new ReviewStore(diskTree);
+    const inPlace = new IsolatedWorkspaceSource(inPlaceStore, agentFor('in-place'), root, { projectTop: async () => root });
+    await inPlace.endTurn('s2', 't1');
+    assert.equal(inPlaceStore.all().length, changes.length, 'in place every change is already on disk and is reviewed');
+  });
+
   test("a reopened session's copy: only changes the person's tree lacks come back for review", async () => {
     await mkdir(join(root, 'src'), { recursive: true });
     await writeFile(join(root, 'src', 'a.txt'), 'y\n'); // accepted in an earlier window
