@@ -219,7 +219,10 @@ export async function openWorkbench(server, { folder, payload, onLog = (type, te
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-quic',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+  // A context of its own (not browser.newPage's single-page one): a test may open another page on the same
+  // browser storage, as a restarted VS Code finds its state again (test/e2e/restart.test.ts).
+  const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
+  const page = await context.newPage();
   page.on('pageerror', (error) => onLog('error', `[page error] ${error.message}`));
   if (process.env.VERBOSE) page.on('console', (m) => onLog('log', `[browser] ${m.text()}`));
 
