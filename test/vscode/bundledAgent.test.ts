@@ -149,8 +149,14 @@ describe('the bundled agent end to end', function () {
     });
     try {
       server.script(reply.tool('toolu_m', 'edit_file', { path: relative, old_string: '1', new_string: '2' }), reply.text('Edited.'));
-      const outcome = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'set x to 2', mentions: [], images: [] });
-      assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
+      const waited = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'set x to 2', mentions: [], images: [] });
+      // The bundled agent runs with --durable-requests: a turn that asks ends waiting, and the answer continues it.
+      assert.equal(waited?.stopReason, 'waiting', `in Ask mode the edit asked: ${waited?.error ?? ''}`);
+      const outcome = await eventually('the answered turn to end', () => {
+        const last = api.client.controller.lastOutcome;
+        return last && last !== waited && last;
+      });
+      assert.equal(outcome.stopReason, 'end_turn', outcome.error);
       assert.equal(asked.length, 1, `in Ask mode the edit asked: ${JSON.stringify(asked)}`);
       assert.equal(readFileSync(file, 'utf8'), 'x = 1;\n', 'allowed or not, the edit still waits for review');
     } finally {
