@@ -1,6 +1,6 @@
 // The agent core's commands (dist/agent-core.js), run by the small `accord`
 // entry (agent/cli/main.ts) when the agent itself runs in this process:
-// `acp --no-daemon` (ACP v1 on stdio), the daemon, `serve`, `-p`, `sessions`,
+// `acp --no-daemon` (ACP v1 or v2 on stdio), the daemon, `serve`, `-p`, `sessions`,
 // `login`. stdout may carry protocol, so every log goes to stderr (set up by
 // the first import).
 import './stderrConsole';
@@ -8,6 +8,7 @@ import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk/unstable';
 import { guardLines, MAX_LINE_BYTES } from './acp/lineGuard';
 import { createLoggedAgent } from './acp/sessionLog';
+import { serveVersions } from './acp/versions';
 import { SessionWorkspaces } from './session/workspaces';
 import { DurableRequests } from './acp/durablePermissions';
 import { ProcessRunner } from './exec/processRunner';
@@ -56,7 +57,8 @@ async function serveAcp(args: string[]): Promise<number> {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => void shutDown().finally(() => process.exit(signal === 'SIGTERM' ? 143 : 130)));
   }
-  await app.connect(stream).closed;
+  // v1 or v2, as the client asks at initialize (acp/versions.ts).
+  await serveVersions(app, stream).closed;
   await shutDown();
   return 0;
 }

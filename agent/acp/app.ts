@@ -36,6 +36,7 @@ import { registerChangesMethods } from './changesMethods';
 import { methodsCapability } from '../../protocol/accordMethods';
 import { ClientModelChannel } from './clientModels';
 import type { SessionPersistence } from './sessionLog';
+import { logOffsetOf } from '../log/offsets';
 import type { SessionWorkspaces } from '../session/workspaces';
 import { flagsMeta, TURN_ENDED_METHOD, TURN_STARTED_METHOD, type SessionSharing } from './sharing';
 import { launchGrants } from './launchGrants';
@@ -102,7 +103,7 @@ function wantsInPlace(meta: unknown): boolean {
 export function forwardUpdates(session: Session, client: AgentContext, features: ClientFeatures): () => void {
   const unsubscribe = session.updates.subscribe(async (update) => {
     try {
-      for (const notification of forClient(session.id, update, features)) await client.notify(methods.client.session.update, notification);
+      for (const notification of forClient(session.id, update, features, logOffsetOf(update))) await client.notify(methods.client.session.update, notification);
     } catch (error) {
       unsubscribe();
       console.error(`accord: stopped sending updates for session ${session.id}: ${error instanceof Error ? error.message : String(error)}`);
@@ -364,8 +365,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     // Refused before anything is recorded or run: a bad answer never approves.
     const shared = sharing?.durable(session);
     const answer = shared || (durable && !sharing) ? promptAnswer(session, params._meta) : undefined;
-    persistence?.turnStarted(session, params.prompt);
-    sharing?.promptStarted(session, params.prompt);
+    const promptOffset = persistence?.turnStarted(session, params.prompt);
+    sharing?.promptStarted(session, params.prompt, promptOffset);
     const content = toUserContent(params.prompt);
     const turnDeps = depsFor(session, client);
     const line = bangLine(content);

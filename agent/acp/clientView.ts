@@ -11,6 +11,7 @@
 import type { ClientCapabilities, SessionNotification } from '@agentclientprotocol/sdk/unstable';
 import { CHILD_PROGRESS_META, type SessionUpdate } from '../core/updates';
 import { offersLanguageModels } from '../../protocol/accordMethods';
+import { withLogOffset } from '../log/offsets';
 
 export interface ClientFeatures {
   compaction: boolean;
@@ -37,9 +38,16 @@ export class ClientFeatureBook {
 
 type Notification = { sessionId: string; update: SessionUpdate & { _meta?: Record<string, unknown> } };
 
-/** Zero or more notifications for `update` of `sessionId`, as this client may read them. */
-export function forClient(sessionId: string, update: SessionUpdate, features: ClientFeatures): SessionNotification[] {
-  return shape(sessionId, update, features) as unknown as SessionNotification[];
+/**
+ * Zero or more notifications for `update` of `sessionId`, as this client may
+ * read them. `offset`: the log record the update is (live) or came from
+ * (replay); every notification made of it carries it, so a client resuming
+ * after it skips all of them.
+ */
+export function forClient(sessionId: string, update: SessionUpdate, features: ClientFeatures, offset?: number): SessionNotification[] {
+  const shaped = shape(sessionId, update, features);
+  const tagged = offset === undefined ? shaped : shaped.map((n) => ({ ...n, update: withLogOffset(n.update, offset) }));
+  return tagged as unknown as SessionNotification[];
 }
 
 function shape(sessionId: string, update: SessionUpdate, features: ClientFeatures): Notification[] {

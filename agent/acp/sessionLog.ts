@@ -14,7 +14,7 @@ import { isModeId } from '../core/modes';
 import { modeStateOf } from './sessionSettings';
 import type { StopReason } from '../core/updates';
 import { WorkspaceError, workspaceFromRecord, type IsolatedWorkspace } from '../session/isolated';
-import { LogError, LogWriteError, SessionRecorder, SessionStore, titleFromPrompt, withLogOffset, type ContentBlockJson, type SessionLog } from '../log';
+import { checkCursor, LogError, LogWriteError, OFFSET_CURSOR_TYPE, parseReplayFrom, SessionRecorder, SessionStore, titleFromPrompt, type ReplayCursor, type ContentBlockJson, type SessionLog } from '../log';
 import type { Env } from '../models/credentials';
 import { defaultModelId } from '../models/resolve';
 import { createAccordAgent, forwardUpdates, type AccordAgentOptions } from './app';
@@ -32,7 +32,8 @@ import { setupFailure } from './workspaceReady';
 export interface SessionPersistence {
   /** `workspace`: the session's isolated workspace, recorded so a later load re-attaches it. */
   sessionCreated(session: Session, workspace?: IsolatedWorkspace, flags?: SessionFlags): Promise<void>;
-  turnStarted(session: Session, prompt: ContentBlock[]): void;
+  /** Returns the offset of the prompt's record (its replay cursor), if recorded. */
+  turnStarted(session: Session, prompt: ContentBlock[]): number | undefined;
   turnEnded(session: Session, stopReason: StopReason): Promise<void>;
   configChanged(session: Session): void;
   permissions(session: Session, asker: PermissionAsker): PermissionAsker;
@@ -124,16 +125,17 @@ export class SessionLogPersistence implements SessionPersistence {
     recorder.log.onFailure(() => session.cancel());
   }
 
-  turnStarted(session: Session, prompt: ContentBlock[]): void {
+  turnStarted(session: Session, prompt: ContentBlock[]): number | undefined {
     const recorder = this.bySession.get(session);
-    if (!recorder) return;
-    clearly(() => recorder.turnStarted(prompt as ContentBlockJson[]));
+    if (!recorder) return undefined;
+    const offset = clearly(() => recorder.turnStarted(prompt as ContentBlockJson[]));
     // The first prompt names the session, as session/list will show it.
     const title = this.titled.has(session.id) ? undefined : titleFromPrompt(prompt as ContentBlockJson[]);
     if (title) {
       this.titled.add(session.id);
       void session.updates.emit({ sessionUpdate: 'session_info_update', title, updatedAt: new Date().toISOString() } as never);
     }
+    return offset;
   }
 
   async turnEnded(session: Session, stopReason: StopReason): Promise<void> {
@@ -199,23 +201,31 @@ export class SessionLogPersistence implements SessionPersistence {
       // The same refusals as session/new: an editor cannot widen approvals or start MCP servers.
       const refusal = refuseClientWidening(params._meta, launchGrants(sharing, isolation)) ?? refuseSessionMcpServers(params.mcpServers);
       if (refusal) throw RequestError.invalidParams({ sessionId: params.sessionId }, refusal);
+      const cursor = replayCheckOf(params._meta);
+      try {
+        return await reattachChecked(params, client, replayUpdates, cursor);
+      } catch (error) {
+        if (error instanceof LogError && error.code === 'bad_offset') throw RequestError.invalidParams({ sessionId: params.sessionId, [REPLAY_CHECK_META]: cursor.kind === 'after' ? cursor.offset : null }, error.message);
+        throw error;
+      }
+    };
+    const reattachChecked = async (params: { sessionId: string; cwd: string }, client: AgentContext, replayUpdates: boolean, cursor: ReplayCursor) => {
       if (sharing?.isLive(params.sessionId)) {
         // A session still being set up has no log to replay yet; a failed setup fails the join with its reason.
         await isolation?.ready(params.sessionId).catch((error: unknown) => {
           throw setupFailure(params.sessionId, error);
         });
-        const joined = await sharing.join(params.sessionId, params.cwd, client, replayUpdates, features.current);
+        const joined = await sharing.join(params.sessionId, params.cwd, client, replayUpdates, features.current, cursor);
         const session = live.get(params.sessionId);
         if (!session) throw RequestError.sessionNotFound(params.sessionId);
         return { configOptions: await configOptionsFor(session, env), modes: modeStateOf(session), ...joined };
       }
       const session = await this.reopen(params.sessionId, params.cwd, live, env, isolation, async (log) => {
         const replay = await this.logs.replay(log.id);
+        checkCursor(cursor, replay.updates, replay.end);
         if (replayUpdates) {
           for (const { update, offset } of replay.updates) {
-            for (const shaped of forClient(log.id, update as never, features.current)) {
-              await client.notify(methods.client.session.update, { ...shaped, update: withLogOffset(shaped.update, offset) } as never);
-            }
+            for (const shaped of forClient(log.id, update as never, features.current, offset)) await client.notify(methods.client.session.update, shaped);
           }
         }
         return replay;
@@ -333,6 +343,20 @@ export class SessionLogPersistence implements SessionPersistence {
     this.titled.delete(sessionId);
     await recorder?.close().catch((error: unknown) => console.error(`accord: closing the log of session ${sessionId}: ${(error as Error).message}`));
   }
+}
+
+/**
+ * `session/load` `_meta` key: the offset after which the client (the v2 view,
+ * resuming with an offset cursor) will show updates. The load still replays
+ * from the start, for the view to fold the earlier ones, but is refused before
+ * anything is sent if the offset is not one an update carried.
+ */
+export const REPLAY_CHECK_META = 'accord/replayAfter';
+
+function replayCheckOf(meta: unknown): ReplayCursor {
+  const value = meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>)[REPLAY_CHECK_META] : undefined;
+  if (value === undefined) return { kind: 'start' };
+  return parseReplayFrom({ type: OFFSET_CURSOR_TYPE, after: value });
 }
 
 /** A log write failure reaches the client as the error of the request, with the log's own explanation. */

@@ -4,6 +4,7 @@
 import type { AgentContext, ContentBlock } from '@agentclientprotocol/sdk/unstable';
 import type { PermissionAsker } from '../core/gate';
 import type { ClientFeatures } from './clientView';
+import type { ReplayCursor } from '../log/cursor';
 import type { Session } from '../core/session';
 import type { DurableAnswer } from '../core/durable';
 
@@ -33,9 +34,11 @@ export interface SessionSharing {
   /**
    * Joins a live session: replays its log to `client` (for load) and forwards
    * what follows, each update shaped for what the client can read
-   * (`features`, see clientView.ts); re-asks pending approvals.
+   * (`features`, see clientView.ts); re-asks pending approvals. `cursor`
+   * (an offset the client resumes after) is checked against the log before
+   * anything is sent.
    */
-  join(sessionId: string, cwd: string, client: AgentContext, replay: boolean, features: ClientFeatures): Promise<{ _meta?: Record<string, unknown> }>;
+  join(sessionId: string, cwd: string, client: AgentContext, replay: boolean, features: ClientFeatures, cursor?: ReplayCursor): Promise<{ _meta?: Record<string, unknown> }>;
   /** A new or reopened session: this connection watches it from now on (updates shaped for `features`). */
   attach(session: Session, client: AgentContext, flags: SessionFlags, features: ClientFeatures): Promise<void>;
   /** Asks every attached client and waits; the first answer wins. */
@@ -46,8 +49,9 @@ export interface SessionSharing {
   answerDurableWith(handler: (session: Session, requestId: string, optionId: DurableAnswer) => void): void;
   /** A turn no prompt started (a durable approval answered from a dialog): every attached client is told it started / ended. */
   backgroundTurn(session: Session, phase: { started: true } | { ended: string }): void;
-  /** A prompt from this connection, shown to every other attached client as a user message. */
-  promptStarted(session: Session, prompt: ContentBlock[]): void;
+  /** A prompt from this connection, shown to every other attached client as a user message (`offset`: its log record's). */
+  promptStarted(session: Session, prompt: ContentBlock[], offset?: number): void;
+
   /** The turn a prompt from this connection started has ended; the other clients are told. */
   turnEnded(session: Session, stopReason: string): void;
   /** session/close from this connection: it stops watching; the session and its turn go on. */

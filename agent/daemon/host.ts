@@ -4,6 +4,7 @@
 // workspaces, so clients can come and go (and come back) while turns run.
 import type { Stream } from '@agentclientprotocol/sdk/unstable';
 import { loggedAgentApp, SessionLogPersistence } from '../acp/sessionLog';
+import { serveVersions } from '../acp/versions';
 import { SessionWorkspaces } from '../session/workspaces';
 import { MemorySessionStore } from '../core/sessionStore';
 import { ProcessRunner } from '../exec/processRunner';
@@ -45,7 +46,8 @@ export class SessionHost {
     // The daemon was started by some client with its environment; this connection's own keys and model win for what it does.
     const env = { ...process.env, ...acceptedEnv(flags.env) };
     const app = loggedAgentApp({ env, tools: builtinTools(), commands: new ProcessRunner(), isolation: this.isolation, sharing: connection }, this.persistence, this.live);
-    const acp = app.connect(stream);
+    // v1 or v2 per connection: clients of both versions can share one session.
+    const acp = serveVersions(app, stream);
     return acp.closed.then(
       () => connection.disconnect(),
       () => connection.disconnect(),

@@ -11,7 +11,7 @@ import type { SessionWorkspaces } from '../session/workspaces';
 import type { PermissionAsker } from '../core/gate';
 import type { Session } from '../core/session';
 import type { SessionStore as LiveSessions } from '../core/sessionStore';
-import { withLogOffset, type SessionStore } from '../log';
+import { checkCursor, withLogOffset, type ReplayCursor, type SessionStore } from '../log';
 import { PermissionBroker, type Asked } from './permissionBroker';
 import { DurableBroker } from './durableBroker';
 import { waitingMeta } from '../acp/durablePermissions';
@@ -149,7 +149,7 @@ export class HubConnection implements SessionSharing {
     return this.hub.sessions.has(sessionId) && this.hub.deps.live.get(sessionId) !== undefined;
   }
 
-  async join(sessionId: string, cwd: string, client: AgentContext, replay: boolean, features: ClientFeatures): Promise<{ _meta?: Record<string, unknown> }> {
+  async join(sessionId: string, cwd: string, client: AgentContext, replay: boolean, features: ClientFeatures, cursor: ReplayCursor = { kind: 'start' }): Promise<{ _meta?: Record<string, unknown> }> {
     const shared = this.hub.sessions.get(sessionId);
     if (!shared) throw RequestError.sessionNotFound(sessionId);
     const { session } = shared;
@@ -160,12 +160,13 @@ export class HubConnection implements SessionSharing {
     // the subscription happen between two updates, so nothing is missed or sent twice.
     await this.hub.deps.persistence.flush(sessionId);
     await session.updates.barrier(async () => {
-      if (replay) {
+      if (replay || cursor.kind === 'after') {
         const replayed = await this.hub.deps.logs.replay(sessionId);
+        // Refused before anything is sent or linked: the client never gets a partial view.
+        checkCursor(cursor, replayed.updates, replayed.end);
         for (const { update, offset } of replayed.updates) {
-          for (const shaped of forClient(sessionId, update as never, features)) {
-            await client.notify(methods.client.session.update, { ...shaped, update: withLogOffset(shaped.update, offset) } as never);
-          }
+          if (!replay) break;
+          for (const shaped of forClient(sessionId, update as never, features, offset)) await client.notify(methods.client.session.update, shaped);
         }
       }
       this.link(shared, client, features);
@@ -233,7 +234,7 @@ export class HubConnection implements SessionSharing {
     if ('ended' in phase) void this.hub.maybeRelease(session.id);
   }
 
-  promptStarted(session: Session, prompt: ContentBlock[]): void {
+  promptStarted(session: Session, prompt: ContentBlock[], offset?: number): void {
     const shared = this.hub.sessions.get(session.id);
     if (!shared) return;
     for (const [connection, link] of shared.links) {
@@ -242,7 +243,7 @@ export class HubConnection implements SessionSharing {
       void link.client.notify(TURN_STARTED_METHOD, { sessionId: session.id }).catch(() => undefined);
       for (const content of prompt) {
         void link.client
-          .notify(methods.client.session.update, { sessionId: session.id, update: { sessionUpdate: 'user_message_chunk', content, _meta: { 'accord/fromAnotherClient': true } } })
+          .notify(methods.client.session.update, { sessionId: session.id, update: withOffset({ sessionUpdate: 'user_message_chunk', content, _meta: { 'accord/fromAnotherClient': true } }, offset) })
           .catch(() => undefined);
       }
     }
@@ -281,4 +282,9 @@ export class HubConnection implements SessionSharing {
     }
     this.hub.deps.onMaybeIdle();
   }
+}
+
+/** The prompt's chunks carry its record's offset, as they will on replay. */
+function withOffset<T extends object>(update: T, offset: number | undefined): T {
+  return offset === undefined ? update : withLogOffset(update, offset);
 }

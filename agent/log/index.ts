@@ -23,4 +23,6 @@ export {
   type RecordType,
   type SessionUpdateJson,
 } from './records';
-export { SessionRecorder, withLogOffset, type RecordableSession } from './recorder';
+export { SessionRecorder, type RecordableSession } from './recorder';
+export { LOG_OFFSET_META, logOffsetOf, offsetCarried, withLogOffset } from './offsets';
+export { checkCursor, folds, OFFSET_CURSOR_TYPE, parseReplayFrom, type ReplayCursor } from './cursor';

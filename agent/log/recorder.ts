@@ -5,6 +5,7 @@
 import type { SessionLog } from './sessionLog';
 import type { Appended } from './writer';
 import type { ContentBlockJson, LogEvent, ModelMessageJson, SessionUpdateJson } from './records';
+import { noteLogOffset } from './offsets';
 
 /** What the recorder needs of a session: core/session.ts's Session satisfies it. */
 export interface RecordableSession {
@@ -33,7 +34,7 @@ export class SessionRecorder {
     session: RecordableSession,
   ) {
     this.detachers = [
-      session.updates.subscribe((update) => this.quietly({ type: 'update', update: update as SessionUpdateJson }), { phase: 'record' }),
+      session.updates.subscribe((update) => this.quietly({ type: 'update', update: update as SessionUpdateJson }, update), { phase: 'record' }),
       session.onHistoryAppend((messages) => {
         for (const message of messages) void this.quietly({ type: 'model_message', message: message as ModelMessageJson });
       }),
@@ -43,16 +44,24 @@ export class SessionRecorder {
     ];
   }
 
-  private quietly(event: LogEvent): Promise<void> | undefined {
+  /** `update`: the live object this event records, tagged with its offset for the clients it goes to. */
+  private quietly(event: LogEvent, update?: object): Promise<void> | undefined {
     if (this.log.failure) return undefined; // already reported through onFailure
-    return this.log.append(event).committed.catch(() => undefined);
+    let appended: Appended;
+    try {
+      appended = this.log.append(event);
+    } catch {
+      return undefined; // the failure reaches the owner through onFailure
+    }
+    if (update) noteLogOffset(update, appended.offset);
+    return appended.committed.catch(() => undefined);
   }
 
-  /** Before the turn runs: the prompt exactly as the client sent it. */
-  turnStarted(prompt: ContentBlockJson[]): void {
-    if (!this.attached) return;
+  /** Before the turn runs: the prompt exactly as the client sent it. Returns the prompt record's offset (its replay cursor). */
+  turnStarted(prompt: ContentBlockJson[]): number | undefined {
+    if (!this.attached) return undefined;
     this.log.append({ type: 'turn_start' });
-    this.log.append({ type: 'user_prompt', prompt });
+    return this.log.append({ type: 'user_prompt', prompt }).offset;
   }
 
   /** Every turn ends here, cancelled ones included; durable before the prompt response goes out. */
@@ -89,9 +98,4 @@ export class SessionRecorder {
   }
 }
 
-/** The update as re-sent on load: its record's offset in `_meta["accord/logOffset"]`, other `_meta` kept. */
-export function withLogOffset<T extends object>(update: T, offset: number): T & { _meta: Record<string, unknown> } {
-  const existing = (update as { _meta?: unknown })._meta;
-  const meta = typeof existing === 'object' && existing !== null ? existing : {};
-  return { ...update, _meta: { ...meta, 'accord/logOffset': offset } };
-}
+export { withLogOffset } from './offsets';

@@ -85,8 +85,9 @@ describe('session/load, list, resume, close from the log', () => {
       const replayed = second.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update as unknown as Record<string, unknown>);
       const offsets = replayed.map((u) => (u._meta as Record<string, unknown>)['accord/logOffset']);
       assert.ok(offsets.every((o, i) => typeof o === 'number' && (i === 0 || o >= (offsets[i - 1] as number))), 'every replayed update carries its offset');
-      const withoutUser = replayed.map(stripMeta).filter((u) => u.sessionUpdate !== 'user_message_chunk');
-      assert.deepEqual(withoutUser, JSON.parse(JSON.stringify(live)), 'the client gets exactly the conversation it had');
+      const withoutUser = replayed.filter((u) => u.sessionUpdate !== 'user_message_chunk');
+      assert.ok(live.every((u) => typeof (u._meta as Record<string, unknown> | undefined)?.['accord/logOffset'] === 'number'), 'every live update carries its offset too');
+      assert.deepEqual(withoutUser, JSON.parse(JSON.stringify(live)), 'the client gets exactly the conversation it had, each update with the same offset it had live');
       assert.deepEqual(replayed.map(stripMeta).find((u) => u.sessionUpdate === 'user_message_chunk'), { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'finish the notes' } });
 
       model.server.script(reply.text('It says final.'));

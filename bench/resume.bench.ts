@@ -1,0 +1,116 @@
+// `npm run bench` (resume part): on a 50,000-event session log, replay
+// throughput of the agent through the protocol: v1 session/load, v2
+// session/resume from the start, after an offset in the middle (the first
+// half folded) and with no cursor. The client is a raw JSON-RPC reader on an
+// in-memory stream behind the version router (as `accord acp` serves), so
+// the figures are the agent's work, not a client library's validation.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AnyMessage } from '@agentclientprotocol/sdk/unstable';
+import { createLoggedAgent } from '../agent/acp/sessionLog';
+import { serveVersions } from '../agent/acp/versions';
+import { ProcessRunner } from '../agent/exec/processRunner';
+import { SessionStore } from '../agent/log';
+import { builtinTools } from '../agent/tools/index';
+import { streamPair } from '../test/unit/agent/v2Harness';
+import { turn } from './logFixture';
+
+const EVENTS = Number(process.env.ACCORD_BENCH_EVENTS ?? 50_000);
+const ID = '00000000-0000-4000-8000-00000000b16b';
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+/** CPU time next to wall time: on a shared machine, wall time mostly measures the neighbours. */
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+/** A connection to a fresh logged agent on `dataDir`: requests answered, notifications counted. */
+function rawConnection(dataDir: string) {
+  const env = { PATH: process.env.PATH, ACCORD_LOCAL_SERVERS: '', ANTHROPIC_API_KEY: 'unused' };
+  const { app, closeLogs } = createLoggedAgent({ env, tools: builtinTools(), commands: new ProcessRunner() }, new SessionStore(dataDir));
+  const pair = streamPair();
+  const served = serveVersions(app, pair.agent);
+  const writer = pair.client.writable.getWriter();
+  const reader = pair.client.readable.getReader();
+  let id = 0;
+  return {
+    /** The response, and how many notifications came before it. */
+    async request(method: string, params: unknown): Promise<{ result: any; notifications: number }> {
+      id += 1;
+      await writer.write({ jsonrpc: '2.0', id, method, params } as AnyMessage);
+      let notifications = 0;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the agent closed the connection');
+        const message = value as { id?: unknown; method?: string; result?: unknown; error?: { message: string } };
+        if (message.id === id && message.method === undefined) {
+          if (message.error) throw new Error(message.error.message);
+          return { result: message.result, notifications };
+        }
+        if (message.method === 'session/update') notifications++;
+      }
+    },
+    async close() {
+      pair.end();
+      await served.closed;
+      await closeLogs();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'accord-resume-bench-'));
+  const cwd = mkdtempSync(join(tmpdir(), 'accord-resume-bench-cwd-'));
+  try {
+    const store = new SessionStore(dataDir);
+    const log = await store.create({ id: ID, cwd, agentVersion: 'bench', config: { model: 'anthropic:claude-sonnet-4-5' } });
+    let written = 1;
+    for (let n = 0; written < EVENTS; n++) {
+      for (const event of turn(n)) {
+        if (written >= EVENTS) break;
+        log.append(event);
+        written++;
+      }
+    }
+    await log.close();
+    const replay = await store.replay(ID);
+    const middle = replay.updates[Math.floor(replay.updates.length / 2)]!.offset;
+
+    const measure = async (version: 1 | 2, method: string, params: Record<string, unknown>) => {
+      const connection = rawConnection(dataDir);
+      try {
+        await connection.request('initialize', version === 1 ? { protocolVersion: 1, clientCapabilities: {} } : { protocolVersion: 2, info: { name: 'bench', version: '1' } });
+        const runs: Array<{ ms: number; cpu: number; sent: number }> = [];
+        for (let i = 0; i < 3; i++) {
+          const start = performance.now();
+          const cpu = process.cpuUsage();
+          const { notifications } = await connection.request(method, { sessionId: ID, cwd, ...params });
+          runs.push({ ms: performance.now() - start, cpu: cpuMs(cpu), sent: notifications });
+        }
+        return { ms: median(runs.map((r) => r.ms)), cpu: median(runs.map((r) => r.cpu)), sent: runs[0]!.sent };
+      } finally {
+        await connection.close();
+      }
+    };
+    const load = loadavg().map((l) => l.toFixed(1)).join(' ');
+    const v1 = await measure(1, 'session/load', { mcpServers: [] });
+    const fromStart = await measure(2, 'session/resume', { replayFrom: { type: 'start' } });
+    const afterMiddle = await measure(2, 'session/resume', { replayFrom: { type: '_accord_offset', after: middle } });
+    const none = await measure(2, 'session/resume', {});
+
+    const rate = (count: number, ms: number) => Math.round(count / (ms / 1000)).toLocaleString('en');
+    console.log(`resume/replay through the protocol, ${EVENTS}-event log (${replay.updates.length} replayable updates); load average ${load} → ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores, median of 3:`);
+    const line = (what: string, r: { ms: number; cpu: number; sent: number }, note = '') =>
+      console.log(`  ${what.padEnd(36)} ${r.ms.toFixed(0)} ms wall / ${r.cpu.toFixed(0)} ms CPU → ${rate(EVENTS, r.ms)} log events/s wall, ${rate(EVENTS, r.cpu)} CPU; ${r.sent} updates sent${note}`);
+    line('v1 session/load (from the start)', v1);
+    line('v2 resume {"type":"start"}', fromStart);
+    line('v2 resume after the middle offset', afterMiddle, ' (the first half folded)');
+    line('v2 resume with no cursor', none, ' (no replay: the state only)');
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+void main();
