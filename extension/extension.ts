@@ -13,6 +13,7 @@ import { registerTestApprovalCommand } from './approvals/testApprovalCommand';
 import { addAgent } from './agents/addAgent';
 import { authChoices } from './agents/signIn';
 import { forIconLabel, quotedForNotification } from './text/agentText';
+import { useTranslation } from './text/l10n';
 
 /** What activate() returns; the extension-host tests use it to look inside. */
 export interface AccordApi {
@@ -28,6 +29,7 @@ export interface AccordApi {
 
 export function activate(context: vscode.ExtensionContext): AccordApi {
   startupMark('activate start');
+  useTranslation((message, ...args) => vscode.l10n.t(message, ...args));
   const log = vscode.window.createOutputChannel('Accord', { log: true });
   setStartupLog((line) => log.info(line));
   let client: AccordClient | undefined;
@@ -58,8 +60,8 @@ export function activate(context: vscode.ExtensionContext): AccordApi {
         return;
       }
       const pick = await vscode.window.showQuickPick(
-        choices.map((c) => ({ label: forIconLabel(c.name, 80), description: c.terminal ? 'in a terminal' : '', detail: c.description ? forIconLabel(c.description, 300) : undefined, methodId: c.methodId })),
-        { title: `Accord: sign in to ${forIconLabel(host.name, 60)}` },
+        choices.map((c) => ({ label: forIconLabel(c.name, 80), description: c.terminal ? vscode.l10n.t('in a terminal') : '', detail: c.description ? forIconLabel(c.description, 300) : undefined, methodId: c.methodId })),
+        { title: vscode.l10n.t('Accord: sign in to {0}', forIconLabel(host.name, 60)) },
       );
       if (pick) await client!.controller.authenticate(host, pick.methodId);
     }),

@@ -26,13 +26,13 @@ const askConsent = async (message: string, detail: string) => (await vscode.wind
 function describe(choice: AgentChoice): string {
   switch (choice.action) {
     case 'add':
-      return choice.via === 'path' ? `installed: ${agentLiteral(choice.where, 120)}` : 'in the npx cache';
+      return choice.via === 'path' ? vscode.l10n.t('installed: {0}', agentLiteral(choice.where, 120)) : vscode.l10n.t('in the npx cache');
     case 'install':
-      return `not installed; install with npm (${choice.agent.npm})`;
+      return vscode.l10n.t('not installed; install with npm ({0})', choice.agent.npm ?? '');
     case 'manual':
-      return 'not installed; opens its install page';
+      return vscode.l10n.t('not installed; opens its install page');
     case 'configured':
-      return `already added as ${forIconLabel(choice.as, 60)}`;
+      return vscode.l10n.t('already added as {0}', forIconLabel(choice.as, 60));
   }
 }
 
@@ -58,7 +58,7 @@ async function install(agent: CatalogueAgent, deps: AddAgentDeps, env: NodeJS.Pr
   );
   if (!consent) return false;
   deps.log(`installing ${agent.name}: ${line}`);
-  const run = runVisibly(`Install ${agent.name}`, argv.command, argv.args, env);
+  const run = runVisibly(vscode.l10n.t('Install {0}', agent.name), argv.command, argv.args, env);
   const code = await run.done;
   if (code !== 0) {
     void vscode.window.showErrorMessage(
@@ -77,7 +77,7 @@ export async function addAgent(deps: AddAgentDeps): Promise<string | undefined> 
   const choices = agentChoices(CATALOGUE, (a) => detect(a, env), configuredAgents());
   const picked = await (deps.pick ?? ((items, options) => vscode.window.showQuickPick(items, options)))(
     choices.map((choice) => ({ label: choice.agent.name, description: describe(choice), detail: choice.agent.auth, choice })),
-    { title: 'Accord: add an ACP agent', placeHolder: 'Agents Accord knows how to start', matchOnDescription: true },
+    { title: vscode.l10n.t('Accord: add an ACP agent'), placeHolder: vscode.l10n.t('Agents Accord knows how to start'), matchOnDescription: true },
   );
   if (!picked) return undefined;
   const { choice } = picked;

@@ -56,7 +56,7 @@ async function inTerminal(host: AgentHost, method: Extract<AuthMethod, { type: '
   // The agent's own environment (minimal + its env, never Accord's stored keys), the method's variables on top.
   const env = { ...agentEnvironment({ host: process.env, kind: 'configured', inheritEnv: def.inheritEnv, own: def.env }), ...extraEnv };
   const terminal = vscode.window.createTerminal({
-    name: `Sign in: ${forIconLabel(host.name, 40)}: ${forIconLabel(method.name, 40)}`,
+    name: vscode.l10n.t('Sign in: {0}: {1}', forIconLabel(host.name, 40), forIconLabel(method.name, 40)),
     shellPath: def.command,
     shellArgs: [...def.args, ...extraArgs],
     env,

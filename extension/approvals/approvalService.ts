@@ -8,16 +8,13 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RequestPermissionRequest, RequestPermissionResponse, ToolCallUpdate } from '@agentclientprotocol/sdk/unstable';
-import { ALLOW_ANYWAY_LABEL, answerCancelled, answerDeclined, answerSelected, onceChoices, type OnceButton, type OnceChoices } from './onceOptions';
+import { allowAnywayLabel, answerCancelled, answerDeclined, answerSelected, onceChoices, type OnceButton, type OnceChoices } from './onceOptions';
 import { summarizeEffect, type EffectFacts, type EffectSummary } from './effectSummary';
 import type { DiffPreview } from './diffPreview';
 import { approvalPrompt } from './approvalPrompt';
 import { FullRequestDocuments } from './fullRequest';
 import { forLog } from '../text/agentText';
 import { durableRequestId } from './durableAnswers';
-
-export const SHOW_DIFF_LABEL = 'Show Diff';
-export const SHOW_FULL_REQUEST_LABEL = 'Show Full Request';
 
 export interface PendingApproval {
   requestId: string;
@@ -82,8 +79,8 @@ export class ApprovalService implements vscode.Disposable {
     const toolCall = this.options.completeToolCall?.(params.sessionId, params.toolCall) ?? params.toolCall;
     const facts = await this.factsFor(params.sessionId, toolCall);
     const unreviewable = (facts.unreviewable?.length ?? 0) > 0;
-    const choices = onceChoices(params.options, unreviewable ? { allowLabel: ALLOW_ANYWAY_LABEL } : {});
-    const summary = summarizeEffect(toolCall, `${agentName} wants to use a tool`, facts);
+    const choices = onceChoices(params.options, unreviewable ? { allowLabel: allowAnywayLabel() } : {});
+    const summary = summarizeEffect(toolCall, vscode.l10n.t('{0} wants to use a tool', agentName), facts);
     const durable = this.options.answerDurable && this.options.durableFrom?.(agentName) ? durableRequestId(params) : undefined;
     const approval: PendingApproval = { requestId: randomUUID(), sessionId: params.sessionId, agentName, params: { ...params, toolCall }, choices, summary, ...(durable ? { durable } : {}) };
     return new Promise((resolve) => {
@@ -193,9 +190,9 @@ export class ApprovalService implements vscode.Disposable {
     // never first), so VS Code adds "Cancel", which declines like Escape and closing do.
     const ordered = [...choices.buttons.filter((b) => b.kind === 'reject_once'), ...choices.buttons.filter((b) => b.kind !== 'reject_once')];
     const items: (vscode.MessageItem & { button?: OnceButton; diff?: boolean; full?: boolean })[] = ordered.map((button) => ({ title: button.label, button }));
-    if (summary.files.length > 0) items.push({ title: SHOW_DIFF_LABEL, diff: true });
+    if (summary.files.length > 0) items.push({ title: vscode.l10n.t('Show Diff'), diff: true });
     const prompt = approvalPrompt({ agentName: approval.agentName, title: summary.title, detail: summary.detail, explanation: choices.explanation });
-    if (prompt.truncated) items.push({ title: SHOW_FULL_REQUEST_LABEL, full: true });
+    if (prompt.truncated) items.push({ title: vscode.l10n.t('Show Full Request'), full: true });
     let useModal = modal;
     while (!approval.outcome) {
       let picked: (typeof items)[number] | undefined;

@@ -26,7 +26,7 @@ export class DiffPreview implements vscode.TextDocumentContentProvider, vscode.D
     };
     const left = side('before', file.oldText ?? '');
     const right = side('after', file.newText);
-    const label = file.oldText === null ? `${name} (new file, proposed)` : `${name} (current ↔ proposed)`;
+    const label = file.oldText === null ? vscode.l10n.t('{0} (new file, proposed)', name) : vscode.l10n.t('{0} (current ↔ proposed)', name);
     await vscode.commands.executeCommand('vscode.diff', left, right, label, { preview: true, preserveFocus: false });
   }
 

@@ -4,6 +4,7 @@
 // common shapes and falls back to the raw input. Pure: no vscode import.
 import type { ToolCallUpdate } from '@agentclientprotocol/sdk/unstable';
 import { agentLiteral } from '../text/agentText';
+import { l10n } from '../text/l10n';
 
 export interface ProposedFile {
   path: string;
@@ -96,8 +97,8 @@ export interface FileEffect extends ProposedFile {
   claimedOldText?: string | null;
 }
 
-export function summarizeEffect(toolCall: ToolCallUpdate, fallbackTitle = 'The agent wants to use a tool', facts: EffectFacts = {}): EffectSummary {
-  const title = toolCall.title ?? fallbackTitle;
+export function summarizeEffect(toolCall: ToolCallUpdate, fallbackTitle?: string, facts: EffectFacts = {}): EffectSummary {
+  const title = toolCall.title ?? fallbackTitle ?? l10n.t('The agent wants to use a tool');
   const kind = toolCall.kind ?? 'other';
   const found = commandFrom(toolCall);
   const announcedCwd = facts.announced ? commandFrom(facts.announced)?.cwd : undefined;
@@ -110,22 +111,22 @@ export function summarizeEffect(toolCall: ToolCallUpdate, fallbackTitle = 'The a
   const v = (s: string, max = 500) => agentLiteral(s, max);
   const lines: string[] = [];
   if (facts.unreviewable && facts.unreviewable.length > 0) {
-    lines.push('This change could not be made reviewable; allow anyway?');
-    for (const u of facts.unreviewable) lines.push(`Not kept: ${v(u.path)} (${v(u.why)})`);
+    lines.push(l10n.t('This change could not be made reviewable; allow anyway?'));
+    for (const u of facts.unreviewable) lines.push(l10n.t('Not kept: {0} ({1})', v(u.path), v(u.why)));
   }
   if (command) {
-    lines.push(command.line !== undefined ? `Command (run by a shell): ${v(command.line, 2000)}` : `Command: ${command.argv.map((a) => quoteArg(v(a))).join(' ')}`);
-    lines.push(`In: ${command.cwd !== undefined ? v(command.cwd) : 'unknown (the agent did not say which folder)'}`);
-    for (const [k, val] of Object.entries(command.env)) lines.push(`Env: ${v(k, 100)}=${v(val)}`);
+    lines.push(command.line !== undefined ? l10n.t('Command (run by a shell): {0}', v(command.line, 2000)) : l10n.t('Command: {0}', command.argv.map((a) => quoteArg(v(a))).join(' ')));
+    lines.push(l10n.t('In: {0}', command.cwd !== undefined ? v(command.cwd) : l10n.t('unknown (the agent did not say which folder)')));
+    for (const [k, val] of Object.entries(command.env)) lines.push(l10n.t('Env: {0}={1}', v(k, 100), v(val)));
   }
   for (const f of files) lines.push(describeFile(f, v));
-  for (const p of locations) lines.push(`Touches: ${v(p)}`);
+  for (const p of locations) lines.push(l10n.t('Touches: {0}', v(p)));
   if (!command && files.length === 0) {
     const said = textContent(toolCall);
-    if (said.length > 0) lines.push(...said.map((t) => `Agent says: ${v(t, 600)}`));
-    else if (toolCall.rawInput !== undefined) lines.push(`Input: ${v(truncate(JSON.stringify(toolCall.rawInput) ?? String(toolCall.rawInput), 600), 700)}`);
+    if (said.length > 0) lines.push(...said.map((t) => l10n.t('Agent says: {0}', v(t, 600))));
+    else if (toolCall.rawInput !== undefined) lines.push(l10n.t('Input: {0}', v(truncate(JSON.stringify(toolCall.rawInput) ?? String(toolCall.rawInput), 600), 700)));
   }
-  if (lines.length === 0) lines.push('The agent did not describe what this call does.');
+  if (lines.length === 0) lines.push(l10n.t('The agent did not describe what this call does.'));
   return { title, kind, command, files, locations, detail: lines.join('\n') };
 }
 
@@ -139,15 +140,21 @@ function checkedAgainstDisk(f: ProposedFile, current: EffectFacts['current']): F
 
 function describeFile(f: FileEffect, v: (s: string) => string): string {
   const after = lineCount(f.newText);
-  if (f.oldText === null) return `Create: ${v(f.path)} (${plural(after, 'line')})${f.claimedOldText !== undefined ? ' (the agent thought it existed; it does not)' : ''}`;
+  if (f.oldText === null) {
+    return f.claimedOldText !== undefined
+      ? l10n.t('Create: {0} ({1}) (the agent thought it existed; it does not)', v(f.path), lineWord(after))
+      : l10n.t('Create: {0} ({1})', v(f.path), lineWord(after));
+  }
   const before = lineCount(f.oldText);
-  if (f.claimedOldText === null) return `Replace: ${v(f.path)} (${plural(before, 'line')} → ${after}; it exists, though the agent described it as a new file)`;
-  const note = f.claimedOldText !== undefined ? ' (the file on disk is not what the agent saw)' : '';
-  return `Change: ${v(f.path)} (${before} → ${plural(after, 'line')})${note}`;
+  if (f.claimedOldText === null) return l10n.t('Replace: {0} ({1} → {2}; it exists, though the agent described it as a new file)', v(f.path), lineWord(before), after);
+  return f.claimedOldText !== undefined
+    ? l10n.t('Change: {0} ({1} → {2}) (the file on disk is not what the agent saw)', v(f.path), before, lineWord(after))
+    : l10n.t('Change: {0} ({1} → {2})', v(f.path), before, lineWord(after));
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${n === 1 ? word : `${word}s`}`;
+/** "1 line" / "n lines": whole phrases, so a translation can inflect them. */
+function lineWord(n: number): string {
+  return n === 1 ? l10n.t('1 line') : l10n.t('{0} lines', n);
 }
 
 /** The text blocks of a call's content: some agents describe a call only there. */

@@ -4,6 +4,7 @@
 // the agent offers. Pure: no vscode import, so it is unit-tested directly.
 import type { PermissionOption, RequestPermissionResponse } from '@agentclientprotocol/sdk/unstable';
 import { quotedForNotification } from '../text/agentText';
+import { l10n } from '../text/l10n';
 
 export interface OnceButton {
   /** The label the person sees on the button. */
@@ -21,11 +22,12 @@ export interface OnceChoices {
   explanation?: string;
 }
 
-export const ALLOW_ONCE_LABEL = 'Allow once';
+// Functions, not constants: the words are looked up in the display language when a prompt is built.
+export const allowOnceLabel = (): string => l10n.t('Allow once');
 /** The allow button when the change could not be made reviewable. */
-export const ALLOW_ANYWAY_LABEL = 'Allow anyway';
-export const REJECT_LABEL = 'Reject';
-export const REJECT_AND_STOP_LABEL = 'Reject and stop';
+export const allowAnywayLabel = (): string => l10n.t('Allow anyway');
+export const rejectLabel = (): string => l10n.t('Reject');
+export const rejectAndStopLabel = (): string => l10n.t('Reject and stop');
 
 /**
  * A reject option that does more than decline this one call: it aborts or
@@ -48,26 +50,26 @@ export interface OnceChoiceOptions {
  * agent offers a plain reject.
  */
 export function onceChoices(options: readonly PermissionOption[], choiceOptions: OnceChoiceOptions = {}): OnceChoices {
-  const allowLabel = choiceOptions.allowLabel ?? ALLOW_ONCE_LABEL;
+  const allowLabel = choiceOptions.allowLabel ?? allowOnceLabel();
   const allows = options.filter((o) => o.kind === 'allow_once');
   const rejects = options.filter((o) => o.kind === 'reject_once');
   const mild = rejects.filter((o) => !endsTurn(o));
   const drastic = rejects.filter((o) => endsTurn(o));
   // The option's name is the agent's: quoted, one line, short (it becomes a button label).
-  const label = (base: string, o: PermissionOption, many: boolean) => (many ? `${base}: ${quotedForNotification(o.name, 40)}` : base);
+  const label = (base: string, o: PermissionOption, many: boolean) => (many ? l10n.t('{0}: {1}', base, quotedForNotification(o.name, 40)) : base);
   // A drastic reject the agent offers alone is still just "Reject" (it is the only way to say no); next to a plain one it says what it does.
-  const drasticBase = mild.length === 0 ? REJECT_LABEL : REJECT_AND_STOP_LABEL;
+  const drasticBase = mild.length === 0 ? rejectLabel() : rejectAndStopLabel();
   const buttons: OnceButton[] = [
     ...allows.map((o) => ({ label: label(allowLabel, o, allows.length > 1), optionId: o.optionId, kind: 'allow_once' as const })),
-    ...mild.map((o) => ({ label: label(REJECT_LABEL, o, mild.length > 1), optionId: o.optionId, kind: 'reject_once' as const })),
+    ...mild.map((o) => ({ label: label(rejectLabel(), o, mild.length > 1), optionId: o.optionId, kind: 'reject_once' as const })),
     ...drastic.map((o) => ({ label: label(drasticBase, o, drastic.length > 1), optionId: o.optionId, kind: 'reject_once' as const })),
   ];
   const fallbackReject = buttons.find((b) => b.kind === 'reject_once');
   if (allows.length > 0) return { buttons, fallbackReject };
   const standing = options.some((o) => o.kind === 'allow_always');
   const explanation = standing
-    ? 'The agent offered only a standing permission ("always allow"). Accord answers each request once, so this one can only be declined.'
-    : 'The agent offered no way to allow this request once, so it can only be declined.';
+    ? l10n.t('The agent offered only a standing permission ("always allow"). Accord answers each request once, so this one can only be declined.')
+    : l10n.t('The agent offered no way to allow this request once, so it can only be declined.');
   return { buttons, fallbackReject, explanation };
 }
 

@@ -47,8 +47,8 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
     if (node.type === 'session') {
       const pending = this.store.inSession(node.sessionId).filter(isPending).length;
       const item = new vscode.TreeItem(this.sessionLabel(node.sessionId), vscode.TreeItemCollapsibleState.Expanded);
-      item.tooltip = `Session ${node.sessionId}`;
-      item.description = pending > 0 ? `${pending} pending` : 'reviewed';
+      item.tooltip = vscode.l10n.t('Session {0}', node.sessionId);
+      item.description = pending > 0 ? vscode.l10n.t('{0} pending', pending) : vscode.l10n.t('reviewed');
       item.contextValue = 'accordReviewSession';
       item.iconPath = new vscode.ThemeIcon('comment-discussion');
       return item;
@@ -57,20 +57,28 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
       const files = this.store.inTurn(node.sessionId, node.turnId);
       const pending = files.filter(isPending).length;
       const undone = files.length > 0 && files.every((f) => f.undone);
-      const item = new vscode.TreeItem(`Turn ${node.turnId}`, vscode.TreeItemCollapsibleState.Expanded);
-      item.description = undone ? 'undone' : `${files.length} file${files.length === 1 ? '' : 's'}${pending > 0 ? `, ${pending} pending` : ''}`;
+      const item = new vscode.TreeItem(vscode.l10n.t('Turn {0}', node.turnId), vscode.TreeItemCollapsibleState.Expanded);
+      item.description = undone
+        ? vscode.l10n.t('undone')
+        : pending > 0
+          ? files.length === 1
+            ? vscode.l10n.t('1 file, {0} pending', pending)
+            : vscode.l10n.t('{0} files, {1} pending', files.length, pending)
+          : files.length === 1
+            ? vscode.l10n.t('1 file')
+            : vscode.l10n.t('{0} files', files.length);
       item.contextValue = undone ? 'accordReviewTurn.undone' : 'accordReviewTurn';
       item.iconPath = new vscode.ThemeIcon(undone ? 'history' : 'git-commit');
       return item;
     }
     const file = this.store.get(node.fileId);
-    if (!file) return new vscode.TreeItem('(closed)');
+    if (!file) return new vscode.TreeItem(vscode.l10n.t('(closed)'));
     return fileItem(file);
   }
 
   private refresh(): void {
     const pending = this.store.pendingCount();
-    this.view.badge = pending > 0 ? { value: pending, tooltip: `${pending} agent change${pending === 1 ? '' : 's'} to review` } : undefined;
+    this.view.badge = pending > 0 ? { value: pending, tooltip: pending === 1 ? vscode.l10n.t('1 agent change to review') : vscode.l10n.t('{0} agent changes to review', pending) } : undefined;
     this.changed.fire(undefined);
   }
 
@@ -82,21 +90,26 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
 function fileItem(file: FileReview): vscode.TreeItem {
   const item = new vscode.TreeItem(nodePath.basename(file.path), vscode.TreeItemCollapsibleState.None);
   const kind = kindOf(file);
-  const counts = file.binary ? 'binary' : (({ added, removed }) => `+${added} −${removed}`)(fileLineCounts(file));
+  const counts = file.binary ? vscode.l10n.t('binary') : (({ added, removed }) => `+${added} −${removed}`)(fileLineCounts(file));
   item.resourceUri = vscode.Uri.file(file.path);
   item.description = `${KIND_LETTER[kind]} ${counts} · ${state(file)}`;
   item.tooltip = [file.movedFrom ? `${file.movedFrom} → ${file.path}` : file.path, `${kind}, ${counts}`, file.conflict ?? state(file)].join('\n');
   // A conflict row has its own actions: try again (accept), give up (reject), resolve in the file.
   item.contextValue = file.conflict ? 'accordReviewFile.conflict' : isPending(file) ? 'accordReviewFile.pending' : 'accordReviewFile';
-  item.command = { command: 'accord.review.open', title: 'Open Change', arguments: [file.id] };
+  item.command = { command: 'accord.review.open', title: vscode.l10n.t('Open Change'), arguments: [file.id] };
   if (file.conflict) item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
   return item;
 }
 
 function state(file: FileReview): string {
-  if (file.conflict) return 'conflict';
-  if (file.undone) return 'undone';
-  return STATE_LABEL[reviewState(file)];
+  if (file.conflict) return vscode.l10n.t('conflict');
+  if (file.undone) return vscode.l10n.t('undone');
+  return STATE_LABEL[reviewState(file)]();
 }
 
-const STATE_LABEL = { pending: 'pending', accepted: 'accepted', rejected: 'rejected', partial: 'partly accepted' } as const;
+const STATE_LABEL = {
+  pending: () => vscode.l10n.t('pending'),
+  accepted: () => vscode.l10n.t('accepted'),
+  rejected: () => vscode.l10n.t('rejected'),
+  partial: () => vscode.l10n.t('partly accepted'),
+} as const;

@@ -77,18 +77,18 @@ export class InFileReview implements vscode.CodeLensProvider, vscode.Disposable 
     for (const file of reviews) {
       const open = file.hunks.filter((_, i) => hunkDecision(file, i) === 'pending').length;
       if (open === 0 || !landsPerHunk(file)) continue;
-      const what = `${open} change${open === 1 ? '' : 's'} from turn ${file.turnId}`;
+      const what = open === 1 ? vscode.l10n.t('1 change from turn {0}', file.turnId) : vscode.l10n.t('{0} changes from turn {1}', open, file.turnId);
       if (file.inFile) {
         lenses.push(
-          new vscode.CodeLens(top, { title: `$(sparkle) Accord: ${what} in this file`, command: '' }),
-          new vscode.CodeLens(top, { title: '$(check-all) Keep All', command: 'accord.review.acceptFile', arguments: [file.id] }),
-          new vscode.CodeLens(top, { title: '$(discard) Undo All', command: 'accord.review.rejectFile', arguments: [file.id] }),
+          new vscode.CodeLens(top, { title: `$(sparkle) ${vscode.l10n.t('Accord: {0} in this file', what)}`, command: '' }),
+          new vscode.CodeLens(top, { title: `$(check-all) ${vscode.l10n.t('Keep All')}`, command: 'accord.review.acceptFile', arguments: [file.id] }),
+          new vscode.CodeLens(top, { title: `$(discard) ${vscode.l10n.t('Undo All')}`, command: 'accord.review.rejectFile', arguments: [file.id] }),
         );
       } else {
         lenses.push(
-          new vscode.CodeLens(top, { title: `$(sparkle) Accord: ${what} to review`, command: '' }),
-          new vscode.CodeLens(top, { title: '$(edit) Review in File', command: 'accord.review.reviewInFile', arguments: [file.id] }),
-          new vscode.CodeLens(top, { title: '$(diff) Open Diff', command: 'accord.review.open', arguments: [file.id] }),
+          new vscode.CodeLens(top, { title: `$(sparkle) ${vscode.l10n.t('Accord: {0} to review', what)}`, command: '' }),
+          new vscode.CodeLens(top, { title: `$(edit) ${vscode.l10n.t('Review in File')}`, command: 'accord.review.reviewInFile', arguments: [file.id] }),
+          new vscode.CodeLens(top, { title: `$(diff) ${vscode.l10n.t('Open Diff')}`, command: 'accord.review.open', arguments: [file.id] }),
         );
       }
     }
@@ -98,11 +98,11 @@ export class InFileReview implements vscode.CodeLensProvider, vscode.Disposable 
       const range = new vscode.Range(line, 0, line, 0);
       const args = [file.id, index];
       lenses.push(
-        new vscode.CodeLens(range, { title: edited === undefined ? '$(check) Keep' : '$(check) Keep Your Version', command: 'accord.review.keepInFile', arguments: args }),
-        new vscode.CodeLens(range, { title: '$(discard) Undo', command: 'accord.review.undoInFile', arguments: args }),
-        new vscode.CodeLens(range, { title: `${n + 1} of ${placed.length}`, command: '' }),
-        new vscode.CodeLens(range, { title: '$(arrow-up)', tooltip: 'Previous change', command: 'accord.review.previousInFile', arguments: [document.uri, line] }),
-        new vscode.CodeLens(range, { title: '$(arrow-down)', tooltip: 'Next change', command: 'accord.review.nextInFile', arguments: [document.uri, line] }),
+        new vscode.CodeLens(range, { title: `$(check) ${edited === undefined ? vscode.l10n.t('Keep') : vscode.l10n.t('Keep Your Version')}`, command: 'accord.review.keepInFile', arguments: args }),
+        new vscode.CodeLens(range, { title: `$(discard) ${vscode.l10n.t('Undo')}`, command: 'accord.review.undoInFile', arguments: args }),
+        new vscode.CodeLens(range, { title: vscode.l10n.t('{0} of {1}', n + 1, placed.length), command: '' }),
+        new vscode.CodeLens(range, { title: '$(arrow-up)', tooltip: vscode.l10n.t('Previous change'), command: 'accord.review.previousInFile', arguments: [document.uri, line] }),
+        new vscode.CodeLens(range, { title: '$(arrow-down)', tooltip: vscode.l10n.t('Next change'), command: 'accord.review.nextInFile', arguments: [document.uri, line] }),
       );
     });
     return lenses;

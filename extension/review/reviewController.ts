@@ -82,8 +82,10 @@ export class ReviewController implements vscode.Disposable {
     }
     // A later turn is diffed against the agent's text after the turn before; the title says so. The session is named too.
     const builtOn = file.builtOn !== undefined ? this.store.get(file.builtOn) : undefined;
-    const where = `${this.sessionLabel(file.sessionId)}, turn ${file.turnId}`;
-    const title = builtOn ? `${name} (Accord review: ${where}: changes since turn ${builtOn.turnId})` : `${name} (Accord review: ${where})`;
+    const where = vscode.l10n.t('{0}, turn {1}', this.sessionLabel(file.sessionId), file.turnId);
+    const title = builtOn
+      ? vscode.l10n.t('{0} (Accord review: {1}: changes since turn {2})', name, where, builtOn.turnId)
+      : vscode.l10n.t('{0} (Accord review: {1})', name, where);
     await vscode.commands.executeCommand('vscode.diff', reviewUri(file, 'base'), reviewUri(file, 'proposed'), title, { preview: false });
   }
 

@@ -63,7 +63,7 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
       const range = new vscode.Range(line, 0, line, 0);
       const args = [document.uri.toString(), hunk.index];
       if (hunk.state === 'conflict' && this.store.isLanding(file)) {
-        lenses.push(new vscode.CodeLens(range, { title: '$(sync~spin) Applying…', command: '' }));
+        lenses.push(new vscode.CodeLens(range, { title: `$(sync~spin) ${vscode.l10n.t('Applying…')}`, command: '' }));
         continue;
       }
       if (hunk.state === 'conflict') {
@@ -71,26 +71,30 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
         continue;
       }
       lenses.push(
-        new vscode.CodeLens(range, { title: '$(check) Accept hunk', command: 'accord.review.acceptHunk', arguments: args }),
-        new vscode.CodeLens(range, { title: '$(discard) Reject hunk', command: 'accord.review.rejectHunk', arguments: args }),
+        new vscode.CodeLens(range, { title: `$(check) ${vscode.l10n.t('Accept hunk')}`, command: 'accord.review.acceptHunk', arguments: args }),
+        new vscode.CodeLens(range, { title: `$(discard) ${vscode.l10n.t('Reject hunk')}`, command: 'accord.review.rejectHunk', arguments: args }),
       );
     }
     const missing = this.store.contextNotInFile(file);
     if (missing.length > 0) {
-      const what = missing.map((m) => `${m.count} from turn ${m.turnId}`).join(', ');
+      const what = missing.map((m) => vscode.l10n.t('{0} from turn {1}', m.count, m.turnId)).join(', ');
       lenses.unshift(
         new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), {
-          title: `$(info) Unchanged lines are the agent's text after turn ${this.store.get(file.builtOn!)?.turnId ?? '?'}; ${what} of its earlier changes ${missing.reduce((n, m) => n + m.count, 0) === 1 ? 'is' : 'are'} not in your file`,
+          title: `$(info) ${
+            missing.reduce((n, m) => n + m.count, 0) === 1
+              ? vscode.l10n.t("Unchanged lines are the agent's text after turn {0}; {1} of its earlier changes is not in your file", this.store.get(file.builtOn!)?.turnId ?? '?', what)
+              : vscode.l10n.t("Unchanged lines are the agent's text after turn {0}; {1} of its earlier changes are not in your file", this.store.get(file.builtOn!)?.turnId ?? '?', what)
+          }`,
           command: '',
         }),
       );
     }
     if (file.hunks.length === 0 || file.binary || file.movedFrom !== undefined) {
       const top = new vscode.Range(0, 0, 0, 0);
-      const what = file.movedFrom !== undefined ? `move from ${nodePath.basename(file.movedFrom)}` : 'file';
+      const moved = file.movedFrom !== undefined ? nodePath.basename(file.movedFrom) : undefined;
       lenses.unshift(
-        new vscode.CodeLens(top, { title: `$(check) Accept ${what}`, command: 'accord.review.acceptFile', arguments: [document.uri.toString()] }),
-        new vscode.CodeLens(top, { title: `$(discard) Reject ${what}`, command: 'accord.review.rejectFile', arguments: [document.uri.toString()] }),
+        new vscode.CodeLens(top, { title: `$(check) ${moved !== undefined ? vscode.l10n.t('Accept move from {0}', moved) : vscode.l10n.t('Accept file')}`, command: 'accord.review.acceptFile', arguments: [document.uri.toString()] }),
+        new vscode.CodeLens(top, { title: `$(discard) ${moved !== undefined ? vscode.l10n.t('Reject move from {0}', moved) : vscode.l10n.t('Reject file')}`, command: 'accord.review.rejectFile', arguments: [document.uri.toString()] }),
       );
     }
     return lenses;
@@ -132,15 +136,15 @@ function conflictLenses(file: FileReview, index: number, range: vscode.Range, ar
   const resolving = file.resolving.has(file.hunks[index] ? hunkKeyOf(file, index) : '');
   const wanted = hunkDecision(file, index);
   if (resolving) {
-    return [new vscode.CodeLens(range, { title: '$(warning) Conflict being finished in the file: pick a side on its markers', command: 'accord.review.explainConflict', arguments: args })];
+    return [new vscode.CodeLens(range, { title: `$(warning) ${vscode.l10n.t('Conflict being finished in the file: pick a side on its markers')}`, command: 'accord.review.explainConflict', arguments: args })];
   }
   return [
-    new vscode.CodeLens(range, { title: '$(warning) Conflict', command: 'accord.review.explainConflict', arguments: args }),
-    new vscode.CodeLens(range, { title: '$(git-merge) Resolve in File', command: 'accord.review.resolveHunk', arguments: args }),
-    new vscode.CodeLens(range, { title: '$(refresh) Try Again', command: wanted === 'rejected' ? 'accord.review.rejectHunk' : 'accord.review.acceptHunk', arguments: args }),
+    new vscode.CodeLens(range, { title: `$(warning) ${vscode.l10n.t('Conflict')}`, command: 'accord.review.explainConflict', arguments: args }),
+    new vscode.CodeLens(range, { title: `$(git-merge) ${vscode.l10n.t('Resolve in File')}`, command: 'accord.review.resolveHunk', arguments: args }),
+    new vscode.CodeLens(range, { title: `$(refresh) ${vscode.l10n.t('Try Again')}`, command: wanted === 'rejected' ? 'accord.review.rejectHunk' : 'accord.review.acceptHunk', arguments: args }),
     wanted === 'rejected'
-      ? new vscode.CodeLens(range, { title: '$(check) Keep Change', command: 'accord.review.acceptHunk', arguments: args })
-      : new vscode.CodeLens(range, { title: '$(discard) Leave Out', command: 'accord.review.rejectHunk', arguments: args }),
+      ? new vscode.CodeLens(range, { title: `$(check) ${vscode.l10n.t('Keep Change')}`, command: 'accord.review.acceptHunk', arguments: args })
+      : new vscode.CodeLens(range, { title: `$(discard) ${vscode.l10n.t('Leave Out')}`, command: 'accord.review.rejectHunk', arguments: args }),
   ];
 }
 

@@ -19,7 +19,7 @@ export class ToolDiffDocuments implements vscode.TextDocumentContentProvider, vs
       return vscode.Uri.from({ scheme: TOOL_DIFF_SCHEME, path: vscode.Uri.file(diff.path).path, query });
     };
     while (this.texts.size > MAX_KEPT) this.texts.delete(this.texts.keys().next().value as string);
-    const title = `${nodePath.basename(diff.path)} (proposed by the agent)`;
+    const title = vscode.l10n.t('{0} (proposed by the agent)', nodePath.basename(diff.path));
     await vscode.commands.executeCommand('vscode.diff', side('old', diff.oldText ?? ''), side('new', diff.newText), title, { preview: true });
   }
 

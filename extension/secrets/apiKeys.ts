@@ -36,15 +36,15 @@ export class ApiKeys {
   async prompt(): Promise<boolean> {
     const pick = await vscode.window.showQuickPick(
       PROVIDERS.map((p) => ({ label: p.label, description: p.env, provider: p })),
-      { title: 'Accord: Set API Key', placeHolder: 'Which provider is the key for?' },
+      { title: vscode.l10n.t('Accord: Set API Key'), placeHolder: vscode.l10n.t('Which provider is the key for?') },
     );
     if (!pick) return false;
     const value = await vscode.window.showInputBox({
-      title: `${pick.label} API key`,
-      prompt: 'Stored in VS Code\'s secret storage and given only to the bundled agent. Leave empty to remove the stored key.',
+      title: vscode.l10n.t('{0} API key', pick.label),
+      prompt: vscode.l10n.t("Stored in VS Code's secret storage and given only to the bundled agent. Leave empty to remove the stored key."),
       password: true,
       ignoreFocusOut: true,
-      validateInput: (v) => (v.trim() && /\s/.test(v.trim()) ? 'An API key has no spaces.' : undefined),
+      validateInput: (v) => (v.trim() && /\s/.test(v.trim()) ? vscode.l10n.t('An API key has no spaces.') : undefined),
     });
     if (value === undefined) return false;
     if (value.trim()) await this.secrets.store(secretKey(pick.provider.env), value.trim());

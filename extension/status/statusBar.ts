@@ -99,7 +99,12 @@ export class StatusBar implements vscode.Disposable {
     // The agent's name can come from its own `initialize` answer: icon syntax and markup shown as text.
     const name = this.status.agentName ?? 'Accord';
     let text = `${icon} ${forIconLabel(name, 40)}`;
-    const tooltip = [`${agentLine(name, 80)}: ${this.status.state}${this.status.message ? ` — ${agentBlock(this.status.message, { maxLines: 6, maxLineLength: 300 }).text}` : ''}`];
+    const state = STATE_WORD[this.status.state]();
+    const tooltip = [
+      this.status.message
+        ? vscode.l10n.t('{0}: {1} — {2}', agentLine(name, 80), state, agentBlock(this.status.message, { maxLines: 6, maxLineLength: 300 }).text)
+        : vscode.l10n.t('{0}: {1}', agentLine(name, 80), state),
+    ];
     const u = this.usageValue;
     if (u) {
       if (u.size) {
@@ -121,8 +126,18 @@ export class StatusBar implements vscode.Disposable {
 }
 
 function formatTokens(n: number): string {
-  return n >= 1000 ? `${(n / 1000).toFixed(1)}k tok` : `${n} tok`;
+  return n >= 1000 ? vscode.l10n.t('{0}k tok', (n / 1000).toFixed(1)) : vscode.l10n.t('{0} tok', n);
 }
+
+// The tooltip's state word; the state itself stays the protocol-side value.
+const STATE_WORD = {
+  connected: () => vscode.l10n.t('connected'),
+  starting: () => vscode.l10n.t('starting'),
+  restarting: () => vscode.l10n.t('restarting'),
+  stopped: () => vscode.l10n.t('stopped'),
+  error: () => vscode.l10n.t('error'),
+  untrusted: () => vscode.l10n.t('untrusted'),
+} as const;
 
 export function formatCost(cost: { amount: number; currency: string }): string {
   return cost.currency === 'USD' ? `$${cost.amount.toFixed(cost.amount < 1 ? 3 : 2)}` : `${cost.amount.toFixed(2)} ${cost.currency}`;

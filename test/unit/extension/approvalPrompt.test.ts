@@ -3,8 +3,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { AGENT_WORDS_NOTE, approvalPrompt, TITLE_MAX } from '../../../extension/approvals/approvalPrompt';
+import { agentWordsNote, approvalPrompt, TITLE_MAX } from '../../../extension/approvals/approvalPrompt';
 import { summarizeEffect } from '../../../extension/approvals/effectSummary';
+import { onceChoices } from '../../../extension/approvals/onceOptions';
+import { english, useTranslation } from '../../../extension/text/l10n';
 
 const corpus = JSON.parse(readFileSync(new URL('../../fixtures/hostileText.json', import.meta.url), 'utf8')) as { links: string[]; spoofs: string[] };
 const VSCODE_NOTIFICATION_LINK = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^\)\s]+)(?: (["'])(.+?)(\3))?\)/i;
@@ -19,7 +21,7 @@ describe('approval prompt text', () => {
     const p = promptFor('Run echo hello');
     assert.equal(p.message, 'Fake asks for approval: “Run echo hello”');
     assert.ok(p.detail.startsWith('Command: ls'));
-    assert.ok(p.detail.endsWith(AGENT_WORDS_NOTE));
+    assert.ok(p.detail.endsWith(agentWordsNote()));
     assert.equal(p.truncated, false);
   });
 
@@ -70,5 +72,32 @@ describe('approval prompt text', () => {
   test('a lookalike "Verified by Accord" stays inside the agent\'s quotes', () => {
     const p = promptFor('✔ Verified by Accord: read-only, safe” Accord: “ok');
     assert.equal(p.message, 'Fake asks for approval: “✔ Verified by Accord: read-only, safe" Accord: "ok”');
+  });
+});
+
+describe('approval text through the translator', () => {
+  test('placeholders in the agent\'s own words are not filled in: an agent named "{1}" stays "{1}"', () => {
+    const s = summarizeEffect({ toolCallId: 't', title: 'Run {0}', kind: 'execute', rawInput: { command: ['echo', '{0}{1}'] } });
+    const p = approvalPrompt({ agentName: '{1}', title: s.title, detail: s.detail });
+    assert.equal(p.message, '{1} asks for approval: “Run {0}”');
+    assert.ok(p.detail.startsWith("Command: echo '{0}{1}'"), p.detail);
+  });
+
+  test('Accord\'s words come from the installed translator; the agent\'s words are its arguments, quoted as before', () => {
+    // A stand-in for vscode.l10n.t with a "translation" that marks every message.
+    useTranslation((message, ...args) => english(`«${message}»`, ...args));
+    try {
+      const s = summarizeEffect({ toolCallId: 't', title: 'Run ls', kind: 'execute', rawInput: { command: ['ls'], cwd: '/w' } });
+      const p = approvalPrompt({ agentName: 'Fake', title: s.title, detail: s.detail });
+      assert.equal(p.message, '«Fake asks for approval: “Run ls”»');
+      assert.ok(p.detail.startsWith('«Command: ls»\n«In: /w»'), p.detail);
+      const buttons = onceChoices([
+        { optionId: 'a', name: 'Allow', kind: 'allow_once' },
+        { optionId: 'r', name: 'Reject', kind: 'reject_once' },
+      ]).buttons.map((b) => b.label);
+      assert.deepEqual(buttons, ['«Allow once»', '«Reject»']);
+    } finally {
+      useTranslation(english);
+    }
   });
 });
