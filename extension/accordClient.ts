@@ -102,6 +102,19 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
           if (h) controller.remoteTurnEnded(h, sessionId, stopReason as StopReason);
         },
       },
+      // The dialog closed because another client answered: say so, so a vanished question is not a mystery.
+      settledElsewhere: (agentName: string, settled: { sessionId: string; toolCallId: string; outcome: unknown }) => {
+        const how = settled.outcome === 'allow' ? 'allowed' : settled.outcome === 'reject' ? 'rejected' : 'withdrawn';
+        log.info(`${agentName}: an approval in session ${JSON.stringify(settled.sessionId.slice(0, 100))} was ${how} in another client.`);
+        // One whole sentence per outcome: translators need the sentence, not a word spliced into one.
+        const message =
+          how === 'allowed'
+            ? vscode.l10n.t('$(shield) Accord: an approval was allowed in another window')
+            : how === 'rejected'
+              ? vscode.l10n.t('$(shield) Accord: an approval was rejected in another window')
+              : vscode.l10n.t('$(shield) Accord: an approval was withdrawn in another window');
+        void vscode.window.setStatusBarMessage(message, 8000);
+      },
     },
   });
   const { bundled } = registry;
@@ -215,7 +228,7 @@ export function activateClient(context: vscode.ExtensionContext, chat: ChatViewP
         configuredAgents((p) => void vscode.window.showWarningMessage(vscode.l10n.t('Accord: {0}', p)));
         registry.forgetAllBut(controller.current?.host);
       }
-      if ((e.affectsConfiguration('accord.model') || e.affectsConfiguration('accord.reasoningEffort')) && controller.current) {
+      if ((e.affectsConfiguration('accord.model') || e.affectsConfiguration('accord.reasoningEffort') || e.affectsConfiguration('accord.mode')) && controller.current) {
         void controller.applySettings(controller.current);
       }
       // The bundled agent reads accord.model when it starts: with no session of the panel's, it restarts to use the new model

@@ -26,16 +26,20 @@ import type { StopReason } from '../core/updates';
 import type { Env } from '../models/credentials';
 import { defaultModelId, resolveModel } from '../models/resolve';
 import { warmModel } from '../models/warm';
-import { applyConfigOption, ConfigValueError, configOptionsFor } from './configOptions';
+import { configOptionsFor } from './configOptions';
+import { modeGate } from './modeGate';
+import { modeStateOf, registerSettingsMethods } from './sessionSettings';
 import { permissionAsker } from './permissions';
 import { toUserContent } from './prompt';
 import { ClientFeatureBook, featuresOf, forClient, type ClientFeatures } from './clientView';
-import { CHANGES_CAPABILITY, registerChangesMethods } from './changesMethods';
+import { registerChangesMethods } from './changesMethods';
+import { methodsCapability } from '../../protocol/accordMethods';
 import { ClientModelChannel } from './clientModels';
 import type { SessionPersistence } from './sessionLog';
 import { logOffsetOf } from '../log/offsets';
 import type { SessionWorkspaces } from '../session/workspaces';
 import { flagsMeta, TURN_ENDED_METHOD, TURN_STARTED_METHOD, type SessionSharing } from './sharing';
+import { launchGrants } from './launchGrants';
 import { SessionSetupError, workspaceFor } from './workspaceReady';
 
 declare const ACCORD_VERSION: string;
@@ -168,8 +172,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     const { workspace } = isolated;
     return {
       tools: [...options.tools, ...isolated.mcpTools],
-      // In its own copy the session's file changes wait for the person's review, which is their approval; in place they ask.
-      gate: isolated.gate.with({ copyEditsReviewed: workspace.mode !== 'in-place' }),
+      // In `auto` mode the session's edits of its own copy wait for the person's review, which is their approval; in `ask` and in place they ask.
+      gate: modeGate(session, isolated.gate, workspace.mode === 'in-place'),
       commands: isolated.runner,
       commandContext: isolated.commandContext,
       // In place, the person's tree is the workspace: every change gets a "before" to diff and discard against.
@@ -186,7 +190,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
         loadSession: false,
         promptCapabilities: { image: true, embeddedContext: true, audio: false },
         ...options.extraCapabilities,
-        ...(isolation ? { _meta: CHANGES_CAPABILITY } : {}),
+        // Every `_accord/*` method with its schema version (protocol/accordMethods.ts); the review methods need isolation.
+        ...(isolation ? { _meta: methodsCapability() } : {}),
       },
       agentInfo: { name: 'accord', title: 'Accord', version },
       authMethods: [],
@@ -199,7 +204,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       if (!isDirectory) {
         throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path to an existing directory; got "${cwd}".`);
       }
-      const widening = refuseClientWidening(params._meta);
+      const widening = refuseClientWidening(params._meta, launchGrants(sharing, isolation));
       if (widening) throw RequestError.invalidParams({ _meta: params._meta }, widening);
       const mcpRefusal = refuseSessionMcpServers(params.mcpServers);
       if (mcpRefusal) throw RequestError.invalidParams({ mcpServers: params.mcpServers.map((s) => s.name) }, mcpRefusal);
@@ -238,20 +243,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       // After the response, so the client already knows the session id.
       setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsOf(session) }), 0);
       const meta = flagsMeta(flags);
-      return { sessionId: session.id, configOptions, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
-    })
-    .onRequest(methods.agent.session.setConfigOption, async ({ params, client }) => {
-      const session = sessionOrThrow(params.sessionId);
-      try {
-        await applyConfigOption(session, env, params.configId, params.value, modelsOf(client));
-      } catch (error) {
-        if (error instanceof ConfigValueError) throw RequestError.invalidParams({ configId: params.configId }, error.message);
-        throw error;
-      }
-      persistence?.configChanged(session);
-      const configOptions = await configOptionsFor(session, env, modelsOf(client));
-      await session.updates.emit({ sessionUpdate: 'config_option_update', configOptions });
-      return { configOptions };
+      return { sessionId: session.id, configOptions, modes: modeStateOf(session), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
     })
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
       const session = sessionOrThrow(params.sessionId);
@@ -412,6 +404,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       }
     };
   }
+  registerSettingsMethods(app, { env, sessionOf: sessionOrThrow, modelsOf, changed: (session) => persistence?.configChanged(session) });
   clientModels.register(app);
   return isolation ? registerChangesMethods(app, isolation) : app;
 }

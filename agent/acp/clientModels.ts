@@ -1,11 +1,11 @@
 // One connection's access to its client's language models (`_accord/lm/*`,
-// see models/lmProtocol.ts): requests go out on the connection, streamed
+// see protocol/accordMethods.ts): requests go out on the connection, streamed
 // parts come back as notifications and are routed to the request they tag.
 import { randomUUID } from 'node:crypto';
 import { RequestError, type AgentApp, type AgentContext } from '@agentclientprotocol/sdk/unstable';
-import type { ZodType } from 'zod';
+import type { ZodMiniType } from 'zod/mini';
 import type { ClientModelHost } from '../models/clientModel';
-import { LM_METHODS, lmChatResult, lmModelsResult, lmPartsNotification, type LmModelInfo, type LmStreamPart } from '../models/lmProtocol';
+import { LM_METHODS, lmChatResult, lmModelsResult, lmPartsNotification, type LmModelInfo, type LmStreamPart } from '../../protocol/accordMethods';
 
 interface OpenStream {
   onParts(parts: LmStreamPart[]): void;
@@ -17,7 +17,7 @@ interface OpenStream {
 /** How long the model list may take: the picker and session/new wait for it. */
 const LIST_TIMEOUT_MS = 10_000;
 
-function checked<T>(schema: ZodType<T>, value: unknown, what: string): T {
+function checked<T>(schema: ZodMiniType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new Error(`The editor answered ${what} with something Accord cannot read: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'result'}: ${i.message}`).join('; ')}`);

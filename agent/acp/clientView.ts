@@ -10,7 +10,7 @@
 //     parent's `task` tool call, whose content shows its progress.
 import type { ClientCapabilities, SessionNotification } from '@agentclientprotocol/sdk/unstable';
 import { CHILD_PROGRESS_META, type SessionUpdate } from '../core/updates';
-import { offersLanguageModels } from '../models/lmProtocol';
+import { offersLanguageModels } from '../../protocol/accordMethods';
 import { withLogOffset } from '../log/offsets';
 
 export interface ClientFeatures {

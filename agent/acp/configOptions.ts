@@ -1,6 +1,8 @@
-// The session's config options: `model` (category model) and
-// `reasoning_effort` (category thought_level). Every change answers with the
-// full set and is mirrored as `config_option_update`.
+// The session's config options: `model` (category model),
+// `reasoning_effort` (category thought_level) and `mode` (category mode).
+// Every change answers with the full set and is mirrored as
+// `config_option_update`.
+import { MODE_CONFIG_ID, MODES, modeOf, parseMode } from '../core/modes';
 import type { ReasoningEffort, Session } from '../core/session';
 import { selectValues, type SelectConfigOption, type SelectGroup } from '../core/updates';
 import type { Env } from '../models/credentials';
@@ -76,6 +78,15 @@ export async function configOptionsFor(session: Session, env: Env, clientModels?
     currentValue: session.settings.reasoningEffort,
     options: efforts,
   });
+  options.push({
+    id: MODE_CONFIG_ID,
+    name: 'Mode',
+    description: 'How much runs without asking. The project policy and its deny rules apply in every mode.',
+    category: 'mode',
+    type: 'select',
+    currentValue: modeOf(session.settings),
+    options: MODES.map(({ id, name, description }) => ({ value: id, name, description })),
+  });
   return options;
 }
 
@@ -87,10 +98,45 @@ export async function applyConfigOption(session: Session, env: Env, configId: st
   const option = current.find((o) => o.id === configId);
   if (!option) throw new ConfigValueError(`Unknown config option "${configId}". Known: ${current.map((o) => o.id).join(', ')}.`);
   const values = selectValues(option);
+  const listed = values.map((o) => o.value).join(', ');
+  if (typeof value === 'boolean') {
+    throw new ConfigValueError(`The option "${configId}" is a choice, not an on/off switch: send one of its values as a string (${listed}); got ${value}.`);
+  }
   if (configId === 'model' && value === NO_MODEL) throw new ConfigValueError('Choose one of the models; a session cannot go back to having none.');
   if (typeof value !== 'string' || !values.some((o) => o.value === value)) {
-    throw new ConfigValueError(`"${String(value)}" is not a value of ${configId}. Choose one of: ${values.map((o) => o.value).join(', ')}.`);
+    throw new ConfigValueError(`${JSON.stringify(value)} is not a value of the option "${configId}". Choose one of: ${listed}.`);
   }
   if (configId === 'model') session.settings = { ...session.settings, model: value };
+  else if (configId === MODE_CONFIG_ID) session.settings = { ...session.settings, mode: parseMode(value) };
   else session.settings = { ...session.settings, reasoningEffort: value as ReasoningEffort };
+}
+
+/** session/set_config_option's params, as Accord reads them: the value as a string, `{"value": string}`, or a boolean (refused by name). */
+export interface ConfigOptionChange {
+  sessionId: string;
+  configId: string;
+  value: string | boolean;
+  _meta?: Record<string, unknown> | null;
+}
+
+/**
+ * Reads session/set_config_option's params. Clients send the value as a
+ * plain string (the spec) or wrapped as `{"value": "<string>"}` (the seeds'
+ * clients); both mean the same. A boolean passes through so the refusal
+ * can name the option; anything else is refused here, naming the option.
+ */
+export function readConfigOptionChange(params: unknown): ConfigOptionChange {
+  const p = (params !== null && typeof params === 'object' ? params : {}) as Record<string, unknown>;
+  if (typeof p.sessionId !== 'string' || p.sessionId === '') throw new ConfigValueError('session/set_config_option needs "sessionId" (a string).');
+  if (typeof p.configId !== 'string' || p.configId === '') throw new ConfigValueError('session/set_config_option needs "configId" (a string).');
+  const meta = p._meta !== null && typeof p._meta === 'object' && !Array.isArray(p._meta) ? (p._meta as Record<string, unknown>) : undefined;
+  let value = p.value;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const inner = (value as Record<string, unknown>).value;
+    if (typeof inner === 'string' || typeof inner === 'boolean') value = inner;
+  }
+  if (typeof value !== 'string' && typeof value !== 'boolean') {
+    throw new ConfigValueError(`The value for the option "${p.configId}" must be a string or {"value": "<string>"}; got ${JSON.stringify(value) ?? 'nothing'}.`);
+  }
+  return { sessionId: p.sessionId, configId: p.configId, value, ...(meta ? { _meta: meta } : {}) };
 }

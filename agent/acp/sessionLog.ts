@@ -9,6 +9,9 @@ import type { ReasoningEffort, Session, SessionSettings } from '../core/session'
 import { MemorySessionStore, type SessionStore as LiveSessions } from '../core/sessionStore';
 import type { TurnObserver } from '../core/turn';
 import { refuseClientWidening, refuseSessionMcpServers } from '../policy/clientMeta';
+import { launchGrants } from './launchGrants';
+import { isModeId } from '../core/modes';
+import { modeStateOf } from './sessionSettings';
 import type { StopReason } from '../core/updates';
 import { WorkspaceError, workspaceFromRecord, type IsolatedWorkspace } from '../session/isolated';
 import { checkCursor, LogError, LogWriteError, OFFSET_CURSOR_TYPE, parseReplayFrom, SessionRecorder, SessionStore, titleFromPrompt, type ReplayCursor, type ContentBlockJson, type SessionLog } from '../log';
@@ -196,7 +199,7 @@ export class SessionLogPersistence implements SessionPersistence {
     const commandsFor = extras.commandsFor ?? (() => [...builtinCommands]);
     const reattach = async (params: { sessionId: string; cwd: string; mcpServers?: Array<{ name: string }>; _meta?: unknown }, client: AgentContext, replayUpdates: boolean) => {
       // The same refusals as session/new: an editor cannot widen approvals or start MCP servers.
-      const refusal = refuseClientWidening(params._meta) ?? refuseSessionMcpServers(params.mcpServers);
+      const refusal = refuseClientWidening(params._meta, launchGrants(sharing, isolation)) ?? refuseSessionMcpServers(params.mcpServers);
       if (refusal) throw RequestError.invalidParams({ sessionId: params.sessionId }, refusal);
       const cursor = replayCheckOf(params._meta);
       try {
@@ -215,7 +218,7 @@ export class SessionLogPersistence implements SessionPersistence {
         const joined = await sharing.join(params.sessionId, params.cwd, client, replayUpdates, features.current, cursor);
         const session = live.get(params.sessionId);
         if (!session) throw RequestError.sessionNotFound(params.sessionId);
-        return { configOptions: await configOptionsFor(session, env), ...joined };
+        return { configOptions: await configOptionsFor(session, env), modes: modeStateOf(session), ...joined };
       }
       const session = await this.reopen(params.sessionId, params.cwd, live, env, isolation, async (log) => {
         const replay = await this.logs.replay(log.id);
@@ -234,7 +237,7 @@ export class SessionLogPersistence implements SessionPersistence {
       // The commands are the agent's, not the log's: a loaded session offers the current ones.
       setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsFor(session) }), 0);
       const meta = { ...isolation?.get(session.id)?.meta, ...flagsMeta(flags), ...waitingMeta(session) };
-      return { configOptions: await configOptionsFor(session, env), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
+      return { configOptions: await configOptionsFor(session, env), modes: modeStateOf(session), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
     };
     return app
       .onRequest(methods.agent.session.load, ({ params, client }) => reattach(params, client, true))
@@ -380,5 +383,5 @@ function flagsFromConfig(config: Record<string, unknown> | undefined): SessionFl
 async function settingsFrom(config: Record<string, unknown>, env: Env): Promise<SessionSettings> {
   const model = typeof config.model === 'string' ? config.model : await defaultModelId(env);
   const effort = efforts.find((e) => e === config.reasoningEffort) ?? 'medium';
-  return { model, reasoningEffort: effort };
+  return { model, reasoningEffort: effort, ...(isModeId(config.mode) ? { mode: config.mode } : {}) };
 }

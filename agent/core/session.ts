@@ -6,6 +6,7 @@ import type { ModelMessage } from 'ai';
 import { UpdateEmitter } from './emitter';
 import type { PendingPermission } from './durable';
 import type { PlanEntry } from '../tools/tool';
+import type { ModeId } from './modes';
 
 export type ReasoningEffort = 'off' | 'low' | 'medium' | 'high';
 
@@ -13,6 +14,8 @@ export interface SessionSettings {
   /** `provider:model`, or undefined when no model is configured. */
   model: string | undefined;
   reasoningEffort: ReasoningEffort;
+  /** How much runs unasked (modes.ts); absent = the default mode. */
+  mode?: ModeId;
 }
 
 export type HistoryListener = (messages: readonly ModelMessage[]) => void;

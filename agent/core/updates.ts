@@ -82,6 +82,8 @@ export type SessionUpdate =
   | { sessionUpdate: 'usage_update'; used: number; size: number; cost?: { amount: number; currency: string }; _meta?: Record<string, unknown> }
   | { sessionUpdate: 'available_commands_update'; availableCommands: AvailableCommand[] }
   | { sessionUpdate: 'config_option_update'; configOptions: SelectConfigOption[] }
+  /** v1's mode announcement (modes.ts); v2 reads the mode from the config option instead. */
+  | { sessionUpdate: 'current_mode_update'; currentModeId: string }
   | { sessionUpdate: 'compaction_update'; compactionId: string; status: CompactionStatus; summary?: TextContent[] | null; error?: string | null }
   | { sessionUpdate: 'compaction_summary_chunk'; compactionId: string; content: TextContent }
   | { sessionUpdate: 'subagent_update'; sessionId: string; title?: string; description?: string; state?: ChildState; _meta?: Record<string, unknown> }

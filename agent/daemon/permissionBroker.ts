@@ -7,6 +7,7 @@
 import { methods, type AgentContext, type RequestPermissionRequest } from '@agentclientprotocol/sdk/unstable';
 import type { PermissionAnswer, PermissionAsker } from '../core/gate';
 import type { ToolCallFields } from '../core/updates';
+import type { AccordNotificationMethod } from '../../protocol/accordMethods';
 
 const options = [
   { optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' as const },
@@ -14,7 +15,7 @@ const options = [
 ];
 
 /** Sent to the clients that did not answer: `_accord/permission_settled`. */
-export const SETTLED_METHOD = '_accord/permission_settled';
+export const SETTLED_METHOD: AccordNotificationMethod = '_accord/permission_settled';
 
 export interface Asked {
   client: AgentContext;

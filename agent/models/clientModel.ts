@@ -1,6 +1,6 @@
 // An ai SDK language model (specification v3) whose requests the client
 // answers: VS Code's Language Model API (GitHub Copilot and any other
-// provider installed there), reached through `_accord/lm/*` (lmProtocol.ts).
+// provider installed there), reached through `_accord/lm/*` (protocol/accordMethods.ts).
 // The turn loop uses it like any other provider: streamed text, tool calls,
 // cancellation through the abort signal, usage at the end.
 import type {
@@ -14,7 +14,7 @@ import type {
   LanguageModelV3Usage,
   SharedV3Warning,
 } from '@ai-sdk/provider';
-import type { LmChatParams, LmChatResult, LmMessage, LmMessagePart, LmModelInfo, LmStreamPart, LmTool } from './lmProtocol';
+import type { LmChatParams, LmChatResult, LmMessage, LmMessagePart, LmModelInfo, LmStreamPart, LmTool } from '../../protocol/accordMethods';
 
 /** The client's side of `_accord/lm/*`, as the agent core sees it (no protocol types). */
 export interface ClientModelHost {

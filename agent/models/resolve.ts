@@ -6,7 +6,7 @@ import type { LanguageModel } from 'ai';
 import type { ReasoningEffort } from '../core/session';
 import { apiKeyFor, baseUrlFor, type Env } from './credentials';
 import { clientLanguageModel, type ClientModelHost } from './clientModel';
-import type { LmModelInfo } from './lmProtocol';
+import type { LmModelInfo } from '../../protocol/accordMethods';
 import { detectLocalServers } from './detect';
 import { KEYED_PROVIDERS, PROVIDER_MODELS } from './catalog';
 import { formatModelId, parseModelId, type ModelId } from './modelId';

@@ -6,7 +6,7 @@ import { copyFile, stat, symlink, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import type { IsolatedWorkspace } from './isolated';
 import { git, gitRaw, splitZ, type GitOptions } from './isolatedGit';
-import { kindAt, megabytes, readNoFollow, removeNoFollow, REVIEW_LIMIT_BYTES, writeNoFollow, type SafeRead } from './safeFs';
+import { kindAt, readNoFollow, removeNoFollow, REVIEW_LIMIT_BYTES, writeNoFollow, type SafeRead } from './safeFs';
 
 export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 
@@ -145,38 +145,6 @@ export function readCurrentSafely(workspace: IsolatedWorkspace, file: string, li
 export async function readCurrent(workspace: IsolatedWorkspace, file: string): Promise<Buffer | null> {
   const read = await readCurrentSafely(workspace, file);
   return read.kind === 'file' ? read.data : null;
-}
-
-/** Blob sizes by path in a tree, for the files asked about (`git ls-tree -l`). */
-async function blobSizes(workspace: IsolatedWorkspace, tree: string, files: readonly string[]): Promise<Map<string, number>> {
-  const sizes = new Map<string, number>();
-  if (files.length === 0) return sizes;
-  const out = splitZ((await gitRaw(['ls-tree', '-r', '-l', '-z', tree, '--', ...files], gitOptions(workspace))).stdout);
-  for (const line of out) {
-    const match = /^\S+ blob \S+\s+(\d+)\t(.*)$/s.exec(line);
-    if (match) sizes.set(match[2]!, Number(match[1]));
-  }
-  return sizes;
-}
-
-/**
- * A git patch (binary-safe, renames detected) of the current changes,
- * limited to `files` when given. Files past the review limit on either side
- * are left out (a patch line before the first diff says which): the patch
- * never carries a multi-gigabyte file.
- */
-export async function patch(workspace: IsolatedWorkspace, files?: readonly string[]): Promise<string> {
-  const changes = await listChanges(workspace);
-  const tree = await currentTree(workspace);
-  const chosen = files && files.length > 0 ? changes.filter((c) => files.includes(c.path)) : changes;
-  const paths = chosen.flatMap((c) => [c.path, ...(c.oldPath ? [c.oldPath] : [])]);
-  const [before, after] = await Promise.all([blobSizes(workspace, workspace.base, paths), blobSizes(workspace, tree, paths)]);
-  const tooLarge = chosen.filter((c) => Math.max(before.get(c.oldPath ?? c.path) ?? 0, after.get(c.path) ?? 0) > REVIEW_LIMIT_BYTES);
-  const included = chosen.filter((c) => !tooLarge.includes(c));
-  if (included.length === 0) return tooLarge.map((c) => `# ${c.path}: too large (${megabytes(Math.max(before.get(c.oldPath ?? c.path) ?? 0, after.get(c.path) ?? 0))}), not included\n`).join('');
-  const args = ['diff-tree', '-p', '--binary', '-M', '--no-ext-diff', '--no-textconv', workspace.base, tree, '--', ...included.flatMap((c) => [c.path, ...(c.oldPath ? [c.oldPath] : [])])];
-  const header = tooLarge.map((c) => `# ${c.path}: too large (${megabytes(Math.max(before.get(c.oldPath ?? c.path) ?? 0, after.get(c.path) ?? 0))}), not included\n`).join('');
-  return header + (await gitRaw(args, gitOptions(workspace))).stdout.toString('utf8');
 }
 
 /**

@@ -160,19 +160,27 @@ function canonicalComponent(component: string): string {
  * everywhere, because refusing `.GIT/` on a case-sensitive disk costs nothing.
  */
 export function protectedPathReason(root: string, absolute: string): string | null {
-  const relative = path.relative(root, absolute);
+  const found = protectedPart(path.relative(root, absolute));
+  if (!found) return null;
+  if (found.kind === 'dir') {
+    return `${absolute} is inside ${found.name}/, which the agent may never change (it holds ${found.holds}). Leave it unchanged and tell the person what change you would make.`;
+  }
+  return `${absolute} is a shell or tool startup file that runs code on the person's behalf; the agent may never change it. Tell the person what change you would make.`;
+}
+
+/**
+ * The protected part of a relative path: a protected folder at any depth or
+ * a startup file as its last component; null when none. Also used host-side:
+ * the review never lands an agent's change to these places.
+ */
+export function protectedPart(relative: string): { kind: 'dir'; name: string; holds: string } | { kind: 'file'; name: string } | null {
   if (relative === '') return null;
   const components = relative.split(/[\\/]+/).map(canonicalComponent);
   for (const component of components) {
-    if (PROTECTED_DIRS.has(component)) {
-      return `${absolute} is inside ${component}/, which the agent may never change (it holds ${describeProtected(component)}). Leave it unchanged and tell the person what change you would make.`;
-    }
+    if (PROTECTED_DIRS.has(component)) return { kind: 'dir', name: component, holds: describeProtected(component) };
   }
   const last = components[components.length - 1] ?? '';
-  if (PROTECTED_FILES.has(last)) {
-    return `${absolute} is a shell or tool startup file that runs code on the person's behalf; the agent may never change it. Tell the person what change you would make.`;
-  }
-  return null;
+  return PROTECTED_FILES.has(last) ? { kind: 'file', name: last } : null;
 }
 
 function describeProtected(component: string): string {

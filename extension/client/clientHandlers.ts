@@ -2,6 +2,7 @@
 // capability advertised in CLIENT_CAPABILITIES has its handler here, and
 // nothing else is advertised.
 import { methods, type ClientApp, type ClientCapabilities } from '@agentclientprotocol/sdk/unstable';
+import { accordNotifications, type AccordNotificationParams } from '../../protocol/accordMethods';
 import type { ApprovalService } from '../approvals/approvalService';
 import type { TerminalService } from '../terminal/terminalService';
 import type { FsService } from './fsService';
@@ -26,9 +27,16 @@ export interface ClientServices {
   terminals: TerminalService;
   /** Turns in a watched session that another client started (Accord's daemon tells every attached client). */
   remoteTurns?: { started(agentName: string, sessionId: string): void; ended(agentName: string, sessionId: string, stopReason: string): void };
+  /** An approval this window was asked was answered in another client (its dialog was withdrawn). */
+  settledElsewhere?(agentName: string, settled: AccordNotificationParams<'_accord/permission_settled'>): void;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object';
+/** An `_accord/*` notification's params checked against its shared schema; undefined for anything else (agents are untrusted). */
+function accordNotification<M extends keyof typeof accordNotifications>(method: M, received: string, params: unknown): AccordNotificationParams<M> | undefined {
+  if (received !== method) return undefined;
+  const parsed = accordNotifications[method].params.safeParse(params);
+  return parsed.success ? (parsed.data as AccordNotificationParams<M>) : undefined;
+}
 
 export function registerClientHandlers(app: ClientApp, agentName: string, s: ClientServices): ClientApp {
   return app
@@ -44,8 +52,11 @@ export function registerClientHandlers(app: ClientApp, agentName: string, s: Cli
     .onRequest(methods.client.terminal.kill, ({ params }) => s.terminals.kill(params.terminalId))
     .onRequest(methods.client.terminal.release, ({ params }) => s.terminals.release(params.terminalId))
     .onNotification('*', ({ method, params }) => {
-      if (!isRecord(params) || typeof params.sessionId !== 'string') return;
-      if (method === '_accord/turn_started') s.remoteTurns?.started(agentName, params.sessionId);
-      if (method === '_accord/turn_ended' && typeof params.stopReason === 'string') s.remoteTurns?.ended(agentName, params.sessionId, params.stopReason);
+      const started = accordNotification('_accord/turn_started', method, params);
+      if (started) s.remoteTurns?.started(agentName, started.sessionId);
+      const ended = accordNotification('_accord/turn_ended', method, params);
+      if (ended) s.remoteTurns?.ended(agentName, ended.sessionId, ended.stopReason);
+      const settled = accordNotification('_accord/permission_settled', method, params);
+      if (settled) s.settledElsewhere?.(agentName, settled);
     });
 }

@@ -1,11 +1,11 @@
 // Lends the bundled agent the language models VS Code offers (GitHub Copilot
 // and any other `vscode.lm` provider) through `_accord/lm/*`
-// (agent/models/lmProtocol.ts). Only the bundled agent gets these handlers and
+// (protocol/accordMethods.ts). Only the bundled agent gets these handlers and
 // the capability: a third-party agent must never spend the person's Copilot
 // quota through Accord. VS Code asks the person for consent on first use.
 import * as vscode from 'vscode';
 import { RequestError, type ClientApp } from '@agentclientprotocol/sdk/unstable';
-import type { ZodType } from 'zod';
+import type { ZodMiniType } from 'zod/mini';
 import {
   LM_CAPABILITY_KEY,
   LM_LIMITS,
@@ -17,7 +17,7 @@ import {
   type LmMessage,
   type LmModelInfo,
   type LmStreamPart,
-} from '../../agent/models/lmProtocol';
+} from '../../protocol/accordMethods';
 
 /** `clientCapabilities._meta` for the bundled agent when VS Code has the Language Model API. */
 export function languageModelsMeta(): Record<string, unknown> {
@@ -38,7 +38,7 @@ export async function listLanguageModels(): Promise<LmModelInfo[]> {
     .slice(0, LM_LIMITS.models);
 }
 
-function parser<T>(schema: ZodType<T>) {
+function parser<T>(schema: ZodMiniType<T>) {
   return (params: unknown): T => {
     const parsed = schema.safeParse(params);
     if (parsed.success) return parsed.data;

@@ -2,56 +2,41 @@
 // reaches the person's tree until accepted. Its changes are read through the
 // agent's `_accord/changes/*` ACP extension methods whenever a tool call
 // finishes — so a file can be reviewed while the turn still runs — and at turn
-// end. Method names and shapes: agent/session/README.md.
+// end. Method names and shapes: protocol/accordMethods.ts (spec:
+// agent/session/README.md); every answer is checked against them.
 import * as path from 'node:path';
-import * as z from 'zod/mini';
+import { advertisedMethods, checkResult, type AccordParams, type AccordRequestMethod, type AccordResult } from '../../protocol/accordMethods';
 import type { Content } from './fileReview';
 import { isFinished, touchedPaths, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import { sameContent } from './reviewStore';
 import { mapFor } from './innerMap';
 // The agent's copy is written by sandboxed commands: read it without following links, bounded.
 import { components, readNoFollow, tooLargeText, UnsafePathError } from '../../agent/session/safeFs';
+import { protectedPart } from '../../agent/workspace/containment';
 
 /** Calls one ACP extension method on the agent (`connection.agent.request(method, params)`). */
 export type AgentExtCall = (method: string, params: Record<string, unknown>) => Promise<unknown>;
 
+/** The methods this source calls; names, params and answers are protocol/accordMethods.ts's. */
 export const WORKSPACE_METHODS = {
   status: '_accord/workspace/status',
   listChanges: '_accord/changes/list',
   readFile: '_accord/changes/file',
   discard: '_accord/changes/discard',
-} as const;
+} as const satisfies Record<string, AccordRequestMethod>;
 
-const workspaceStatus = z.object({
-  mode: z.enum(['git-clone', 'shadow-copy', 'in-place']),
-  /** Where the agent works (its tool calls name paths under it). */
-  root: z.string(),
-});
-
-const changeList = z.object({
-  changes: z.array(
-    z.object({
-      /** Relative to the top of the session's work tree, `/`-separated. */
-      path: z.string(),
-      oldPath: z.optional(z.string()),
-      status: z.enum(['added', 'modified', 'deleted', 'renamed']),
-      additions: z.optional(z.number()),
-      deletions: z.optional(z.number()),
-      binary: z.optional(z.boolean()),
-    }),
-  ),
-});
-
-const fileSides = z.object({
-  path: z.string(),
-  baseText: z.nullable(z.string()),
-  currentText: z.nullable(z.string()),
-  binary: z.boolean(),
-  /** "too large (N MB)": neither side was sent. */
-  tooLarge: z.optional(z.string()),
-  /** The agent's side is a symbolic link to this target. */
-  link: z.optional(z.string()),
-});
+/**
+ * Whether an agent serves Accord's isolated-workspace review methods
+ * (protocol/accordMethods.ts): its method list names every one the review
+ * calls, or, from an agent older than the list, the `accord.changes` flag.
+ */
+export function servesChanges(agent: { info?: { agentCapabilities?: { _meta?: Record<string, unknown> | null } | null } | null }): boolean {
+  const meta = agent.info?.agentCapabilities?._meta;
+  const listed = advertisedMethods(meta);
+  if (listed) return Object.values(WORKSPACE_METHODS).every((method) => listed.has(method));
+  const accord = meta?.accord;
+  return (typeof accord === 'object' && accord !== null && Boolean((accord as Record<string, unknown>).changes)) || Boolean(meta?.['accord/changes']);
+}
 
 export interface IsolatedSourceOptions {
   /**
@@ -163,10 +148,10 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
   async discard(sessionId: string, projectPaths: string[]): Promise<string[]> {
     const place = await this.place(sessionId);
     // Only paths the agent still has changed: it refuses the whole request for one it does not.
-    const changed = new Set(parse(changeList, await this.callAgent(WORKSPACE_METHODS.listChanges, { sessionId }), WORKSPACE_METHODS.listChanges).changes.map((c) => c.path));
+    const changed = new Set((await this.call(WORKSPACE_METHODS.listChanges, { sessionId })).changes.map((c) => c.path));
     const relatives = projectPaths.map((p) => this.relative(place.top, p)).filter((r) => changed.has(r));
     if (relatives.length === 0) return [];
-    const answer = parse(z.object({ discarded: z.array(z.string()) }), await this.callAgent(WORKSPACE_METHODS.discard, { sessionId, paths: relatives }), WORKSPACE_METHODS.discard);
+    const answer = await this.call(WORKSPACE_METHODS.discard, { sessionId, paths: relatives });
     const seen = this.lastSeen.get(sessionId);
     for (const relative of answer.discarded) {
       seen?.delete(relative);
@@ -177,7 +162,7 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
 
   private async refreshNow(sessionId: string, { turnId, touched, unlandedOnly }: Refresh): Promise<void> {
     const place = await this.place(sessionId);
-    const list = parse(changeList, await this.callAgent(WORKSPACE_METHODS.listChanges, { sessionId }), WORKSPACE_METHODS.listChanges);
+    const list = await this.call(WORKSPACE_METHODS.listChanges, { sessionId });
     const seen = mapFor(this.lastSeen, sessionId);
     const listed = mapFor(this.listed, sessionId);
     const named = touched && new Set(touched.flatMap((p) => [this.relative(place.top, p), this.relative(place.top, path.join(this.projectRoot, path.relative(place.agentRoot, p)))]));
@@ -186,11 +171,18 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
         this.options.skipped?.(sessionId, change.path, 'the agent named it with a path outside the project');
         continue;
       }
+      // The agent's tools may not write these, but its sandboxed commands can: the review never lands them (the agent-side apply refused them too).
+      // In place the change is already on disk: it is reviewed like any other, so Reject can undo it.
+      const guarded = place.inPlace ? null : (protectedPart(change.path) ?? (change.oldPath !== undefined ? protectedPart(change.oldPath) : null));
+      if (guarded) {
+        this.options.skipped?.(sessionId, change.path, guardedWhy(guarded));
+        continue;
+      }
       const entry = [change.status, change.oldPath ?? '', change.additions ?? '?', change.deletions ?? '?'].join('\u0000');
       const unchanged = listed.get(change.path) === entry && seen.has(change.path);
       listed.set(change.path, entry);
       if (named && unchanged && !named.has(change.path)) continue;
-      const sides = parse(fileSides, await this.callAgent(WORKSPACE_METHODS.readFile, { sessionId, path: change.path }), WORKSPACE_METHODS.readFile);
+      const sides = await this.call(WORKSPACE_METHODS.readFile, { sessionId, path: change.path });
       if (sides.tooLarge !== undefined || sides.link !== undefined) {
         this.options.skipped?.(sessionId, change.path, sides.tooLarge !== undefined ? `it is ${sides.tooLarge}` : 'the agent made it a symbolic link');
         continue;
@@ -242,11 +234,16 @@ export class IsolatedWorkspaceSource implements TurnAwareSource {
     }
   }
 
+  /** One method call, its answer checked against the shared schema: the agent's answer is untrusted. */
+  private async call<M extends AccordRequestMethod>(method: M, params: AccordParams<M>): Promise<AccordResult<M>> {
+    return checkResult(method, await this.callAgent(method, params));
+  }
+
   private place(sessionId: string): Promise<SessionPlace> {
     let place = this.places.get(sessionId);
     if (!place) {
       place = (async () => {
-        const status = parse(workspaceStatus, await this.callAgent(WORKSPACE_METHODS.status, { sessionId }), WORKSPACE_METHODS.status);
+        const status = await this.call(WORKSPACE_METHODS.status, { sessionId });
         return { inPlace: status.mode === 'in-place', agentRoot: status.root, top: await this.options.projectTop(status.mode) };
       })();
       place.catch(() => this.places.delete(sessionId));
@@ -292,12 +289,11 @@ function encode(text: string | null): Content {
   return text === null ? null : new TextEncoder().encode(text);
 }
 
-function parse<T>(schema: z.ZodMiniType<T>, value: unknown, method: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    throw new Error(`The agent's answer to ${method} is not what Accord expects (${result.error.issues[0]?.message ?? 'invalid'}); update the agent and Accord together.`);
-  }
-  return result.data;
+/** Why a change to a protected place is not offered for review; the person copies it by hand if they want it. */
+function guardedWhy(part: NonNullable<ReturnType<typeof protectedPart>>): string {
+  return part.kind === 'dir'
+    ? `it is inside ${part.name}/ (${part.holds}), which Accord never changes for an agent; copy it by hand if you want it`
+    : `${part.name} is a startup file that runs code on your behalf, which Accord never changes for an agent; copy it by hand if you want it`;
 }
 
 function plainPath(relative: string): boolean {

@@ -1,6 +1,6 @@
 // Connects live agent sessions to the review. Each session gets the change
-// source its agent needs: the bundled agent (it advertises Accord's
-// `_accord/changes` methods) works in an isolated workspace; any other agent's
+// source its agent needs: the bundled agent (it lists Accord's
+// `_accord/changes/*` methods in `initialize`) works in an isolated workspace; any other agent's
 // `fs/write_text_file` is staged and its straight-to-disk writes are caught by
 // snapshots and a watcher. Turns come from the session controller, tool calls
 // from the update router, and the panel hears what is under review.
@@ -9,7 +9,7 @@ import type { SessionUpdate } from '@agentclientprotocol/sdk/unstable';
 import { diffBlocks, touchedPaths, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import type { DirectDiskSource, SnapshotFailure } from './directSource';
 import { fileLineCounts, kindOf, type FileReview } from './fileReview';
-import type { IsolatedWorkspaceSource } from './isolatedSource';
+import { servesChanges, type IsolatedWorkspaceSource } from './isolatedSource';
 import type { ReviewController } from './reviewController';
 import { reviewForPath, reviewState, summarize } from './reviewSummary';
 import { pathsToDiscard } from './reviewStore';
@@ -33,12 +33,7 @@ export interface SessionReviewsDeps {
   log(message: string): void;
 }
 
-/** Whether an agent serves Accord's isolated-workspace review methods (agent/session/README.md). */
-export function servesChanges(agent: ReviewAgent): boolean {
-  const meta = agent.info?.agentCapabilities?._meta;
-  const accord = meta?.accord;
-  return (typeof accord === 'object' && accord !== null && Boolean((accord as Record<string, unknown>).changes)) || Boolean(meta?.['accord/changes']);
-}
+export { servesChanges } from './isolatedSource';
 
 /** The panel's Changes list caps (webview/protocol.ts `reviewChanges`). */
 const MAX_TURNS = 1000;

@@ -9,7 +9,7 @@ import type { AgentHost } from '../agents/agentHost';
 import type { ApprovalService } from '../approvals/approvalService';
 import type { UpdateRouter } from '../client/updateRouter';
 import type { AgentFailure, HostMessage, PromptCapabilities, StopReason, WebviewMessageOf } from '../../webview/protocol';
-import { modelSetting, reasoningEffort } from '../settings/settings';
+import { bundledAgentMode, modelSetting, reasoningEffort } from '../settings/settings';
 import { quotedForNotification } from '../text/agentText';
 import { sessionNotices, setupMetaOf } from './sessionNotices';
 import { durableAnswerMeta } from '../approvals/durableAnswers';
@@ -455,6 +455,8 @@ export class SessionController implements vscode.Disposable {
     const effort = reasoningEffort();
     if (model) wanted.push(['model', model]);
     if (effort !== 'default') wanted.push(['thought_level', effort]);
+    // Only the bundled agent: another agent's "auto" may mean something else entirely (e.g. approve every command).
+    if (session.host.definition === 'bundled') wanted.push(['mode', bundledAgentMode()]);
     for (const [category, value] of wanted) {
       const option = session.configOptions.find((o) => o.category === category && o.type === 'select');
       const values = option && option.type === 'select' ? option.options.flatMap((o) => ('options' in o ? o.options : [o])).map((o) => o.value) : [];

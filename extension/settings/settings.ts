@@ -55,6 +55,21 @@ export function reasoningEffort(): ReasoningEffort {
   return (REASONING_EFFORTS as readonly string[]).includes(v ?? '') ? (v as ReasoningEffort) : 'default';
 }
 
+/** The bundled agent's modes (agent/core/modes.ts). */
+export const BUNDLED_MODES = ['auto', 'ask'] as const;
+export type BundledMode = (typeof BUNDLED_MODES)[number];
+
+/**
+ * The mode new sessions of the bundled agent start in. `auto` by default:
+ * the agent's own default is `ask` (for clients that review nothing), but
+ * this extension reviews every change before it lands, so a question before
+ * each edit of the agent's copy would ask twice.
+ */
+export function bundledAgentMode(): BundledMode {
+  const v = section().get<string>('mode', 'auto');
+  return (BUNDLED_MODES as readonly string[]).includes(v ?? '') ? (v as BundledMode) : 'auto';
+}
+
 export function hideThoughts(): boolean {
   return section().get<boolean>('hideThoughts', false) === true;
 }

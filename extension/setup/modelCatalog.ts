@@ -6,7 +6,7 @@
 import { KEYED_PROVIDERS, PROVIDER_KEY_ENV, PROVIDER_LABELS, PROVIDER_MODELS, localServerName } from '../../agent/models/catalog';
 import { detectLocalServers, type LocalServer } from '../../agent/models/detect';
 import { vendorLabel } from '../../agent/models/modelId';
-import type { LmModelInfo } from '../../agent/models/lmProtocol';
+import type { LmModelInfo } from '../../protocol/accordMethods';
 import type { ModelSetup } from '../../webview/protocol';
 
 export interface CatalogInputs {

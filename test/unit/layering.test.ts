@@ -39,3 +39,7 @@ test('the pattern catches every import form', () => {
   }
   assert.doesNotMatch(`import { x } from './vscodeish';`, pattern);
 });
+
+test('protocol/ (shared by the agent and the extension) imports neither vscode nor the ACP SDK', () => {
+  assert.deepEqual(importersOf('protocol', importOf('(vscode|@agentclientprotocol/sdk[^\'"]*)')), []);
+});

@@ -128,4 +128,38 @@ describe('the bundled agent end to end', function () {
     assert.ok(opened.panel.children.some((c) => c.open && c.text.includes('child-report-42')), `the open child shows its own text: ${JSON.stringify(opened.panel.children)}`);
     assert.match(opened.panel.transcript, /The child reported back\./);
   });
+
+  it("a session starts in the accord.mode setting's mode (auto); switching the panel's mode picker to Ask makes the next edit ask", async () => {
+    const file = path.join(scratch, 'mode.js');
+    writeFileSync(file, 'x = 1;\n');
+    const relative = path.relative(vscode.workspace.workspaceFolders![0]!.uri.fsPath, file);
+    const session = await api.client.controller.newSession(api.agent);
+    assert.ok(session, `no session: ${api.agent.status.message}`);
+    const mode = () => session.configOptions.find((o) => o.category === 'mode') as { id: string; currentValue?: unknown } | undefined;
+    assert.equal(mode()?.currentValue, 'auto', `the mode option: ${JSON.stringify(mode())}`);
+    // What the panel's picker posts.
+    await api.client.controller.setConfigOption({ type: 'setConfigOption', epoch: session.epoch, configId: mode()!.id, value: 'ask' });
+    assert.equal(mode()?.currentValue, 'ask');
+    const asked: PendingApproval[] = [];
+    const approving = api.client.approvals.onDidChange(({ approval, settled }) => void (settled ? undefined : asked.push(approval)));
+    try {
+      server.script(reply.tool('toolu_m', 'edit_file', { path: relative, old_string: '1', new_string: '2' }), reply.text('Edited.'));
+      const waited = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'set x to 2', mentions: [], images: [] });
+      // The bundled agent runs with --durable-requests: a turn that asks ends waiting, and the answer continues it.
+      assert.equal(waited?.stopReason, 'waiting', `in Ask mode the edit asked: ${waited?.error ?? ''}`);
+      // Answered once the turn has ended waiting, as the person would.
+      const allow = asked[0]?.choices.buttons.find((b) => b.kind === 'allow_once');
+      assert.ok(allow, `an Allow once button: ${JSON.stringify(asked[0]?.choices.buttons)}`);
+      assert.ok(api.client.approvals.answer(asked[0]!.requestId, allow.optionId), 'the answer was taken');
+      const outcome = await eventually('the answered turn to end', () => {
+        const last = api.client.controller.lastOutcome;
+        return last && last !== waited && last;
+      });
+      assert.equal(outcome.stopReason, 'end_turn', outcome.error);
+      assert.equal(asked.length, 1, `in Ask mode the edit asked: ${JSON.stringify(asked.map((a) => a.summary.title))}`);
+      assert.equal(readFileSync(file, 'utf8'), 'x = 1;\n', 'allowed or not, the edit still waits for review');
+    } finally {
+      approving.dispose();
+    }
+  });
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { AgentApp, AgentContext } from '@agentclientprotocol/sdk/unstable';
 import { ClientModelChannel } from '../../../agent/acp/clientModels';
-import { LM_METHODS, type LmChatResult, type LmStreamPart } from '../../../agent/models/lmProtocol';
+import { LM_METHODS, type LmChatResult, type LmStreamPart } from '../../../protocol/accordMethods';
 
 type Handler = (context: { params: unknown }) => void;
 

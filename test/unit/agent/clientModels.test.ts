@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods, type ClientApp } from '@agentclientprotocol/sdk/unstable';
-import { LM_CAPABILITY_KEY, LM_METHODS, lmChatParams, type LmChatParams, type LmModelInfo, type LmStreamPart } from '../../../agent/models/lmProtocol';
+import { LM_CAPABILITY_KEY, LM_METHODS, lmChatParams, type LmChatParams, type LmModelInfo, type LmStreamPart } from '../../../protocol/accordMethods';
 import { inMemoryAgent, isolatedEnv, messageText, tempDir, updatesOf } from './harness';
 
 type Step = (io: { send(parts: LmStreamPart[]): Promise<void>; signal: AbortSignal }) => Promise<void>;

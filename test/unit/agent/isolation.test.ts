@@ -1,6 +1,6 @@
 // Sessions work in their own workspace, through real ACP connections (SDK
 // client ↔ the logged agent with isolation) and the fake model server: the
-// person's tree changes only through `_accord/changes/apply`; the project
+// person's tree changes only when the client applies a reviewed change (the agent cannot); the project
 // policy decides without asking; the sandbox keeps commands inside the
 // workspace; `!cmd` prompts; what an editor may not ask for.
 import { after, before, describe, test } from 'node:test';
@@ -50,16 +50,11 @@ describe('isolated sessions over ACP', () => {
       assert.deepEqual(changes.map((c: any) => [c.path, c.status, c.additions, c.deletions]), [['a.txt', 'modified', 2, 2], ['b.txt', 'modified', 1, 1]]);
       const file = await agent.ext('_accord/changes/file', { sessionId, path: 'a.txt' });
       assert.deepEqual(file, { path: 'a.txt', baseText: lines(20), currentText: lines(20, { 2: 'LINE TWO', 18: 'LINE EIGHTEEN' }), binary: false });
-      const { patch } = await agent.ext('_accord/changes/patch', { sessionId, paths: ['b.txt'] });
-      assert.match(patch, /^-line 1\n\+agent line 1$/m);
-
-      writeFileSync(join(project, 'b.txt'), lines(3, { 1: 'person line 1' }));
-      const result = await agent.ext('_accord/changes/apply', { sessionId, files: [{ path: 'a.txt', hunks: [0] }, { path: 'b.txt' }] });
-      assert.deepEqual(result.applied, ['a.txt']);
-      assert.deepEqual(result.conflicts.map((c: any) => c.path), ['b.txt']);
-      assert.match(result.conflicts[0].merged, /<<<<<<<[\s\S]*person line 1[\s\S]*agent line 1/);
-      assert.equal(readFileSync(join(project, 'a.txt'), 'utf8'), lines(20, { 2: 'LINE TWO' }), 'only the chosen hunk landed');
-      assert.equal(readFileSync(join(project, 'b.txt'), 'utf8'), lines(3, { 1: 'person line 1' }), "the person's edit is not overwritten");
+      // Applying is the extension's (its reviewed 3-way merge): the agent offers no way to write the person's tree.
+      for (const method of ['_accord/changes/apply', '_accord/changes/patch']) {
+        assert.equal((await failure(agent.ext(method, { sessionId }))).code, -32601, `${method} is gone`);
+      }
+      assert.equal(readFileSync(join(project, 'a.txt'), 'utf8'), lines(20), "the person's tree is still unchanged");
 
       assert.equal((await failure(agent.ext('_accord/changes/list', { sessionId: 'nope' }))).code, -32602);
       assert.equal((await failure(agent.ext('_accord/changes/file', { sessionId, path: 'unchanged.txt' }))).code, -32602);

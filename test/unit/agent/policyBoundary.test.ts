@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { methods } from '@agentclientprotocol/sdk/unstable';
 import { reply } from '../../fakeModelServer/index';
 import { updatesOf, fakeModelFor } from './harness';
 import { gitProject, isolatedAgent } from './isolationFixtures';
@@ -241,7 +242,7 @@ describe("a tool call's output is capped in the log and on the wire", () => {
   });
 });
 
-describe("edits of the session's own copy need no approval; everything else still asks", () => {
+describe("modes: in auto, edits of the session's own copy need no approval; in ask (the default) they ask; commands ask and deny rules deny in both", () => {
   const model = fakeModelFor('accord-boundary-edits-');
   const script = () =>
     model.server.script(
@@ -253,40 +254,58 @@ describe("edits of the session's own copy need no approval; everything else stil
           { toolCall: { id: 'd1', name: 'delete_file', args: { path: 'b.txt' } } },
           { toolCall: { id: 'p1', name: 'edit_file', args: { path: 'package.json', old_string: '{}', new_string: '{"x":1}' } } },
           { toolCall: { id: 'g1', name: 'write_file', args: { path: '.git/hooks/pre-commit', content: 'evil' } } },
+          { toolCall: { id: 's1', name: 'write_file', args: { path: 'secrets/key.txt', content: 'leak' } } },
           { toolCall: { id: 'c1', name: 'run_command', args: { argv: ['ls'] } } },
         ],
       },
       reply.text('Done.'),
     );
   const files = { 'a.txt': 'a\n', 'b.txt': 'b\n', 'package.json': '{}\n' };
-  const policy = { version: 1, rules: [{ decision: 'ask', paths: ['package.json'], reason: 'dependencies are for people' }] };
+  const policy = {
+    version: 1,
+    rules: [
+      { decision: 'deny', paths: ['secrets/**'], reason: 'secrets stay out' },
+      { decision: 'ask', paths: ['package.json'], reason: 'dependencies are for people' },
+    ],
+  };
+  const order = ['w1', 'e1', 'd1', 'p1', 'g1', 's1', 'c1'];
 
-  test('isolated: writes, edits and deletes in the copy run without asking; the ask path, the command ask; .git is refused', { timeout: 120_000 }, async () => {
-    const { project, data, remove } = gitProject(files);
-    writePolicy(project, policy);
-    const agent = isolatedAgent(model.env(), data);
-    try {
-      const { sessionId } = await agent.newSession(project);
-      script();
-      assert.equal(await agent.harness.prompt(sessionId, 'change things'), 'end_turn');
-      assert.deepEqual(agent.harness.permissionRequests.map((r) => r.toolCall.toolCallId), ['p1', 'c1']);
-      const final = (id: string) => updatesOf(agent.harness, sessionId, 'tool_call_update').filter((u) => u.toolCallId === id && u.status).at(-1)?.status;
-      assert.deepEqual(['w1', 'e1', 'd1', 'p1', 'g1', 'c1'].map(final), ['completed', 'completed', 'completed', 'completed', 'failed', 'completed']);
-      const { changes } = await agent.ext('_accord/changes/list', { sessionId });
-      assert.deepEqual(changes.map((c: any) => c.path).sort(), ['a.txt', 'b.txt', 'package.json', 'src/new.ts'], 'every change waits in the review');
-      assert.equal(readFileSync(join(project, 'a.txt'), 'utf8'), 'a\n', "the person's tree is unchanged");
-    } finally {
-      await agent.close();
-      remove();
-    }
-  });
+  for (const { mode, asked } of [
+    { mode: 'auto', asked: ['p1', 'c1'] },
+    { mode: 'ask', asked: ['w1', 'e1', 'd1', 'p1', 'c1'] },
+  ]) {
+    test(`isolated, ${mode} mode: ${mode === 'auto' ? 'writes, edits and deletes in the copy run without asking' : 'every edit asks'}; the ask path and the command ask; .git and the denied path are refused`, { timeout: 120_000 }, async () => {
+      const { project, data, remove } = gitProject(files);
+      writePolicy(project, policy);
+      const agent = isolatedAgent(model.env(), data);
+      try {
+        const { sessionId } = await agent.newSession(project);
+        if (mode === 'auto') await agent.harness.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'auto' });
+        script();
+        assert.equal(await agent.harness.prompt(sessionId, 'change things'), 'end_turn');
+        // Calls may be asked about in any order (independent calls run side by side): which ones asked is the point.
+        assert.deepEqual(agent.harness.permissionRequests.map((r) => r.toolCall.toolCallId).sort(), [...asked].sort());
+        const final = (id: string) => updatesOf(agent.harness, sessionId, 'tool_call_update').filter((u) => u.toolCallId === id && u.status).at(-1)?.status;
+        assert.deepEqual(order.map(final), ['completed', 'completed', 'completed', 'completed', 'failed', 'failed', 'completed']);
+        const denied = JSON.stringify(updatesOf(agent.harness, sessionId, 'tool_call_update').filter((u) => u.toolCallId === 's1'));
+        assert.match(denied, /secrets stay out/, 'the deny rule decided it');
+        const { changes } = await agent.ext('_accord/changes/list', { sessionId });
+        assert.deepEqual(changes.map((c: any) => c.path).sort(), ['a.txt', 'b.txt', 'package.json', 'src/new.ts'], 'every change waits in the review');
+        assert.equal(readFileSync(join(project, 'a.txt'), 'utf8'), 'a\n', "the person's tree is unchanged");
+      } finally {
+        await agent.close();
+        remove();
+      }
+    });
+  }
 
-  test("in place the person's files change directly, so every edit asks", { timeout: 120_000 }, async () => {
+  test("in place the person's files change directly, so every edit asks, in auto mode too", { timeout: 120_000 }, async () => {
     const { project, data, remove } = gitProject(files);
     writePolicy(project, policy);
     const agent = isolatedAgent(model.env(), data);
     try {
       const { sessionId } = await agent.newSession(project, { 'accord/workspace': 'in-place' });
+      await agent.harness.connection.agent.request(methods.agent.session.setConfigOption, { sessionId, configId: 'mode', value: 'auto' });
       script();
       assert.equal(await agent.harness.prompt(sessionId, 'change things'), 'end_turn');
       assert.deepEqual(agent.harness.permissionRequests.map((r) => r.toolCall.toolCallId).sort(), ['c1', 'd1', 'e1', 'p1', 'w1']);

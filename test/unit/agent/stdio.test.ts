@@ -24,7 +24,7 @@ describe('agent over stdio (dist/agent.js acp)', () => {
     root.remove();
   });
 
-  test('edits its own copy without asking (the review is the approval), streams thoughts, text and usage, then cancels', { timeout: 60_000 }, async () => {
+  test('in auto mode (session/set_mode) edits its own copy without asking (the review is the approval), streams thoughts, text and usage, then cancels', { timeout: 60_000 }, async () => {
     const project = join(root.path, 'project');
     mkdirSync(project);
     const agent = childAgent(
@@ -33,6 +33,8 @@ describe('agent over stdio (dist/agent.js acp)', () => {
     try {
       writeFileSync(join(project, 'app.js'), 'console.log("hi");\n');
       const sessionId = await agent.newSession(project);
+      assert.deepEqual(await agent.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'auto' }), {});
+      await agent.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'current_mode_update' && n.update.currentModeId === 'auto');
       server.script(
         { type: 'stream', parts: [{ reasoning: 'I should read the file first.' }, { toolCall: { id: 'toolu_1', name: 'read_file', args: { path: 'app.js' } } }] },
         reply.tool('toolu_2', 'edit_file', { path: 'app.js', old_string: '"hi"', new_string: '"hello"' }),
@@ -44,9 +46,8 @@ describe('agent over stdio (dist/agent.js acp)', () => {
       assert.equal(readFileSync(join(status.root, 'app.js'), 'utf8'), 'console.log("hello");\n', 'the edit landed in the session workspace');
       const edit = updatesOf(agent, sessionId, 'tool_call_update').find((u) => u.content?.some((c: any) => c.type === 'diff'));
       assert.equal(edit.content.find((c: any) => c.type === 'diff').path, join(project, 'app.js'), "the diff names the person's file");
-      const applied = await agent.connection.agent.request<{ applied: string[] }>('_accord/changes/apply', { sessionId });
-      assert.deepEqual(applied.applied, ['app.js']);
-      assert.equal(readFileSync(join(project, 'app.js'), 'utf8'), 'console.log("hello");\n');
+      const listed = await agent.connection.agent.request<{ changes: Array<{ path: string }> }>('_accord/changes/list', { sessionId });
+      assert.deepEqual(listed.changes.map((c) => c.path), ['app.js'], 'the change waits for review');
       assert.equal(messageText(agent, sessionId, 'agent_thought_chunk'), 'I should read the file first.');
       assert.equal(messageText(agent, sessionId), 'Done: it now says hello.');
       assert.equal(agent.permissionRequests.length, 0, "an edit of the session's own copy waits for review instead of asking");

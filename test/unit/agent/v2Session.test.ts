@@ -92,10 +92,11 @@ describe('ACP v2 session (SDK v2 client, in memory)', () => {
       assert.deepEqual(diff.changes, [{ operation: 'modify', path: workspaceFile, fileType: 'text' }], 'the absolute path in the isolated workspace');
       assert.equal(diff.patch.format, 'git_patch');
       assert.equal(diff.patch.text, `diff --git ${workspaceFile} ${workspaceFile}\n--- ${workspaceFile}\n+++ ${workspaceFile}\n@@ -1 +1 @@\n-console.log("hi");\n+console.log("hello");\n`);
-      assert.equal(a.harness.permissionRequests.length, 1, 'the edit of the own copy is not asked; the command is');
+      // The default mode is ask (issue 15): the edit of the own copy asks too; in auto only the command would.
+      assert.equal(a.harness.permissionRequests.length, 2, `the edit and the command asked: ${a.harness.permissionRequests.map((r) => r.title).join(' | ')}`);
 
-      const asked = a.harness.permissionRequests[0]!;
-      assert.ok(asked.title.includes('ran it'), asked.title);
+      const asked = a.harness.permissionRequests.find((r) => r.title.includes('ran it'))!;
+      assert.ok(asked, 'the command asked');
       assert.equal(asked.subject?.type, 'tool_call');
       const subject = (asked.subject as any).toolCall;
       assert.equal(subject.kind, 'execute');

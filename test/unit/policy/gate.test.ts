@@ -240,6 +240,16 @@ describe('client requests to widen permissions', () => {
     assert.equal(refuseClientWidening(undefined), undefined);
   });
 
+  test('an always-approve request is accepted only when the launch granted --always-approve, and only as true', () => {
+    const granted = { alwaysApprove: true };
+    for (const meta of [{ yoloMode: true }, { 'zed.dev': { autoApprove: true } }, { always_approve: true }]) assert.equal(refuseClientWidening(meta, granted), undefined);
+    // More than ask→allow (no sandbox, no deny rules), or not plainly true: still refused.
+    for (const meta of [{ bypassPermissions: true }, { dangerouslySkipPermissions: true }, { yoloMode: 'all' }, { yoloMode: 1 }, { permissionMode: 'bypassPermissions' }, { yoloMode: true, trustAll: true }]) {
+      assert.match(refuseClientWidening(meta, granted) ?? '', /accord acp --always-approve/, JSON.stringify(meta));
+    }
+    assert.match(refuseClientWidening({ yoloMode: true }, {}) ?? '', /For automation, start the agent as `accord acp --always-approve`/);
+  });
+
   test('MCP servers named in session/new are refused with where to declare them', () => {
     assert.match(refuseSessionMcpServers([{ name: 'files' }]) ?? '', /\.accord\/policy\.json.*mcpServers/);
     assert.equal(refuseSessionMcpServers([]), undefined);

@@ -75,9 +75,9 @@ class MemoryTree implements RealTree {
 /** The agent's copy: `_accord/...` methods over slot arrays (base = the original). */
 function fakeAgent(copy: Map<FileName, string[]>) {
   return async (method: string, params: Record<string, unknown>): Promise<unknown> => {
-    if (method === WORKSPACE_METHODS.status) return { mode: 'shadow-copy', root: '/agent' };
+    if (method === WORKSPACE_METHODS.status) return { mode: 'shadow-copy', root: '/agent', applyTo: '/project', base: 'abc', sandbox: { state: 'unsandboxed', reason: 'test' }, linkedReadOnly: [] };
     const changed = FILES.filter((f) => text(copy.get(f)!) !== text(original(f)));
-    if (method === WORKSPACE_METHODS.listChanges) return { changes: changed.map((path) => ({ path, status: 'modified', additions: 1, deletions: 1 })) };
+    if (method === WORKSPACE_METHODS.listChanges) return { changes: changed.map((path) => ({ path, status: 'modified', additions: 1, deletions: 1, binary: false })) };
     if (method === WORKSPACE_METHODS.readFile) {
       const f = params.path as FileName;
       return { path: f, baseText: text(original(f)), currentText: text(copy.get(f)!), binary: false };

@@ -166,7 +166,7 @@ describe('IsolatedWorkspaceSource', () => {
   function scriptedAgent(agentFiles: Record<string, { base: string | null; current: string | null }>, calls: string[]) {
     return async (method: string, params: Record<string, unknown>): Promise<unknown> => {
       calls.push(method);
-      if (method === WORKSPACE_METHODS.status) return { mode: 'git-clone', root: '/agent/ws', base: 'abc', sandbox: { state: 'unsandboxed', reason: 'test' }, linkedReadOnly: [] };
+      if (method === WORKSPACE_METHODS.status) return { mode: 'git-clone', root: '/agent/ws', applyTo: '/project', base: 'abc', sandbox: { state: 'unsandboxed', reason: 'test' }, linkedReadOnly: [] };
       if (method === WORKSPACE_METHODS.listChanges) {
         return {
           changes: [
@@ -260,7 +260,7 @@ describe('IsolatedWorkspaceSource', () => {
       const bytes = new Uint8Array([0x89, 0x50, 0x00, 0xff, 0x0a]);
       await writeFile(join(agentRoot, 'logo.bin'), bytes);
       const agent = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
-        if (method === WORKSPACE_METHODS.status) return { mode: 'shadow-copy', root: agentRoot };
+        if (method === WORKSPACE_METHODS.status) return { mode: 'shadow-copy', root: agentRoot, applyTo: '/project', base: 'abc', sandbox: { state: 'unsandboxed', reason: 'test' }, linkedReadOnly: [] };
         if (method === WORKSPACE_METHODS.listChanges) return { changes: [{ path: 'logo.bin', status: 'added', additions: 0, deletions: 0, binary: true }] };
         if (method === WORKSPACE_METHODS.readFile) return { path: params.path, baseText: null, currentText: null, binary: true };
         throw new Error(`unexpected ${method}`);
@@ -288,13 +288,13 @@ describe('IsolatedWorkspaceSource', () => {
       await writeFile(join(agentRoot, 'huge.bin'), '');
       await truncate(join(agentRoot, 'huge.bin'), 64 * 1024 * 1024);
       const changes = [
-        { path: 'key.bin', status: 'added', binary: true },
-        { path: 'linked/id_rsa', status: 'added', binary: true },
-        { path: 'huge.bin', status: 'added', binary: true },
-        { path: '../escape.bin', status: 'added', binary: true },
+        { path: 'key.bin', status: 'added', additions: 0, deletions: 0, binary: true },
+        { path: 'linked/id_rsa', status: 'added', additions: 0, deletions: 0, binary: true },
+        { path: 'huge.bin', status: 'added', additions: 0, deletions: 0, binary: true },
+        { path: '../escape.bin', status: 'added', additions: 0, deletions: 0, binary: true },
       ];
       const agent = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
-        if (method === WORKSPACE_METHODS.status) return { mode: 'shadow-copy', root: agentRoot };
+        if (method === WORKSPACE_METHODS.status) return { mode: 'shadow-copy', root: agentRoot, applyTo: '/project', base: 'abc', sandbox: { state: 'unsandboxed', reason: 'test' }, linkedReadOnly: [] };
         if (method === WORKSPACE_METHODS.listChanges) return { changes };
         if (method === WORKSPACE_METHODS.readFile) return { path: params.path, baseText: null, currentText: null, binary: true };
         throw new Error(`unexpected ${method}`);
@@ -314,6 +314,40 @@ describe('IsolatedWorkspaceSource', () => {
       await rm(agentRoot, { recursive: true, force: true });
       await rm(outside, { recursive: true, force: true });
     }
+  });
+
+  test("attack: changes to .git/, .accord/, .vscode/ or a startup file in the agent's copy are never offered for landing; in place they are reviewed so Reject can undo them", async () => {
+    const changes = [
+      { path: '.vscode/tasks.json', status: 'added', additions: 1, deletions: 0, binary: false },
+      { path: 'sub/.envrc', status: 'added', additions: 1, deletions: 0, binary: false },
+      { path: '.bashrc', status: 'modified', additions: 1, deletions: 0, binary: false },
+      { path: '.GIT/hooks/pre-commit', status: 'added', additions: 1, deletions: 0, binary: false },
+      { path: 'notes.txt', oldPath: '.accord/policy.json', status: 'renamed', additions: 0, deletions: 0, binary: false },
+      { path: 'src/ok.txt', status: 'added', additions: 1, deletions: 0, binary: false },
+    ];
+    const agentFor = (mode: 'shadow-copy' | 'in-place') => async (method: string, params: Record<string, unknown>): Promise<unknown> => {
+      if (method === WORKSPACE_METHODS.status) return { mode, root: '/agent/ws', applyTo: root, base: 'abc', sandbox: { state: 'unsandboxed', reason: 'test' }, linkedReadOnly: [] };
+      if (method === WORKSPACE_METHODS.listChanges) return { changes };
+      if (method === WORKSPACE_METHODS.readFile) return { path: params.path, baseText: null, currentText: 'run me\n', binary: false };
+      throw new Error(`unexpected ${method}`);
+    };
+    const skipped: string[] = [];
+    const store = new ReviewStore(diskTree);
+    const isolated = new IsolatedWorkspaceSource(store, agentFor('shadow-copy'), root, { projectTop: async () => root, skipped: (_s, p, why) => skipped.push(`${p}: ${why}`) });
+    await isolated.endTurn('s', 't1');
+    assert.deepEqual(store.all().map((r) => r.path), [join(root, 'src', 'ok.txt')], 'only the plain file is offered');
+    assert.deepEqual(skipped.sort(), [
+      ".GIT/hooks/pre-commit: it is inside .git/ (git history, config and hooks), which Accord never changes for an agent; copy it by hand if you want it",
+      ".bashrc: .bashrc is a startup file that runs code on your behalf, which Accord never changes for an agent; copy it by hand if you want it",
+      ".vscode/tasks.json: it is inside .vscode/ (the editor's workspace settings and tasks), which Accord never changes for an agent; copy it by hand if you want it",
+      "notes.txt: it is inside .accord/ (Accord's project policy), which Accord never changes for an agent; copy it by hand if you want it",
+      "sub/.envrc: .envrc is a startup file that runs code on your behalf, which Accord never changes for an agent; copy it by hand if you want it",
+    ]);
+
+    const inPlaceStore = new ReviewStore(diskTree);
+    const inPlace = new IsolatedWorkspaceSource(inPlaceStore, agentFor('in-place'), root, { projectTop: async () => root });
+    await inPlace.endTurn('s2', 't1');
+    assert.equal(inPlaceStore.all().length, changes.length, 'in place every change is already on disk and is reviewed');
   });
 
   test("a reopened session's copy: only changes the person's tree lacks come back for review", async () => {

@@ -8,8 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createWorkspace, removeWorkspace, snapshot, WorkspaceError } from '../../../agent/session/isolated';
-import { applyToProject, hunksOf } from '../../../agent/session/isolatedApply';
-import { discard, listChanges, patch, readBase, readCurrent } from '../../../agent/session/isolatedDiff';
+import { discard, listChanges, readBase, readCurrent } from '../../../agent/session/isolatedDiff';
 
 const cleanups: string[] = [];
 after(() => Promise.all(cleanups.map((d) => rm(d, { recursive: true, force: true }))));
@@ -94,7 +93,7 @@ describe('isolated workspace for a git project', { timeout: 300_000 }, () => {
     assert.throws(() => sh(repo, 'rev-parse', '--verify', '-q', 'refs/accord/sessions/s1'));
   });
 
-  test('changes are listed with status and counts, committed or not; base/current text and a patch per file', async () => {
+  test('changes are listed with status and counts, committed or not; base/current text per file', async () => {
     const { repo, dataDir } = await project();
     const ws = await createWorkspace({ sessionId: 's2', source: repo, dataDir });
     await writeFile(path.join(ws.root, 'a.txt'), editLine(await readFile(path.join(ws.root, 'a.txt'), 'utf8'), 15, 'agent line 15'));
@@ -116,64 +115,19 @@ describe('isolated workspace for a git project', { timeout: 300_000 }, () => {
     assert.match((await readCurrent(ws, 'a.txt'))!.toString(), /agent line 15/);
     assert.equal(await readBase(ws, 'c.txt'), null);
     assert.equal(await readCurrent(ws, 'untracked.txt'), null);
-    const onlyA = await patch(ws, ['a.txt']);
-    assert.match(onlyA, /^diff --git a\/a\.txt b\/a\.txt/m);
-    assert.match(onlyA, /^\+agent line 15$/m);
-    assert.doesNotMatch(onlyA, /c\.txt/);
-    assert.match(await patch(ws), /rename from src\/b\.txt/);
   });
 
-  test('apply merges with the person\'s later edits to other lines, and reports a conflict on the same lines without writing', async () => {
-    const { repo, dataDir } = await project();
-    const ws = await createWorkspace({ sessionId: 's3', source: repo, dataDir });
-    const baseText = await readFile(path.join(ws.root, 'a.txt'), 'utf8');
-    await writeFile(path.join(ws.root, 'a.txt'), editLine(baseText, 15, 'agent line 15'));
-    await writeFile(path.join(ws.root, 'src/b.txt'), editLine(await readFile(path.join(ws.root, 'src/b.txt'), 'utf8'), 3, 'agent bee 3'));
-    await writeFile(path.join(ws.root, 'c.txt'), 'created\n');
-    // Meanwhile the person edits line 5 of a.txt (elsewhere) and line 3 of b.txt (the same line).
-    await writeFile(path.join(repo, 'a.txt'), editLine(baseText, 5, 'person line 5'));
-    const personB = editLine(await readFile(path.join(repo, 'src/b.txt'), 'utf8'), 3, 'person bee 3');
-    await writeFile(path.join(repo, 'src/b.txt'), personB);
-    const result = await applyToProject(ws);
-    assert.deepEqual(result.applied.sort(), ['a.txt', 'c.txt']);
-    assert.equal(result.conflicts.length, 1);
-    assert.equal(result.conflicts[0]!.path, 'src/b.txt');
-    assert.match(result.conflicts[0]!.reason, /same lines/);
-    assert.match(result.conflicts[0]!.merged ?? '', /<<<<<<< yours[\s\S]*person bee 3[\s\S]*=======[\s\S]*agent bee 3[\s\S]*>>>>>>> agent/);
-    const merged = await readFile(path.join(repo, 'a.txt'), 'utf8');
-    assert.match(merged, /^person line 5$/m);
-    assert.match(merged, /^agent line 15$/m);
-    assert.equal(await readFile(path.join(repo, 'src/b.txt'), 'utf8'), personB, 'a conflicting file was overwritten');
-    assert.equal(await readFile(path.join(repo, 'c.txt'), 'utf8'), 'created\n');
-  });
-
-  test('single hunks can be accepted; protected files are never applied; discard restores the base', async () => {
+  test("discard restores the base, protected files included; the person's tree is untouched", async () => {
     const { repo, dataDir } = await project();
     const ws = await createWorkspace({ sessionId: 's4', source: repo, dataDir });
     const baseText = await readFile(path.join(ws.root, 'a.txt'), 'utf8');
     const agentText = editLine(editLine(baseText, 3, 'agent line 3'), 18, 'agent line 18');
     await writeFile(path.join(ws.root, 'a.txt'), agentText);
-    assert.equal(hunksOf(baseText, agentText).length, 2);
     await writeFile(path.join(ws.root, '.accord/policy.json'), '{"version":1,"rules":[{"decision":"allow","tool":"*"}]}\n');
-    const result = await applyToProject(ws, [{ path: 'a.txt', hunks: [1] }, { path: '.accord/policy.json' }]);
-    assert.deepEqual(result.applied, ['a.txt']);
-    const applied = await readFile(path.join(repo, 'a.txt'), 'utf8');
-    assert.match(applied, /^agent line 18$/m);
-    assert.doesNotMatch(applied, /agent line 3/);
-    assert.match(result.conflicts[0]!.reason, /\.accord/);
+    assert.equal(await readFile(path.join(repo, 'a.txt'), 'utf8'), baseText);
     assert.equal(await readFile(path.join(repo, '.accord/policy.json'), 'utf8'), '{"version":1}\n');
     assert.deepEqual((await discard(ws)).sort(), ['.accord/policy.json', 'a.txt']);
     assert.deepEqual(await listChanges(ws), []);
-  });
-
-  test('a symlink the agent made is not applied through to its target', async () => {
-    const { repo, dataDir } = await project();
-    const ws = await createWorkspace({ sessionId: 's5', source: repo, dataDir });
-    execFileSync('ln', ['-s', '/etc/hostname', path.join(ws.root, 'leak.txt')]);
-    const result = await applyToProject(ws);
-    assert.equal(result.applied.length, 0);
-    assert.match(result.conflicts[0]!.reason, /symbolic link/);
-    assert.ok(!existsSync(path.join(repo, 'leak.txt')));
   });
 
   test('a session started in a subfolder works in the matching subfolder of the clone', async () => {
@@ -232,7 +186,7 @@ describe('isolated workspace for a git project', { timeout: 300_000 }, () => {
 });
 
 describe('shadow copy of a folder that is not a git repository', () => {
-  test('copies, records a base, lists and applies changes', async () => {
+  test('copies, records a base, lists changes; the folder itself is untouched', async () => {
     const dir = await scratch();
     const folder = path.join(dir, 'plain');
     await mkdir(path.join(folder, 'sub'), { recursive: true });
@@ -244,10 +198,8 @@ describe('shadow copy of a folder that is not a git repository', () => {
     await writeFile(path.join(ws.root, 'x.txt'), editLine(lines(10), 2, 'agent'));
     await writeFile(path.join(ws.root, 'z.txt'), 'new\n');
     assert.deepEqual((await listChanges(ws)).map((c) => `${c.status} ${c.path}`).sort(), ['added z.txt', 'modified x.txt']);
-    const result = await applyToProject(ws);
-    assert.deepEqual(result.conflicts, []);
-    assert.match(await readFile(path.join(folder, 'x.txt'), 'utf8'), /^agent$/m);
-    assert.equal(await readFile(path.join(folder, 'z.txt'), 'utf8'), 'new\n');
+    assert.equal(await readFile(path.join(folder, 'x.txt'), 'utf8'), lines(10));
+    assert.ok(!existsSync(path.join(folder, 'z.txt')));
     assert.ok(!existsSync(path.join(folder, '.git')), 'the private repository leaked into the folder');
   });
 
@@ -275,7 +227,6 @@ describe('in-place sessions', () => {
     await writeFile(path.join(repo, 'a.txt'), editLine(before, 10, 'agent in place'));
     const changes = await listChanges(ws);
     assert.deepEqual(changes.map((c) => `${c.status} ${c.path}`), ['modified a.txt']);
-    assert.deepEqual(await applyToProject(ws), { applied: ['a.txt'], conflicts: [] });
     await discard(ws, ['a.txt']);
     assert.equal(await readFile(path.join(repo, 'a.txt'), 'utf8'), before);
     assert.ok(!existsSync(path.join(repo, '.git/refs/accord')), 'in-place snapshots must not touch the project repository');

@@ -1,0 +1,271 @@
+// Accord's ACP extension methods, schema first: every `_accord/*` method's
+// name, direction, schema version and zod shapes, in one module shared by the
+// agent (which serves its methods and parses their params with these schemas)
+// and the extension (which calls them and checks each answer with these
+// schemas), the way webview/protocol.ts is shared by the host and the panel.
+//
+//   client → agent requests        accordRequests            (the review methods)
+//   agent → client notifications   accordNotifications       (a shared session's news)
+//   agent → client requests        accordClientRequests      (`_accord/lm/*`: the editor lends its models)
+//   client → agent notifications   accordClientNotifications (`_accord/lm/parts`: a lent model's stream)
+//
+// Imports zod/mini only (it keeps the extension's bundle small): the agent
+// core, the adapters and the extension all bundle it; it must pull in neither
+// `vscode` nor the ACP SDK.
+import * as z from 'zod/mini';
+
+/** Where `initialize` lists the methods: `agentCapabilities._meta["accord/methods"]` = { name: schema version }. */
+export const METHODS_META_KEY = 'accord/methods';
+
+/** The older capability flag for the review methods; clients that predate the method list look for it. */
+export const CHANGES_CAPABILITY = { accord: { changes: 1 } } as const;
+
+const sessionId = z.string().check(z.minLength(1));
+
+/** Relative to the top of the session's work tree, `/`-separated, never absolute or with `..`. */
+const relativePath = z
+  .string()
+  .check(z.minLength(1), z.refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'must be relative to the work tree, without ".."'));
+
+const workspaceMode = z.enum(['git-clone', 'shadow-copy', 'in-place']);
+
+const sandboxStatus = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('sandboxed'), platform: z.enum(['linux', 'macos']), warnings: z.array(z.string()) }),
+  z.object({ state: z.literal('unsandboxed'), reason: z.string() }),
+]);
+
+const changedFile = z.object({
+  /** Relative to the top of the session's work tree. Hostile until checked: the copy is written by sandboxed commands. */
+  path: z.string(),
+  /** For renames: where the file was in the base. */
+  oldPath: z.optional(z.string()),
+  status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+  /** Line counts; 0 for binary files. */
+  additions: z.number(),
+  deletions: z.number(),
+  binary: z.boolean(),
+});
+
+/** Client → agent requests: the extension calls them, the agent serves them. */
+export const accordRequests = {
+  '_accord/workspace/status': {
+    version: 1,
+    params: z.object({ sessionId }),
+    result: z.object({
+      mode: workspaceMode,
+      /** Where the agent works (its tool calls name paths under it). */
+      root: z.string(),
+      /** The folder in the person's project the relative paths refer to. */
+      applyTo: z.string(),
+      /** The commit (or snapshot) the copy started from; empty in place. */
+      base: z.string(),
+      sandbox: sandboxStatus,
+      /** Build inputs linked read-only into the copy, relative paths. */
+      linkedReadOnly: z.array(z.string()),
+    }),
+  },
+  '_accord/changes/list': {
+    version: 1,
+    params: z.object({ sessionId }),
+    result: z.object({ changes: z.array(changedFile) }),
+  },
+  '_accord/changes/file': {
+    version: 1,
+    params: z.object({ sessionId, path: relativePath }),
+    result: z.object({
+      path: z.string(),
+      /** null: the file does not exist on that side, or has no text to show (binary, link, too large). */
+      baseText: z.nullable(z.string()),
+      currentText: z.nullable(z.string()),
+      binary: z.boolean(),
+      /** "too large (N MB)": neither side was sent. */
+      tooLarge: z.optional(z.string()),
+      /** The agent's side is a symbolic link to this target (never followed). */
+      link: z.optional(z.string()),
+    }),
+  },
+  '_accord/changes/discard': {
+    version: 1,
+    params: z.object({ sessionId, paths: z.optional(z.array(relativePath)) }),
+    result: z.object({ discarded: z.array(z.string()) }),
+  },
+} as const;
+
+/** Agent → client notifications (the daemon tells the clients that share a session). */
+export const accordNotifications = {
+  /** A turn another client's prompt started in a session this client watches. */
+  '_accord/turn_started': { version: 1, params: z.object({ sessionId }) },
+  /** That turn ended. */
+  '_accord/turn_ended': { version: 1, params: z.object({ sessionId, stopReason: z.string() }) },
+  /** An approval this client was asked was answered elsewhere (or timed out); the request is withdrawn. */
+  '_accord/permission_settled': {
+    version: 1,
+    params: z.object({
+      sessionId,
+      toolCallId: z.string(),
+      outcome: z.union([z.enum(['allow', 'reject', 'cancelled']), z.object({ deferred: z.string() })]),
+    }),
+  },
+} as const;
+
+
+/** `clientCapabilities._meta` key a client sets when it serves `_accord/lm/*`. */
+export const LM_CAPABILITY_KEY = 'accord/languageModels';
+
+/**
+ * The language models the client (Accord in VS Code) lends the agent:
+ * `vscode.lm` models (GitHub Copilot and others), which only the editor's
+ * process can call. Cancelling `_accord/lm/chat` (`$/cancel_request`) cancels
+ * VS Code's request. The chat result counts the parts sent, so the agent never
+ * finishes a response before every part has arrived.
+ */
+export const LM_METHODS = {
+  models: '_accord/lm/models',
+  chat: '_accord/lm/chat',
+  parts: '_accord/lm/parts',
+} as const;
+
+/** Bounds that keep a confused or hostile peer from making the other side allocate without limit. */
+export const LM_LIMITS = {
+  models: 200,
+  name: 200,
+  messages: 5000,
+  partsPerNotification: 1000,
+  text: 4 * 1024 * 1024,
+  tools: 256,
+} as const;
+
+const lmName = z.string().check(z.minLength(1), z.maxLength(LM_LIMITS.name));
+const lmText = z.string().check(z.maxLength(LM_LIMITS.text));
+const jsonObject = z.record(z.string(), z.unknown());
+const count = z.number().check(z.int(), z.nonnegative());
+
+export const lmModelInfo = z.object({
+  /** VS Code's model id (`LanguageModelChat.id`). */
+  id: lmName,
+  vendor: lmName,
+  name: lmName,
+  family: z.string().check(z.maxLength(LM_LIMITS.name)),
+  /** Prompt tokens the model accepts: the context gauge's size. */
+  maxInputTokens: z.optional(z.number().check(z.int(), z.positive())),
+});
+export type LmModelInfo = z.infer<typeof lmModelInfo>;
+
+export const lmModelsResult = z.object({ models: z.array(lmModelInfo).check(z.maxLength(LM_LIMITS.models)) });
+export type LmModelsResult = z.infer<typeof lmModelsResult>;
+
+export const lmMessagePart = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: lmText }),
+  z.object({ type: z.literal('tool_call'), callId: lmName, name: lmName, input: jsonObject }),
+  z.object({ type: z.literal('tool_result'), callId: lmName, text: lmText, isError: z.optional(z.boolean()) }),
+]);
+export type LmMessagePart = z.infer<typeof lmMessagePart>;
+
+export const lmMessage = z.object({ role: z.enum(['user', 'assistant']), content: z.array(lmMessagePart) });
+export type LmMessage = z.infer<typeof lmMessage>;
+
+export const lmTool = z.object({ name: lmName, description: z.string().check(z.maxLength(64 * 1024)), inputSchema: jsonObject });
+export type LmTool = z.infer<typeof lmTool>;
+
+export const lmChatParams = z.object({
+  /** Chosen by the agent; tags the `_accord/lm/parts` notifications of this request. */
+  streamId: lmName,
+  vendor: lmName,
+  model: lmName,
+  messages: z.array(lmMessage).check(z.minLength(1), z.maxLength(LM_LIMITS.messages)),
+  tools: z.array(lmTool).check(z.maxLength(LM_LIMITS.tools)),
+  /** `required`: the model must call a tool (VS Code's LanguageModelChatToolMode.Required). */
+  toolMode: z.enum(['auto', 'required']),
+});
+export type LmChatParams = z.infer<typeof lmChatParams>;
+
+/** What the model streams back. */
+export const lmStreamPart = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: lmText }),
+  z.object({ type: z.literal('tool_call'), callId: lmName, name: lmName, input: jsonObject }),
+]);
+export type LmStreamPart = z.infer<typeof lmStreamPart>;
+
+export const lmPartsNotification = z.object({ streamId: lmName, parts: z.array(lmStreamPart).check(z.minLength(1), z.maxLength(LM_LIMITS.partsPerNotification)) });
+export type LmPartsNotification = z.infer<typeof lmPartsNotification>;
+
+export const lmChatResult = z.object({
+  /** How many parts the client sent for this request, over all its notifications. */
+  parts: count,
+  usage: z.object({ inputTokens: count, outputTokens: count }),
+  /** True when the counts are the client's estimate (VS Code's API reports no usage; `countTokens` estimates it). */
+  estimated: z.boolean(),
+});
+export type LmChatResult = z.infer<typeof lmChatResult>;
+
+/** Agent → client requests: the agent calls them, a client that set LM_CAPABILITY_KEY serves them. */
+export const accordClientRequests = {
+  [LM_METHODS.models]: { version: 1, params: z.object({}), result: lmModelsResult },
+  [LM_METHODS.chat]: { version: 1, params: lmChatParams, result: lmChatResult },
+} as const;
+
+/** Client → agent notifications: zero or more parts of an open `_accord/lm/chat`, before its answer. */
+export const accordClientNotifications = {
+  [LM_METHODS.parts]: { version: 1, params: lmPartsNotification },
+} as const;
+
+/** True when the client's `initialize` capabilities say it serves `_accord/lm/*`. */
+export function offersLanguageModels(meta: unknown): boolean {
+  if (meta === null || typeof meta !== 'object') return false;
+  const value = (meta as Record<string, unknown>)[LM_CAPABILITY_KEY];
+  return value !== undefined && value !== null && value !== false;
+}
+
+export type AccordRequestMethod = keyof typeof accordRequests;
+export type AccordNotificationMethod = keyof typeof accordNotifications;
+export type AccordParams<M extends AccordRequestMethod> = z.infer<(typeof accordRequests)[M]['params']>;
+export type AccordResult<M extends AccordRequestMethod> = z.infer<(typeof accordRequests)[M]['result']>;
+export type AccordNotificationParams<M extends AccordNotificationMethod> = z.infer<(typeof accordNotifications)[M]['params']>;
+
+/** Every method in both directions with its schema version, as `initialize` lists it. */
+export function methodVersions(): Record<string, number> {
+  const versions: Record<string, number> = {};
+  for (const [name, spec] of [
+    ...Object.entries(accordRequests),
+    ...Object.entries(accordNotifications),
+    ...Object.entries(accordClientRequests),
+    ...Object.entries(accordClientNotifications),
+  ]) {
+    versions[name] = spec.version;
+  }
+  return versions;
+}
+
+/** The `agentCapabilities._meta` an agent serving every method advertises. */
+export function methodsCapability(): Record<string, unknown> {
+  return { ...CHANGES_CAPABILITY, [METHODS_META_KEY]: methodVersions() };
+}
+
+/**
+ * The method list an agent advertised, or undefined when it sent none. An
+ * agent is untrusted: anything but `{ name: positive integer }` is dropped.
+ */
+export function advertisedMethods(meta: unknown): Map<string, number> | undefined {
+  if (meta === null || typeof meta !== 'object') return undefined;
+  const list = (meta as Record<string, unknown>)[METHODS_META_KEY];
+  if (list === null || typeof list !== 'object' || Array.isArray(list)) return undefined;
+  const found = new Map<string, number>();
+  for (const [name, version] of Object.entries(list as Record<string, unknown>)) {
+    if (name.startsWith('_accord/') && Number.isInteger(version) && (version as number) > 0) found.set(name, version as number);
+  }
+  return found;
+}
+
+/** Thrown by `checkResult` for an answer that is not what the schema says. */
+export class AccordAnswerError extends Error {}
+
+/** The agent's answer to `method`, checked against its schema (unknown fields dropped), or AccordAnswerError. */
+export function checkResult<M extends AccordRequestMethod>(method: M, answer: unknown): AccordResult<M> {
+  const parsed = accordRequests[method].result.safeParse(answer);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+    throw new AccordAnswerError(`The agent's answer to ${method} is not what Accord expects (${issue?.message ?? 'invalid'}${where}); update the agent and Accord together.`);
+  }
+  return parsed.data as AccordResult<M>;
+}

@@ -1,0 +1,104 @@
+// Accord's `_accord/*` extension methods are discoverable and schema first:
+// `initialize` lists every one with its schema version, exactly as the
+// shared module (protocol/accordMethods.ts) defines them; the agent serves
+// every listed request method and nothing else under that prefix; its real
+// answers pass the schemas the extension checks them with; and no code names
+// an `_accord/*` method the module does not define; each method is in one
+// direction (the `_accord/lm/*` ones are served by the client).
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { methods } from '@agentclientprotocol/sdk/unstable';
+import { accordClientNotifications, accordClientRequests, accordNotifications, accordRequests, advertisedMethods, checkResult, METHODS_META_KEY, methodVersions, type AccordRequestMethod } from '../../../protocol/accordMethods';
+import { reply } from '../../fakeModelServer/index';
+import { fakeModelFor, inMemoryAgent } from './harness';
+import { failure, gitProject, isolatedAgent } from './isolationFixtures';
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** `_accord/...` names that are not methods: an update kind carried inside the core, and a tool name in the log. */
+const NOT_METHODS = new Set(['_accord/child', '_accord/run']);
+
+describe('the _accord/* methods, schema first', () => {
+  const model = fakeModelFor('accord-methods-');
+
+  test('initialize lists every method with its schema version, as the shared module defines them; the review methods are served, apply and patch are gone', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    const agent = isolatedAgent(model.env(), data);
+    try {
+      const init = await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const meta = init.agentCapabilities?._meta as Record<string, unknown>;
+      assert.deepEqual(meta[METHODS_META_KEY], methodVersions());
+      const everyDirection = [accordRequests, accordNotifications, accordClientRequests, accordClientNotifications].flatMap((group) => Object.keys(group));
+      assert.deepEqual(Object.keys(methodVersions()).sort(), [...everyDirection].sort());
+      assert.equal(new Set(everyDirection).size, everyDirection.length, 'no method is in two directions');
+      for (const method of ['_accord/lm/models', '_accord/lm/chat']) assert.ok(method in accordClientRequests, `${method}: the agent calls it, the client serves it`);
+      assert.ok('_accord/lm/parts' in accordClientNotifications, 'the client streams a lent model\'s parts to the agent');
+      assert.deepEqual(meta.accord, { changes: 1 }, 'the older flag stays for clients that look for it');
+      const listed = advertisedMethods(meta)!;
+      assert.equal(listed.size, Object.keys(methodVersions()).length);
+
+      // Every listed request method is served: bad params are -32602 (a missing method would be -32601).
+      for (const method of Object.keys(accordRequests)) {
+        const refused = await failure(agent.ext(method, {}));
+        assert.equal(refused.code, -32602, `${method}: ${refused.message}`);
+      }
+      for (const method of ['_accord/changes/apply', '_accord/changes/patch']) assert.equal((await failure(agent.ext(method, { sessionId: 'x' }))).code, -32601, method);
+
+      // A real session's answers pass the schemas the extension checks them with.
+      const { sessionId } = await agent.newSession(project);
+      await agent.harness.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'auto' });
+      model.server.script(reply.tool('w1', 'write_file', { path: 'b.txt', content: 'new\n' }), reply.text('Done.'));
+      assert.equal(await agent.harness.prompt(sessionId, 'write b'), 'end_turn');
+      const answers: Record<AccordRequestMethod, Record<string, unknown>> = {
+        '_accord/workspace/status': { sessionId },
+        '_accord/changes/list': { sessionId },
+        '_accord/changes/file': { sessionId, path: 'b.txt' },
+        '_accord/changes/discard': { sessionId, paths: ['b.txt'] },
+      };
+      for (const [method, params] of Object.entries(answers) as Array<[AccordRequestMethod, Record<string, unknown>]>) {
+        const answer = await agent.ext(method, params);
+        assert.doesNotThrow(() => checkResult(method, answer), `${method} answered ${JSON.stringify(answer)}`);
+      }
+      assert.deepEqual(checkResult('_accord/changes/list', await agent.ext('_accord/changes/list', { sessionId })).changes, [], 'discarded');
+    } finally {
+      await agent.close();
+      remove();
+    }
+  });
+
+  test('an agent without isolated workspaces lists no methods it does not serve', async () => {
+    const agent = inMemoryAgent({ env: model.env() });
+    try {
+      const init = await agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      assert.equal(advertisedMethods(init.agentCapabilities?._meta), undefined);
+      assert.equal((await failure(agent.connection.agent.request('_accord/changes/list', { sessionId: 'x' }))).code, -32601);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  test('no code in the agent or the extension names an _accord/* method the shared module does not define', () => {
+    const known = new Set([accordRequests, accordNotifications, accordClientRequests, accordClientNotifications].flatMap((group) => Object.keys(group)));
+    const unknown: string[] = [];
+    for (const file of [...sources('agent'), ...sources('extension')]) {
+      for (const [, name] of readFileSync(file, 'utf8').matchAll(/['"`](_accord\/[a-z_/]+)['"`]/g)) {
+        if (!known.has(name!) && !NOT_METHODS.has(name!)) unknown.push(`${file}: ${name}`);
+      }
+    }
+    assert.deepEqual(unknown, []);
+  });
+
+  test('advertisedMethods keeps only well-formed entries from an untrusted agent', () => {
+    assert.equal(advertisedMethods(null), undefined);
+    assert.equal(advertisedMethods({ [METHODS_META_KEY]: ['_accord/changes/list'] }), undefined);
+    const found = advertisedMethods({ [METHODS_META_KEY]: { '_accord/changes/list': 1, '_accord/x': 0, '_accord/y': 1.5, 'other/z': 1, '_accord/w': '1', __proto__: { '_accord/p': 1 } } });
+    assert.deepEqual([...found!], [['_accord/changes/list', 1]]);
+  });
+});
