@@ -167,8 +167,18 @@ export class ReviewController implements vscode.Disposable {
     }
     const result = await this.report(this.store.decideFiles(files, decision));
     if (result.landed.length + result.conflicts.length === 0) {
-      const which = files.length === 1 ? fileLabel(files[0]!.path) : `these ${files.length} files`;
-      void vscode.window.showInformationMessage(vscode.l10n.t('Accord: nothing to {0} in {1}: every change is already decided. Use Undo Turn to take back what a turn landed.', decision === 'accepted' ? 'accept' : 'reject', which));
+      // Whole sentences per case: a translation cannot be built from translated fragments.
+      const one = files.length === 1 ? fileLabel(files[0]!.path) : undefined;
+      const accepting = decision === 'accepted';
+      void vscode.window.showInformationMessage(
+        one !== undefined
+          ? accepting
+            ? vscode.l10n.t('Accord: nothing to accept in {0}: every change is already decided. Use Undo Turn to take back what a turn landed.', one)
+            : vscode.l10n.t('Accord: nothing to reject in {0}: every change is already decided. Use Undo Turn to take back what a turn landed.', one)
+          : accepting
+            ? vscode.l10n.t('Accord: nothing to accept in these {0} files: every change is already decided. Use Undo Turn to take back what a turn landed.', files.length)
+            : vscode.l10n.t('Accord: nothing to reject in these {0} files: every change is already decided. Use Undo Turn to take back what a turn landed.', files.length),
+      );
     }
   }
 
