@@ -14,10 +14,14 @@ async function accord(): Promise<AccordApi> {
 }
 
 describe('Accord in a real VS Code', () => {
-  it('connects to the bundled agent and reports its name and version from initialize', async () => {
+  it('connects to the bundled agent and reports its name and version from initialize', async function () {
+    // The suite's first connect starts the agent cold (its daemon, its code cache) on a shared machine: wait longer for it.
+    this.timeout(180_000);
     const api = await accord();
-    const status = await eventually('the agent to connect', () =>
-      api.agent.status.state === 'connected' ? api.agent.status : undefined,
+    const status = await eventually(
+      'the agent to connect',
+      () => (api.agent.status.state === 'connected' ? api.agent.status : undefined),
+      150_000,
     );
     const packageVersion = (vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { version: string }).version;
     assert.equal(status.agentName, 'Accord');
