@@ -12,7 +12,8 @@
 // taken is recorded with its reason and blocks nothing else.
 import { desiredTree, fileId, type Content } from './fileReview';
 import { commandCwd, diffBlocks, isFinished, mayWriteAnywhere, touchedPaths, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
-import { sameContent, type RealTree } from './reviewStore';
+import { sameContent } from './contentMerge';
+import type { RealTree } from './landing';
 import { isUnder, listTree, pathKind, unsnapshottable, type PathKind } from './treeSnapshot';
 import { mapFor } from './innerMap';
 

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { Content } from './fileReview';
 import { computeHunks, decodeText, splitLines } from './hunks';
 import { refuseLinks } from './noLinks';
-import type { RealTree } from './reviewStore';
+import type { RealTree } from './landing';
 
 export class EditorTree implements RealTree {
   async read(path: string): Promise<Content> {

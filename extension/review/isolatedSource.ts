@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { advertisedMethods, checkResult, type AccordParams, type AccordRequestMethod, type AccordResult } from '../../protocol/accordMethods';
 import type { Content } from './fileReview';
 import { isFinished, touchedPaths, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
-import { sameContent } from './reviewStore';
+import { sameContent } from './contentMerge';
 import { mapFor } from './innerMap';
 // The agent's copy is written by sandboxed commands: read it without following links, bounded.
 import { components, readNoFollow, tooLargeText, UnsafePathError } from '../../agent/session/safeFs';

@@ -5,7 +5,8 @@
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { hunkConflict, hunkDecision, hunkState, isPending, type Decision, type FileReview } from './fileReview';
-import { ReviewStore, sameContent, type LandResult } from './reviewStore';
+import { ReviewStore, type LandResult } from './reviewStore';
+import { sameContent } from './contentMerge';
 import { EditorTree } from './editorTree';
 import { ReviewDocuments, reviewOf, reviewUri } from './reviewDocuments';
 import { pendingHunks } from './reviewSides';

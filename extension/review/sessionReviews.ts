@@ -12,7 +12,7 @@ import { fileLineCounts, kindOf, type FileReview } from './fileReview';
 import { servesChanges, type IsolatedWorkspaceSource } from './isolatedSource';
 import type { ReviewController } from './reviewController';
 import { reviewForPath, reviewState, summarize } from './reviewSummary';
-import { pathsToDiscard } from './reviewStore';
+import { pathsToDiscard } from './reviewStates';
 import type { StagedWriteSource } from './stagedSource';
 import { projectTop } from './projectTop';
 import type { HostMessage } from '../../webview/protocol';

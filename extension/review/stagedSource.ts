@@ -13,7 +13,8 @@
 // (rejecting it restores the baseline) rather than as one held back.
 import type { ChangeSink, ChangeSource } from './changeSource';
 import { fileId, isPending, type Content } from './fileReview';
-import { sameContent, type RealTree } from './reviewStore';
+import { sameContent } from './contentMerge';
+import type { RealTree } from './landing';
 import { mapFor } from './innerMap';
 import { linkOnTheWay } from './treeSnapshot';
 

@@ -10,7 +10,8 @@
 // is exactly one hunk and the model needs no diff of its own.
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ReviewStore, pathsToDiscard, type RealTree } from '../../../extension/review/reviewStore';
+import { ReviewStore, type RealTree } from '../../../extension/review/reviewStore';
+import { pathsToDiscard } from '../../../extension/review/reviewStates';
 import { hunkState, isPending, type Content, type FileReview } from '../../../extension/review/fileReview';
 import { IsolatedWorkspaceSource, WORKSPACE_METHODS } from '../../../extension/review/isolatedSource';
 import { reviewState } from '../../../extension/review/reviewSummary';

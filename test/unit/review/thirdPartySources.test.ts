@@ -9,7 +9,8 @@ import { mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { ReviewStore, sameContent, type RealTree } from '../../../extension/review/reviewStore';
+import { ReviewStore, type RealTree } from '../../../extension/review/reviewStore';
+import { sameContent } from '../../../extension/review/contentMerge';
 import { DirectDiskSource } from '../../../extension/review/directSource';
 import { StagedWriteSource } from '../../../extension/review/stagedSource';
 import { isPending, kindOf, type Content } from '../../../extension/review/fileReview';
