@@ -21,6 +21,12 @@ export interface PanelTurnsDeps {
   answerRefused(host: AgentHost, error: unknown): void;
 }
 
+/** An answer sent while its session still ran a turn: the agent runs it once that turn has ended. */
+interface QueuedAnswer {
+  response: Promise<{ stopReason: StopReason }>;
+  done(outcome: TurnOutcome | undefined): void;
+}
+
 export class PanelTurns {
   /** How the last turn ended (tests and notifications read it). */
   lastOutcome: TurnOutcome | undefined;
@@ -28,6 +34,8 @@ export class PanelTurns {
   private remoteTurn: string | undefined;
   /** The turn the agent's exit ended, to show again once the reloaded session has replaced the panel's transcript. */
   private lostTurn: { sessionId: string; error: string } | undefined;
+  /** By session id, in the order they were sent. */
+  private readonly queued = new Map<string, QueuedAnswer[]>();
 
   constructor(private readonly deps: PanelTurnsDeps) {}
 
@@ -55,8 +63,10 @@ export class PanelTurns {
   /**
    * The person answered a durable approval (its turn ended `waiting`): the
    * answer goes on the session's next prompt. In the panel's session it is a
-   * turn like any other (running, then its stop reason); elsewhere, or
-   * behind a running turn (the agent queues it), it is sent without one.
+   * turn like any other (running, then its stop reason); in another session
+   * it is sent without one. Answered before the asking turn's `waiting`
+   * arrived, it is sent at once (the agent queues it behind that turn) and
+   * drawn as running once that turn has ended.
    */
   async answerDurable(host: AgentHost, sessionId: string, requestId: string, optionId: string): Promise<TurnOutcome | undefined> {
     const connection = host.connection;
@@ -69,10 +79,7 @@ export class PanelTurns {
       return;
     }
     const send = () => connection.agent.request(methods.agent.session.prompt, params);
-    if (session.turnInFlight) {
-      await send().catch(refused);
-      return;
-    }
+    if (session.turnInFlight) return this.queueBehind(session, send());
     return this.followAnswer(session, connection, send());
   }
 
@@ -89,6 +96,34 @@ export class PanelTurns {
         return `The answer to the approval was not taken: ${reason}`;
       },
     );
+  }
+
+  private queueBehind(session: CurrentSession, response: Promise<{ stopReason: StopReason }>): Promise<TurnOutcome | undefined> {
+    // Handled when its turn is drawn; until then a refusal must not surface as an unhandled rejection.
+    response.catch(() => undefined);
+    return new Promise((done) => {
+      const list = this.queued.get(session.sessionId) ?? [];
+      list.push({ response, done });
+      this.queued.set(session.sessionId, list);
+    });
+  }
+
+  /** The turn before it ended: the agent now runs the next queued answer, drawn as the panel's running turn. */
+  private startQueued(session: CurrentSession): void {
+    const list = this.queued.get(session.sessionId);
+    const next = list?.shift();
+    if (list?.length === 0) this.queued.delete(session.sessionId);
+    if (!next) return;
+    const connection = session.host.connection;
+    if (this.deps.current() !== session || !connection || connection.signal.aborted) {
+      // The panel moved on (or the agent went): the answer still runs, or is asked again later, without a turn drawn.
+      next.response.then(() => next.done(undefined), (error: unknown) => {
+        if (connection && !connection.signal.aborted) this.deps.answerRefused(session.host, error);
+        next.done(undefined);
+      });
+      return;
+    }
+    void this.followAnswer(session, connection, next.response).then(next.done);
   }
 
   /** Another client (or this window before a reload) runs a turn in the panel's session. */
@@ -117,6 +152,9 @@ export class PanelTurns {
   /** The agent stopped mid-turn: the turn ends as lost (and is said again after a reload, see `takeLost`). */
   lose(session: CurrentSession, error: string): TurnOutcome {
     this.lostTurn = { sessionId: session.sessionId, error };
+    // Answers queued behind it died with the agent; the approval is asked again once it is back.
+    this.queued.get(session.sessionId)?.forEach((answer) => answer.done(undefined));
+    this.queued.delete(session.sessionId);
     return this.end(session, 'error', error);
   }
 
@@ -133,6 +171,7 @@ export class PanelTurns {
     this.lastOutcome = outcome;
     this.deps.post({ type: 'turnEnded', epoch: session.epoch, stopReason, ...(error ? { error: error.slice(0, 4000) } : {}) });
     this.deps.onTurnEnded(session, stopReason, error);
+    this.startQueued(session);
     return outcome;
   }
 }
