@@ -2,29 +2,13 @@
 // asks) stay apart from the agent's (quoted, never bold, in their own block),
 // and neither a tower of combining marks nor a long unbroken title draws
 // outside the banner. Screenshots in both themes under test-results/webview/.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { buildBundle, launch, openPanel, serve, type Browser, type Bundle, type PanelServer } from './harness';
+import { panelPages, SHOTS } from './panelPages';
 
-const SHOTS = 'test-results/webview';
 const TIMEOUT = { timeout: 120_000 };
-let bundle: Bundle;
-let server: PanelServer;
-let browser: Browser;
 
-before(async () => {
-  bundle = await buildBundle();
-  server = await serve(bundle);
-  browser = await launch(server.origin);
-  await mkdir(SHOTS, { recursive: true });
-}, TIMEOUT);
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await bundle?.dispose();
-});
+const pages = panelPages({ shots: true });
 
 function messages(title: string, agentName = 'Fake') {
   return [
@@ -51,7 +35,7 @@ const HOSTILE = {
 describe('approval banner with hostile agent text', () => {
   for (const [name, title] of Object.entries(HOSTILE)) {
     test(`${name}: the agent's words stay quoted, plain and inside the banner`, TIMEOUT, async () => {
-      const panel = await openPanel(browser, server.origin, 'dark', { width: 420, height: 700 });
+      const panel = await pages.open('dark', { width: 420, height: 700 });
       await panel.send(messages(title));
       const { page } = panel;
       const banner = page.locator('.approval-banner');
@@ -81,7 +65,7 @@ describe('approval banner with hostile agent text', () => {
 
   for (const theme of ['dark', 'light'] as const) {
     test(`screenshot: hostile approval banner (${theme})`, TIMEOUT, async () => {
-      const panel = await openPanel(browser, server.origin, theme, { width: 420, height: 700 });
+      const panel = await pages.open(theme, { width: 420, height: 700 });
       await panel.send(messages(`${HOSTILE.verified}${'\n'.repeat(60)}${HOSTILE.link} ${HOSTILE.combining.slice(0, 400)}`));
       await panel.page.evaluate(() => document.fonts.ready);
       await panel.page.screenshot({ path: `${SHOTS}/hostile-approval-banner-${theme}.png` });

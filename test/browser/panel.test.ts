@@ -1,40 +1,14 @@
 // The chat panel alone in Chromium: each recorded fixture renders, the
 // controls post the right messages, and every feature is screenshotted in
 // VS Code's Dark Modern and Light Modern themes under test-results/webview/.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { buildBundle, fixture, launch, openPanel, serve, textsWhenSettled, type Browser, type Bundle, type Panel, type PanelServer } from './harness';
-import type { ThemeName } from './themes';
+import { fixture, textsWhenSettled, type Panel } from './harness';
+import { panelPages, SHOTS } from './panelPages';
 
-const SHOTS = 'test-results/webview';
 const TIMEOUT = { timeout: 120_000 };
 
-let bundle: Bundle;
-let server: PanelServer;
-let browser: Browser;
-
-before(async () => {
-  bundle = await buildBundle();
-  server = await serve(bundle);
-  browser = await launch(server.origin);
-  await mkdir(SHOTS, { recursive: true });
-}, TIMEOUT);
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await bundle?.dispose();
-});
-
-async function panelWith(name: string, theme: ThemeName = 'dark'): Promise<Panel> {
-  const panel = await openPanel(browser, server.origin, theme);
-  const errors: string[] = [];
-  panel.page.on('pageerror', (e) => errors.push(e.message));
-  await panel.send((await fixture(name)).messages);
-  assert.deepEqual(errors, [], `page errors while rendering ${name}`);
-  return panel;
-}
+const pages = panelPages({ shots: true });
 
 /** Steps that put a fixture into the state worth showing (open a menu, expand a nest). */
 const PREPARE: Record<string, (panel: Panel) => Promise<void>> = {
@@ -54,7 +28,7 @@ describe('screenshots of every feature in both themes', () => {
   for (const theme of ['dark', 'light'] as const) {
     for (const name of FEATURES) {
       test(`${name} (${theme})`, TIMEOUT, async () => {
-        const panel = await panelWith(name, theme);
+        const panel = await pages.withFixture(name, theme);
         await PREPARE[name]?.(panel);
         await panel.settle();
         await panel.page.evaluate(() => document.fonts.ready);
@@ -69,7 +43,7 @@ describe('screenshots of every feature in both themes', () => {
 
 describe('what the panel renders and posts', () => {
   test('first run: the setup card offers three ways to a model, and the picker lists every model by provider before a session', TIMEOUT, async () => {
-    const panel = await panelWith('setup-card');
+    const panel = await pages.withFixture('setup-card');
     const { page, posted } = panel;
     const card = await page.locator('.setup-card').innerText();
     assert.match(card, /Choose a model to start/);
@@ -95,7 +69,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test('a usage estimate (VS Code models report none) is marked as one in the gauge', TIMEOUT, async () => {
-    const panel = await panelWith('gauge');
+    const panel = await pages.withFixture('gauge');
     await panel.send([{ type: 'sessionUpdate', epoch: 1, sessionId: 'sess-1', update: { sessionUpdate: 'usage_update', used: 32000, size: 64000, _meta: { 'accord/usageEstimated': true } } }]);
     assert.match(await panel.page.locator('.gauge-text').innerText(), /^≈ 50%/);
     assert.match(String(await panel.page.locator('.gauge').getAttribute('title')), /an estimate/);
@@ -103,7 +77,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test('markdown: highlighted code, copy button, links go through the extension', TIMEOUT, async () => {
-    const { page, posted } = await panelWith('markdown');
+    const { page, posted } = await pages.withFixture('markdown');
     assert.ok((await page.locator('.code-block .hljs-keyword').count()) > 0, 'code is highlighted');
     await page.click('[data-action="copy-code"]');
     await page.click('text=the config docs');
@@ -114,12 +88,12 @@ describe('what the panel renders and posts', () => {
       { type: 'openLink', href: 'https://example.com/docs/config' },
       { type: 'openLocation', path: '/work/project/src/config.ts', line: 12 },
     ]);
-    assert.equal(page.url(), `${server.origin}/?theme=dark`, 'no navigation');
+    assert.equal(page.url(), `${pages.origin}/?theme=dark`, 'no navigation');
     await page.close();
   });
 
   test('thoughts collapse when the answer starts, open on click, and hide with the setting', TIMEOUT, async () => {
-    const panel = await panelWith('thoughts');
+    const panel = await pages.withFixture('thoughts');
     const { page } = panel;
     assert.equal(await page.locator('.thought-body').count(), 0);
     assert.equal(await page.locator('.thought-header').innerText(), 'Thought');
@@ -129,13 +103,13 @@ describe('what the panel renders and posts', () => {
     await panel.send([{ type: 'settings', hideThoughts: true }]);
     assert.equal(await page.locator('.thought').count(), 0);
     await page.close();
-    const streaming = await panelWith('thoughts-streaming');
+    const streaming = await pages.withFixture('thoughts-streaming');
     assert.equal(await streaming.page.locator('.thought-body').count(), 1, 'open while the model is thinking');
     await streaming.page.close();
   });
 
   test('tool cards: kinds, statuses, failure reason, clickable locations', TIMEOUT, async () => {
-    const { page, posted } = await panelWith('tools');
+    const { page, posted } = await pages.withFixture('tools');
     assert.equal(await page.locator('.tool-card').count(), 8);
     for (const icon of ['file', 'search', 'terminal', 'globe', 'file-symlink-file', 'trash', 'lightbulb', 'tools']) {
       assert.equal(await page.locator(`.kind-icon.codicon-${icon}`).count(), 1, icon);
@@ -150,7 +124,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test('diffs: compact inline diff, review state, Review posts reviewDiff', TIMEOUT, async () => {
-    const { page, posted } = await panelWith('diff');
+    const { page, posted } = await pages.withFixture('diff');
     assert.equal(await page.locator('.diff').count(), 2);
     assert.equal(await page.locator('.diff').first().locator('.diff-add').count(), 2);
     assert.equal(await page.locator('.review-accepted').innerText(), 'Accepted');
@@ -160,7 +134,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test('review changes: files per turn with kind, line counts and state; a click posts reviewFile, the edit icon asks for in-file review', TIMEOUT, async () => {
-    const { page, posted } = await panelWith('review-changes');
+    const { page, posted } = await pages.withFixture('review-changes');
     await page.locator('.changes .plan-header').waitFor();
     assert.match(await page.locator('.changes .plan-header').innerText(), /Changes\s*5 files\s*2 to review/);
     assert.equal(await page.locator('.changes-file').count(), 0, 'collapsed until asked');
@@ -180,22 +154,22 @@ describe('what the panel renders and posts', () => {
   });
 
   test('plan is replaced whole; gauge shows fullness, cost and compaction; warns near the limit', TIMEOUT, async () => {
-    const plan = await panelWith('plan');
+    const plan = await pages.withFixture('plan');
     assert.equal(await plan.page.locator('.plan-entry').count(), 4);
     assert.equal(await plan.page.locator('text=Old entry').count(), 0);
     await plan.page.close();
-    const gauge = await panelWith('gauge');
+    const gauge = await pages.withFixture('gauge');
     assert.match(await gauge.page.locator('.gauge').innerText(), /16% · 31k \/ 200k[\s\S]*turn \$0\.470[\s\S]*session \$1\.31/);
     assert.match(await gauge.page.locator('.compaction').innerText(), /Context compacted[\s\S]*Refactored the parser/);
     await gauge.page.close();
-    const warn = await panelWith('gauge-warn');
+    const warn = await pages.withFixture('gauge-warn');
     assert.equal(await warn.page.locator('.gauge.warn').count(), 1);
     assert.match(await warn.page.locator('.gauge').innerText(), /91%.*Near the limit/s);
     await warn.page.close();
   });
 
   test('child sessions nest under their tool call, collapsed until opened', TIMEOUT, async () => {
-    const { page } = await panelWith('children');
+    const { page } = await pages.withFixture('children');
     const card = page.locator('.tool-card:has-text("investigate the auth")');
     assert.equal(await card.locator('.child-session').count(), 1);
     assert.equal(await card.locator('.child-body').count(), 0);
@@ -206,7 +180,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test('approvals: only the offered once-only buttons; answering posts answerApproval; resolved clears it', TIMEOUT, async () => {
-    const panel = await panelWith('approval');
+    const panel = await pages.withFixture('approval');
     const { page, posted } = panel;
     assert.deepEqual(await textsWhenSettled(page.locator('.approval-banner vscode-button'), ['Allow once', 'Reject']), ['Allow once', 'Reject']);
     assert.equal(await page.locator('.tool-card.awaiting').count(), 1);
@@ -218,7 +192,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test('a declined approval: the card says Rejected, not pending (issue 20)', TIMEOUT, async () => {
-    const panel = await panelWith('approval');
+    const panel = await pages.withFixture('approval');
     const { page } = panel;
     await panel.send([{ type: 'approvalResolved', epoch: 1, requestId: 'r1', outcome: 'selected', optionId: 'reject' }]);
     const card = page.locator('.tool-card[data-tool-call-id="a1"]');
@@ -230,7 +204,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test("a diff card under review shows the review's kind and counts, like the Changes list (issue 20)", TIMEOUT, async () => {
-    const panel = await panelWith('diff');
+    const panel = await pages.withFixture('diff');
     const { page } = panel;
     const card = page.locator('.diff:has(a.path-link[title="/work/project/test/math.test.ts"])');
     assert.equal(await card.locator('.badge').innerText(), 'new', "the agent's own diff claims a new file");
@@ -242,7 +216,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test('composer: Enter sends, Shift+Enter is a newline, / completes, @ mentions files, pickers post config', TIMEOUT, async () => {
-    const panel = await panelWith('composer');
+    const panel = await pages.withFixture('composer');
     const { page, posted } = panel;
     const box = page.locator('.composer textarea');
     await box.click();
@@ -271,7 +245,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test('a picker shows the value the agent reports, even when its answer lists the choices in another order', TIMEOUT, async () => {
-    const panel = await panelWith('composer');
+    const panel = await pages.withFixture('composer');
     const model = (currentValue: string, order: string[]) => ({
       type: 'configOptions' as const, epoch: 1,
       configOptions: [{ id: 'model', name: 'Model', category: 'model', type: 'select' as const, currentValue, options: order.map((value) => ({ value, name: value })) }],
@@ -289,7 +263,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test('stop reasons other than end_turn are shown; a cancel marks unfinished calls cancelled', TIMEOUT, async () => {
-    const { page } = await panelWith('stop-reasons');
+    const { page } = await pages.withFixture('stop-reasons');
     assert.equal(await page.locator('.turn-end').count(), 4);
     assert.match(await page.locator('.turn-end.stop-refusal').innerText(), /refused/);
     assert.match(await page.locator('.turn-end.stop-error').innerText(), /529/);
@@ -298,7 +272,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test('history lists sessions and switching posts loadSession; new session posts newSession', TIMEOUT, async () => {
-    const { page, posted } = await panelWith('history');
+    const { page, posted } = await pages.withFixture('history');
     await page.click('[data-action="history"]');
     // The list renders on the next animation frame; count once its last row is there.
     await page.locator('.history-item').nth(3).waitFor();
@@ -311,7 +285,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test('stale epochs and invalid messages are dropped; unknown update kinds are ignored and logged', TIMEOUT, async () => {
-    const panel = await panelWith('history');
+    const panel = await pages.withFixture('history');
     const { page, posted } = panel;
     const before = await page.locator('.msg').count();
     await panel.send([
@@ -329,7 +303,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test('a 1 MB tool output is cut until "Show all"', TIMEOUT, async () => {
-    const panel = await openPanel(browser, server.origin);
+    const panel = await pages.open();
     const big = 'x'.repeat(1_000_000);
     await panel.send([
       { type: 'sessionStarted', epoch: 1, sessionId: 's', origin: 'new' },
@@ -344,7 +318,7 @@ describe('what the panel renders and posts', () => {
   });
 
   test('5,000 messages: only what is visible is in the DOM, and the start is reachable', TIMEOUT, async () => {
-    const panel = await openPanel(browser, server.origin);
+    const panel = await pages.open();
     const messages: unknown[] = [{ type: 'sessionStarted', epoch: 1, sessionId: 's', origin: 'load' }, { type: 'replayBegin', epoch: 1 }];
     for (let i = 0; i < 2500; i += 1) {
       messages.push({ type: 'sessionUpdate', epoch: 1, sessionId: 's', update: { sessionUpdate: 'user_message_chunk', messageId: `u${i}`, content: { type: 'text', text: `question ${i}` } } });

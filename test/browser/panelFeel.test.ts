@@ -2,36 +2,19 @@
 // `/` hint only when the agent has commands, a history that shows 8+ rows and
 // scrolls, tooltips wherever text is cut, and the state a webview reload keeps.
 // Screenshots go to test-results/webview/ in Dark and Light.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { buildBundle, launch, openPanel, serve, type Browser, type Bundle, type PanelServer } from './harness';
+import { panelPages, SHOTS } from './panelPages';
 
-const SHOTS = 'test-results/webview';
 const TIMEOUT = { timeout: 120_000 };
 const connected = { type: 'agentStatus', status: { state: 'connected', agentName: 'Accord', agentVersion: '0.1.0' } };
 
-let bundle: Bundle;
-let server: PanelServer;
-let browser: Browser;
-
-before(async () => {
-  bundle = await buildBundle();
-  server = await serve(bundle);
-  browser = await launch(server.origin);
-  await mkdir(SHOTS, { recursive: true });
-}, TIMEOUT);
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await bundle?.dispose();
-});
+const pages = panelPages({ shots: true });
 
 describe('the first prompt', () => {
   for (const theme of ['dark', 'light'] as const) {
     test(`shows Working… and Stop before the host answers, and keeps them while its session is created (${theme})`, TIMEOUT, async () => {
-      const panel = await openPanel(browser, server.origin, theme);
+      const panel = await pages.open(theme);
       const { page } = panel;
       await panel.send([{ type: 'hello', version: 1, epoch: 0 }, connected]);
       await page.click('.composer textarea');
@@ -69,7 +52,7 @@ describe('the first prompt', () => {
   }
 
   test('Stop before the session exists posts cancelTurn; the host ending the prompt unsent clears the feedback and says why', TIMEOUT, async () => {
-    const panel = await openPanel(browser, server.origin);
+    const panel = await pages.open();
     const { page } = panel;
     await panel.send([{ type: 'hello', version: 1, epoch: 0 }, connected]);
     await page.click('.composer textarea');
@@ -86,7 +69,7 @@ describe('the first prompt', () => {
 
 describe('the prompt hint', () => {
   test('names / only once the agent offers commands', TIMEOUT, async () => {
-    const panel = await openPanel(browser, server.origin);
+    const panel = await pages.open();
     const { page } = panel;
     await panel.send([{ type: 'hello', version: 1, epoch: 0 }, connected, { type: 'sessionStarted', epoch: 1, sessionId: 's1', origin: 'new' }]);
     const area = page.locator('.composer textarea');
@@ -111,7 +94,7 @@ const manySessions = Array.from({ length: 20 }, (_, i) => ({
 describe('history and tooltips', () => {
   for (const theme of ['dark', 'light'] as const) {
     test(`the history shows at least 8 rows in a short panel and scrolls to the last (${theme})`, TIMEOUT, async () => {
-      const panel = await openPanel(browser, server.origin, theme, { width: 340, height: 420 });
+      const panel = await pages.open(theme, { width: 340, height: 420 });
       const { page } = panel;
       await panel.send([{ type: 'hello', version: 1, epoch: 0 }, connected, { type: 'sessionList', sessions: manySessions }]);
       await page.click('[data-action="history"]');
@@ -132,7 +115,7 @@ describe('history and tooltips', () => {
   }
 
   test('a cut title, agent name, session title or model name has a tooltip with all of it', TIMEOUT, async () => {
-    const panel = await openPanel(browser, server.origin, 'dark', { width: 300, height: 600 });
+    const panel = await pages.open('dark', { width: 300, height: 600 });
     const { page } = panel;
     const longModel = 'claude-sonnet-4-5-20250929-with-an-extended-context-window-preview';
     await panel.send([
@@ -168,7 +151,7 @@ describe('history and tooltips', () => {
 
 describe('a webview reload', () => {
   test('keeps the unsent prompt, its mentions and what was open', TIMEOUT, async () => {
-    const panel = await openPanel(browser, server.origin);
+    const panel = await pages.open();
     const { page } = panel;
     await panel.send([{ type: 'hello', version: 1, epoch: 0 }, connected, { type: 'sessionStarted', epoch: 1, sessionId: 's1', origin: 'new' }, { type: 'sessionList', sessions: manySessions.slice(0, 3) }]);
     await page.click('.composer textarea');
@@ -195,7 +178,7 @@ describe('a webview reload', () => {
   });
 
   test('a state that is not ours (an older panel, a hostile value) is ignored, not trusted', TIMEOUT, async () => {
-    const panel = await openPanel(browser, server.origin);
+    const panel = await pages.open();
     const { page } = panel;
     await page.evaluate(() => sessionStorage.setItem('accord-webview-state', JSON.stringify({ v: 1, draft: 5, ui: { historyOpen: 'yes' }, mentions: [{ path: 'x'.repeat(10_000) }] })));
     await page.reload();

@@ -2,29 +2,15 @@
 // in random chunks ends up as the same DOM as the same text rendered whole,
 // and one huge chunk, rendered a slice and a few segments per frame, ends up
 // complete (the code block's text, what Copy copies, is the code).
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { renderMarkdown } from '../../webview/render/markdown';
-import { buildBundle, launch, openPanel, serve, type Browser, type Bundle, type PanelServer } from './harness';
+import { panelPages } from './panelPages';
 
 const TIMEOUT = { timeout: 300_000 };
 
-let bundle: Bundle;
-let server: PanelServer;
-let browser: Browser;
-
-before(async () => {
-  bundle = await buildBundle();
-  server = await serve(bundle);
-  browser = await launch(server.origin);
-}, TIMEOUT);
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await bundle?.dispose();
-});
+const pages = panelPages({ timeoutMs: 300_000 });
 
 const PIECES = [
   'para', ' text', '\n', '\n\n', '- item', '1. one', '  nested', '    indented', '> quote', '```', '```ts', '# head',
@@ -46,7 +32,7 @@ const COMPARE = `((html) => {
 
 describe('streamed markdown in the panel', () => {
   test('random markdown streamed in random chunks renders the same DOM as the whole text', TIMEOUT, async () => {
-    const panel = await openPanel(browser, server.origin);
+    const panel = await pages.open();
     const errors: string[] = [];
     panel.page.on('pageerror', (e) => errors.push(e.message));
     let run = 0;
@@ -75,7 +61,7 @@ describe('streamed markdown in the panel', () => {
   });
 
   test('one 2 MB chunk with a 1 MB code block ends up complete', TIMEOUT, async () => {
-    const panel = await openPanel(browser, server.origin);
+    const panel = await pages.open();
     const line = 'const value = compute(input, options); // <keep> & going\n';
     const code = line.repeat(Math.ceil(1_000_000 / line.length));
     const prose = 'Some **prose** with `code` and a [link](https://example.com).\n\n'.repeat(15_000);

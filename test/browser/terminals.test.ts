@@ -3,40 +3,14 @@
 // terminal palette, no escape sequence reaching the DOM, the end of long
 // output), and an agent that needs a sign-in gets its methods as buttons.
 // Screenshots in both themes under test-results/webview/.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { buildBundle, fixture, launch, openPanel, serve, type Browser, type Bundle, type Panel, type PanelServer } from './harness';
+import type { Panel } from './harness';
+import { panelPages, SHOTS } from './panelPages';
 
-const SHOTS = 'test-results/webview';
 const TIMEOUT = { timeout: 120_000 };
 
-let bundle: Bundle;
-let server: PanelServer;
-let browser: Browser;
-
-before(async () => {
-  bundle = await buildBundle();
-  server = await serve(bundle);
-  browser = await launch(server.origin);
-  await mkdir(SHOTS, { recursive: true });
-}, TIMEOUT);
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await bundle?.dispose();
-});
-
-async function panelWith(name: string, theme: 'dark' | 'light' = 'dark'): Promise<Panel> {
-  const panel = await openPanel(browser, server.origin, theme);
-  const errors: string[] = [];
-  panel.page.on('pageerror', (e) => errors.push(e.message));
-  await panel.send((await fixture(name)).messages);
-  await panel.settle();
-  assert.deepEqual(errors, [], `page errors while rendering ${name}`);
-  return panel;
-}
+const pages = panelPages({ shots: true });
 
 /** A finished command's terminal is collapsed like other output; the person opens it. */
 async function openFinished(panel: Panel): Promise<void> {
@@ -48,7 +22,7 @@ describe('terminals in tool cards', () => {
   for (const theme of ['dark', 'light'] as const) {
     test(`screenshots: terminals and sign-in (${theme})`, TIMEOUT, async () => {
       for (const name of ['terminals', 'sign-in']) {
-        const panel = await panelWith(name, theme);
+        const panel = await pages.withFixture(name, theme);
         if (name === 'terminals') await openFinished(panel);
         await panel.page.evaluate(() => document.fonts.ready);
         await panel.page.screenshot({ path: `${SHOTS}/${name}-${theme}.png` });
@@ -60,7 +34,7 @@ describe('terminals in tool cards', () => {
   }
 
   test('an agent-owned terminal renders as a terminal: monospace, coloured, rewritten progress, exit code, no escape sequence', TIMEOUT, async () => {
-    const panel = await panelWith('terminals');
+    const panel = await pages.withFixture('terminals');
     const { page } = panel;
     const card = page.locator('.tool-card[data-tool-call-id="b1"]');
     assert.equal(await card.locator('.terminal-screen').count(), 0, 'a finished command starts collapsed');
@@ -84,7 +58,7 @@ describe('terminals in tool cards', () => {
   });
 
   test('a client-owned terminal shows the extension\'s output and its failure; one still running says it waits', TIMEOUT, async () => {
-    const { page } = await panelWith('terminals');
+    const { page } = await pages.withFixture('terminals');
     const failed = page.locator('.tool-card[data-tool-call-id="b2"]');
     assert.match(await failed.locator('.terminal-screen').innerText(), /1 problem \(1 error, 0 warnings\)/);
     assert.equal(await failed.locator('.terminal-exit.failed').innerText(), 'Exited with code 1');
@@ -94,7 +68,7 @@ describe('terminals in tool cards', () => {
   });
 
   test('long output shows its end, bounded, with Show all; the screen scrolls instead of growing', TIMEOUT, async () => {
-    const panel = await panelWith('terminals');
+    const panel = await pages.withFixture('terminals');
     const lines = Array.from({ length: 3000 }, (_, i) => `line ${i} ${'.'.repeat(20)}`).join('\n');
     await panel.send([{ type: 'terminalOutput', epoch: 1, terminalId: 'term-client-2', output: lines, dropped: true }]);
     await panel.settle();
@@ -115,7 +89,7 @@ describe('terminals in tool cards', () => {
 
 describe('sign-in offered in the failure notice', () => {
   test('each method is a button posting authenticate with its id; descriptions are plain text', TIMEOUT, async () => {
-    const { page, posted } = await panelWith('sign-in');
+    const { page, posted } = await pages.withFixture('sign-in');
     const buttons = page.locator('[data-action="authenticate"]');
     assert.equal(await buttons.count(), 3);
     assert.match(await page.locator('.auth-choices').innerText(), /asks you to sign in first/);

@@ -4,30 +4,20 @@
 // every rendered link is clicked. Checks: no canary, no dialog, no script-src
 // CSP violation, no page error, no request outside the page's own origin,
 // and only harmless message types posted to the extension.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { buildBundle, launch, openPanel, serve, type Browser, type Bundle, type PanelServer } from './harness';
+import { panelPages } from './panelPages';
 
 const TIMEOUT = { timeout: 300_000 };
 const SESSION = 'xss';
 
-let bundle: Bundle;
-let server: PanelServer;
-let browser: Browser;
 let payloads: string[];
+
+const pages = panelPages({ timeoutMs: 300_000 });
 
 before(async () => {
   payloads = JSON.parse(await readFile('test/fixtures/xss.json', 'utf8'));
-  bundle = await buildBundle();
-  server = await serve(bundle);
-  browser = await launch(server.origin);
-}, TIMEOUT);
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await bundle?.dispose();
 });
 
 const update = (u: Record<string, unknown>, sessionId = SESSION) => ({ type: 'sessionUpdate', epoch: 1, sessionId, update: u });
@@ -72,7 +62,7 @@ describe('XSS corpus', () => {
   });
 
   test('no payload executes, navigates or loads a remote resource', TIMEOUT, async () => {
-    const panel = await openPanel(browser, server.origin, 'dark', { width: 800, height: 4000 });
+    const panel = await pages.open('dark', { width: 800, height: 4000 });
     const { page } = panel;
     const dialogs: string[] = [];
     const errors: string[] = [];
@@ -116,8 +106,8 @@ describe('XSS corpus', () => {
     assert.deepEqual(dialogs, []);
     assert.deepEqual(errors, []);
     assert.deepEqual(state.violations.filter((v) => v.directive.startsWith('script-src')), [], 'no script was even attempted');
-    assert.deepEqual(browser.foreign, [], 'no request left the page origin');
-    assert.equal(page.url(), `${server.origin}/?theme=dark`);
+    assert.deepEqual(pages.browser.foreign, [], 'no request left the page origin');
+    assert.equal(page.url(), `${pages.origin}/?theme=dark`);
     for (const type of state.types) assert.ok(['ready', 'log', 'openLink', 'openLocation'].includes(type), `posted ${type}`);
     assert.ok(links > 0, 'links were rendered (as inert elements) and clicked');
     assert.equal(await page.locator('.md-image').count(), 0, 'no image from a payload was rendered');
