@@ -10,13 +10,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk/unstable';
 import { Limiter } from '../../../agent/core/children';
-import { createLoggedAgent } from '../../../agent/acp/sessionLog';
-import { ProcessRunner } from '../../../agent/exec/processRunner';
-import { SessionStore } from '../../../agent/log';
-import { builtinTools } from '../../../agent/tools/index';
 import { reply, type StreamReply } from '../../fakeModelServer/index';
-import { tempDataDir } from '../log/fixtures';
-import { fakeModelFor, inMemoryAgent, inMemoryApp, messageText, tempDir, updatesOf, type Harness } from './harness';
+import { fakeModelFor, inMemoryAgent, messageText, updatesOf, type Harness } from './harness';
+import { withAgentSession, withLoggedAgents } from './agentSessions';
 
 const subagentsCapable = { subagents: {} };
 const tasks = (...list: Array<[string, string, string]>): StreamReply => ({
@@ -27,16 +23,8 @@ const tasks = (...list: Array<[string, string, string]>): StreamReply => ({
 describe('child sessions', () => {
   const model = fakeModelFor('accord-children-config-');
 
-  async function withAgent(capabilities: Record<string, unknown>, run: (agent: Harness, sessionId: string, root: string) => Promise<void>) {
-    const root = tempDir('accord-children-');
-    const agent = inMemoryAgent({ env: model.env() });
-    try {
-      await run(agent, await agent.newSession(root.path, capabilities), root.path);
-    } finally {
-      await agent.close();
-      root.remove();
-    }
-  }
+  const withAgent = (capabilities: Record<string, unknown>, run: (agent: Harness, sessionId: string, root: string) => Promise<void>) =>
+    withAgentSession(() => inMemoryAgent({ env: model.env() }), capabilities, run, 'accord-children-');
 
   const childIdsOf = (agent: Harness, sessionId: string) => [...new Set(updatesOf(agent, sessionId, 'subagent_update').map((u) => u.sessionId))];
 
@@ -138,12 +126,9 @@ describe('child sessions', () => {
   });
 
   test('children are in the parent\'s log and replayed with it', async () => {
-    const root = tempDir('accord-children-load-');
-    const { dir, cleanup } = await tempDataDir();
-    const logged = () => inMemoryApp(createLoggedAgent({ env: model.env(), tools: builtinTools(), commands: new ProcessRunner(), maxRetries: 0 }, new SessionStore(dir)).app);
-    try {
+    await withLoggedAgents({ env: model.env() }, async (logged, root) => {
       const first = logged();
-      const sessionId = await first.newSession(root.path, subagentsCapable);
+      const sessionId = await first.newSession(root, subagentsCapable);
       model.server.script(tasks(['t1', 'Survey kiwis', 'Tell me about kiwis.']), reply.text('Kiwis are fuzzy.'), reply.text('Done.'));
       assert.equal(await first.prompt(sessionId, 'kiwis'), 'end_turn');
       const [childId] = childIdsOf(first, sessionId);
@@ -152,15 +137,12 @@ describe('child sessions', () => {
 
       const second = logged();
       await second.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: subagentsCapable as never });
-      await second.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root.path, mcpServers: [] });
+      await second.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root, mcpServers: [] });
       assert.deepEqual(childIdsOf(second, sessionId), [childId]);
       assert.equal(messageText(second, childId!), 'Kiwis are fuzzy.');
       await second.connection.agent.request(methods.agent.session.close, { sessionId });
       await second.close();
-    } finally {
-      await cleanup();
-      root.remove();
-    }
+    }, 'accord-children-load-');
   });
 
   test('the limiter admits at most its limit and the rest in arrival order', async () => {

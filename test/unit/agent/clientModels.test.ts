@@ -9,7 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods, type ClientApp } from '@agentclientprotocol/sdk/unstable';
 import { LM_CAPABILITY_KEY, LM_METHODS, lmChatParams, type LmChatParams, type LmModelInfo, type LmStreamPart } from '../../../protocol/accordMethods';
-import { inMemoryAgent, isolatedEnv, messageText, tempDir, updatesOf } from './harness';
+import { inMemoryAgent, isolatedEnv, messageText, tempDir, updatesOf, type Harness } from './harness';
+import { withAgentSession } from './agentSessions';
 
 type Step = (io: { send(parts: LmStreamPart[]): Promise<void>; signal: AbortSignal }) => Promise<void>;
 
@@ -63,16 +64,8 @@ describe('VS Code language models through the client (vscode-lm)', () => {
   const config = tempDir('accord-lm-config-');
   after(() => config.remove());
 
-  async function withAgent(fake: FakeLm, capabilities: Record<string, unknown>, run: (agent: ReturnType<typeof inMemoryAgent>, sessionId: string, root: string) => Promise<void>, model = 'vscode-lm:copilot/gpt-4o') {
-    const root = tempDir('accord-lm-');
-    const agent = inMemoryAgent({ env: isolatedEnv({ ACCORD_MODEL: model }, config.path) }, lmClient(fake));
-    try {
-      await run(agent, await agent.newSession(root.path, capabilities), root.path);
-    } finally {
-      await agent.close();
-      root.remove();
-    }
-  }
+  const withAgent = (fake: FakeLm, capabilities: Record<string, unknown>, run: (agent: Harness, sessionId: string, root: string) => Promise<void>, model = 'vscode-lm:copilot/gpt-4o') =>
+    withAgentSession(() => inMemoryAgent({ env: isolatedEnv({ ACCORD_MODEL: model }, config.path) }, lmClient(fake)), capabilities, run, 'accord-lm-');
 
   test('streams text, runs the tool call the model asks for, and sends its result back', async () => {
     const fake = fakeLm();

@@ -6,13 +6,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk/unstable';
-import { createLoggedAgent } from '../../../agent/acp/sessionLog';
-import { ProcessRunner } from '../../../agent/exec/processRunner';
-import { SessionStore } from '../../../agent/log';
-import { builtinTools } from '../../../agent/tools/index';
 import { reply } from '../../fakeModelServer/index';
-import { tempDataDir } from '../log/fixtures';
-import { fakeModelFor, inMemoryAgent, inMemoryApp, messageText, tempDir, updatesOf, type Harness } from './harness';
+import { fakeModelFor, inMemoryAgent, messageText, updatesOf, type Harness } from './harness';
+import { withAgentSession, withLoggedAgents } from './agentSessions';
 
 const compactionCapable = { session: { compaction: {} } };
 /** The fake model's window is the default 128k; 110k input puts the gauge past 80%. */
@@ -21,16 +17,8 @@ const bigUsage = { input: 110_000, output: 50 };
 describe('compaction', () => {
   const model = fakeModelFor('accord-compaction-config-');
 
-  async function withAgent(capabilities: Record<string, unknown>, run: (agent: Harness, sessionId: string, root: string) => Promise<void>) {
-    const root = tempDir('accord-compaction-');
-    const agent = inMemoryAgent({ env: model.env() });
-    try {
-      await run(agent, await agent.newSession(root.path, capabilities), root.path);
-    } finally {
-      await agent.close();
-      root.remove();
-    }
-  }
+  const withAgent = (capabilities: Record<string, unknown>, run: (agent: Harness, sessionId: string, root: string) => Promise<void>) =>
+    withAgentSession(() => inMemoryAgent({ env: model.env() }), capabilities, run, 'accord-compaction-');
 
   const requestText = (index: number) => JSON.stringify(model.server.requests[index]!.body.messages);
   const isSummaryRequest = (index: number) => JSON.stringify(model.server.requests[index]!.body.messages).includes('You compact a conversation');
@@ -149,20 +137,17 @@ describe('compaction', () => {
   });
 
   test('a loaded session replays the compaction and continues from the summary', async () => {
-    const root = tempDir('accord-compaction-load-');
-    const { dir, cleanup } = await tempDataDir();
-    const logged = () => inMemoryApp(createLoggedAgent({ env: model.env(), tools: builtinTools(), commands: new ProcessRunner(), maxRetries: 0 }, new SessionStore(dir)).app);
-    try {
+    await withLoggedAgents({ env: model.env() }, async (logged, root) => {
       const first = logged();
-      const sessionId = await first.newSession(root.path, compactionCapable);
-      await autoCompactionScenario(first, sessionId, root.path);
+      const sessionId = await first.newSession(root, compactionCapable);
+      await autoCompactionScenario(first, sessionId, root);
       await first.connection.agent.request(methods.agent.session.close, { sessionId });
       await first.close();
 
       for (const capabilities of [compactionCapable, {}]) {
         const second = logged();
         await second.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: capabilities as never });
-        await second.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root.path, mcpServers: [] });
+        await second.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root, mcpServers: [] });
         if (capabilities === compactionCapable) {
           assert.deepEqual(updatesOf(second, sessionId, 'compaction_update').map((u) => u.status), ['in_progress', 'completed']);
           const start = model.server.requests.length;
@@ -178,9 +163,6 @@ describe('compaction', () => {
         await second.connection.agent.request(methods.agent.session.close, { sessionId });
         await second.close();
       }
-    } finally {
-      await cleanup();
-      root.remove();
-    }
+    }, 'accord-compaction-load-');
   });
 });
