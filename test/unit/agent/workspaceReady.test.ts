@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
 import { reply } from '../../fakeModelServer/index';
 import { fakeModelFor, preparedMeta } from './harness';
-import { failure, gitProject, isolatedAgent } from './isolationFixtures';
+import { failure, gitProject, isolatedAgent, type IsolatedAgent } from './isolationFixtures';
 
 /** A hook that holds every copy until `release()`; `entered` resolves once a copy is waiting on it. */
 function gate() {
@@ -38,59 +38,78 @@ function gate() {
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=T', ...args], { cwd, stdio: 'pipe' });
 const pinned = (project: string, sessionId: string) => git(project, 'for-each-ref', `refs/accord/sessions/${sessionId}`).toString().trim();
 
+interface ReadyCase {
+  project: string;
+  data: string;
+  agent: IsolatedAgent;
+  /** Holds every copy back until released (released anyway after the case). */
+  held: ReturnType<typeof gate>;
+  /** session/new without waiting for its copy. */
+  open(): Promise<string>;
+}
+
+/**
+ * A git project with `a.txt` and an initialized isolated agent over it whose
+ * copies wait for `held` when `hold` is set; everything is released, closed
+ * and removed after `run`.
+ */
+async function withProject(env: Record<string, string | undefined>, text: string, hold: boolean, run: (c: ReadyCase) => Promise<void>): Promise<void> {
+  const { project, data, remove } = gitProject({ 'a.txt': text });
+  const held = gate();
+  const agent = isolatedAgent(env, data, false, hold ? held.hook : undefined);
+  try {
+    await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    const open = async () => (await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] })).sessionId;
+    await run({ project, data, agent, held, open });
+  } finally {
+    held.release();
+    await agent.close();
+    remove();
+  }
+}
+
 describe('session/new before the isolated copy is ready', () => {
   const model = fakeModelFor('accord-ready-config-');
   const env = model.env;
 
   test('session/new answers while the copy is held; the first tool call waits for it and then works in the copy', { timeout: 120_000 }, async () => {
-    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
-    const held = gate();
-    const agent = isolatedAgent(env(), data, false, held.hook);
-    try {
-      await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-      const created = await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
-      assert.equal(await held.waiting, created.sessionId, 'the copy of this session is being prepared');
+    await withProject(env(), 'a\n', true, async ({ project, data, agent, held, open }) => {
+      const sessionId = await open();
+      assert.equal(await held.waiting, sessionId, 'the copy of this session is being prepared');
       assert.equal(held.state.released, false, 'session/new answered while its copy was still held back');
-      assert.ok(!existsSync(join(data, 'sessions', created.sessionId, 'ws')), 'no copy exists yet');
+      assert.ok(!existsSync(join(data, 'sessions', sessionId, 'ws')), 'no copy exists yet');
 
       model.server.script({ type: 'stream', parts: [{ toolCall: { id: 'w1', name: 'write_file', args: { path: 'b.txt', content: 'agent\n' } } }] }, reply.text('Done.'));
       const requestsBefore = model.server.requests.length;
-      const prompt = agent.harness.prompt(created.sessionId, 'write b.txt');
-      const statusWhileHeld = agent.ext('_accord/workspace/status', { sessionId: created.sessionId });
+      const prompt = agent.harness.prompt(sessionId, 'write b.txt');
+      const statusWhileHeld = agent.ext('_accord/workspace/status', { sessionId: sessionId });
       const listWhileHeld = agent.ext(methods.agent.session.list, {});
       held.release();
       assert.equal(await prompt, 'end_turn');
       assert.equal(model.server.requests.length, requestsBefore + 2);
-      const meta = await preparedMeta(agent.harness, created.sessionId);
+      const meta = await preparedMeta(agent.harness, sessionId);
       assert.equal(meta['accord/workspace'].mode, 'git-clone');
       assert.equal(readFileSync(join(meta['accord/workspace'].root, 'b.txt'), 'utf8'), 'agent\n', 'the write landed in the copy');
       assert.ok(!existsSync(join(project, 'b.txt')), "the person's tree is untouched");
-      assert.ok((await listWhileHeld).sessions.some((x: any) => x.sessionId === created.sessionId), 'session/list asked while the copy was held lists the session');
+      assert.ok((await listWhileHeld).sessions.some((x: any) => x.sessionId === sessionId), 'session/list asked while the copy was held lists the session');
       const status = await statusWhileHeld;
       assert.equal(status.root, meta['accord/workspace'].root, 'a review method asked while the copy was held waited for it');
-      const { changes } = await agent.ext('_accord/changes/list', { sessionId: created.sessionId });
+      const { changes } = await agent.ext('_accord/changes/list', { sessionId: sessionId });
       assert.deepEqual(changes.map((c: any) => [c.path, c.status]), [['b.txt', 'added']]);
-    } finally {
-      held.release();
-      await agent.close();
-      remove();
-    }
+    });
   });
 
   test('a copy that cannot be made fails the first turn and the review methods with the reason; close works; a later session/new succeeds', { timeout: 120_000 }, async () => {
-    const { project, data, remove } = gitProject({ 'a.txt': 'base\n' });
-    // Unresolved merge conflicts: the project's state cannot be copied.
-    git(project, 'checkout', '-q', '-b', 'other');
-    writeFileSync(join(project, 'a.txt'), 'other\n');
-    git(project, 'commit', '-q', '-am', 'other');
-    git(project, 'checkout', '-q', '-');
-    writeFileSync(join(project, 'a.txt'), 'mine\n');
-    git(project, 'commit', '-q', '-am', 'mine');
-    assert.throws(() => git(project, 'merge', '-q', 'other'));
-    const agent = isolatedAgent(env(), data);
-    try {
-      await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-      const { sessionId } = await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    await withProject(env(), 'base\n', false, async ({ project, data, agent, open }) => {
+      // Unresolved merge conflicts: the project's state cannot be copied.
+      git(project, 'checkout', '-q', '-b', 'other');
+      writeFileSync(join(project, 'a.txt'), 'other\n');
+      git(project, 'commit', '-q', '-am', 'other');
+      git(project, 'checkout', '-q', '-');
+      writeFileSync(join(project, 'a.txt'), 'mine\n');
+      git(project, 'commit', '-q', '-am', 'mine');
+      assert.throws(() => git(project, 'merge', '-q', 'other'));
+      const sessionId = await open();
       const requestsBefore = model.server.requests.length;
       const turn = await failure(agent.harness.prompt(sessionId, 'hello'));
       assert.equal(turn.code, -32603);
@@ -108,19 +127,12 @@ describe('session/new before the isolated copy is ready', () => {
       const next = await agent.newSession(project);
       assert.equal(next.meta['accord/workspace'].mode, 'git-clone');
       assert.equal(await agent.harness.prompt(next.sessionId, 'hello'), 'end_turn');
-    } finally {
-      await agent.close();
-      remove();
-    }
+    });
   });
 
   test('session/cancel ends a turn still waiting for the copy (and one queued behind it); the next turn works', { timeout: 120_000 }, async () => {
-    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
-    const held = gate();
-    const agent = isolatedAgent(env(), data, false, held.hook);
-    try {
-      await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-      const { sessionId } = await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    await withProject(env(), 'a\n', true, async ({ agent, held, open }) => {
+      const sessionId = await open();
       await held.waiting;
       const requestsBefore = model.server.requests.length;
       const prompt = agent.harness.prompt(sessionId, 'hello');
@@ -133,20 +145,12 @@ describe('session/new before the isolated copy is ready', () => {
       model.server.script(reply.text('Hi.'));
       assert.equal(await agent.harness.prompt(sessionId, 'hello'), 'end_turn');
       assert.equal(model.server.requests.length, requestsBefore + 1, 'the cancelled turn never reached the model');
-    } finally {
-      held.release();
-      await agent.close();
-      remove();
-    }
+    });
   });
 
   test('session/close during preparation removes the copy and its pin; no log is left for it', { timeout: 120_000 }, async () => {
-    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
-    const held = gate();
-    const agent = isolatedAgent(env(), data, false, held.hook);
-    try {
-      await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-      const { sessionId } = await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    await withProject(env(), 'a\n', true, async ({ project, data, agent, held, open }) => {
+      const sessionId = await open();
       await held.waiting;
       const closed = agent.ext(methods.agent.session.close, { sessionId });
       held.release();
@@ -158,20 +162,13 @@ describe('session/new before the isolated copy is ready', () => {
       assert.ok(!sessions.some((s: any) => s.sessionId === sessionId), 'no log');
       const turn = await failure(agent.harness.prompt(sessionId, 'hello'));
       assert.equal(turn.code, -32002, 'the session is gone');
-    } finally {
-      held.release();
-      await agent.close();
-      remove();
-    }
+    });
   });
 
   test('close at any point of the preparation leaves a copy only together with a log that names it', { timeout: 180_000 }, async () => {
-    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
-    const agent = isolatedAgent(env(), data);
-    try {
-      await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    await withProject(env(), 'a\n', false, async ({ project, data, agent, open }) => {
       for (let i = 0; i < 3; i++) {
-        const { sessionId } = await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+        const sessionId = await open();
         // Let the preparation run a little further each round (event-loop turns, not time).
         for (let k = 0; k < i * 20; k++) await new Promise((resolve) => setImmediate(resolve));
         await agent.ext(methods.agent.session.close, { sessionId });
@@ -180,9 +177,6 @@ describe('session/new before the isolated copy is ready', () => {
         assert.equal(existsSync(join(data, 'sessions', sessionId)), logged, `round ${i}: a copy exists exactly when its log does`);
         assert.equal(pinned(project, sessionId) !== '', logged, `round ${i}: the base is pinned exactly when the log exists`);
       }
-    } finally {
-      await agent.close();
-      remove();
-    }
+    });
   });
 });
