@@ -4,16 +4,14 @@
 // a command raises a real approval and Playwright clicks "Allow once";
 // accepting the review changes the file exactly as shown; the context gauge moves.
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AccordApi } from '../../extension/extension';
 import type { PendingApproval } from '../../extension/approvals/approvalService';
-import { reply, startFakeModelServer, type FakeModelServer } from '../fakeModelServer/index';
+import { reply } from '../fakeModelServer/index';
 import { eventually, ui } from './ui';
 import type { SurfaceReport } from '../../scripts/vscode-harness.mjs';
-import { useFakeModel } from './fakeModelEnv';
+import { bundledAgentOnFakeModel } from './fakeModelEnv';
 import { approvalPrompt } from '../../extension/approvals/approvalPrompt';
 
 
@@ -38,52 +36,29 @@ async function inspectPanel(name: string, ready: (r: SurfaceReport) => boolean):
 
 describe('the bundled agent end to end', function () {
   this.timeout(120_000);
-  let api: AccordApi;
-  let server: FakeModelServer;
-  let home: string;
-  let scratch: string;
-  let restoreEnv: (() => Promise<void>) | undefined;
-
-  before(async () => {
-    api = await vscode.extensions.getExtension<AccordApi>('accord-dev.accord')!.activate();
-    server = await startFakeModelServer();
-    home = mkdtempSync(path.join(tmpdir(), 'accord-e2e-home-'));
-    restoreEnv = await useFakeModel(server.baseUrl, home);
-    await api.agent.restart();
-    await eventually('the bundled agent to connect', () => api.agent.status.state === 'connected');
-    scratch = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, `accord-e2e-${process.pid}`);
-    mkdirSync(scratch, { recursive: true });
-  });
-
-  after(async () => {
-    await restoreEnv?.();
-    await api.agent.restart();
-    await server.close();
-    rmSync(scratch, { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
-  });
+  const fake = bundledAgentOnFakeModel('e2e', { scratch: 'accord-e2e' });
 
   it('an edit waits for review without a dialog; a command raises a real one; accepting the review changes the file', async () => {
-    const file = path.join(scratch, 'app.js');
+    const file = path.join(fake.scratch, 'app.js');
     writeFileSync(file, 'console.log("hi");\n');
     const relative = path.relative(vscode.workspace.workspaceFolders![0]!.uri.fsPath, file);
-    server.script(
+    fake.server.script(
       { type: 'stream', parts: [{ toolCall: { id: 'toolu_1', name: 'edit_file', args: { path: relative, old_string: '"hi"', new_string: '"hello"' } } }, { toolCall: { id: 'toolu_2', name: 'run_command', args: { argv: ['echo', 'checked'] } } }] },
       { type: 'stream', parts: [{ text: 'Done: it now says hello.' }], usage: { input: 2000, output: 20 } },
     );
-    const session = await api.client.controller.newSession(api.agent);
-    assert.ok(session, `no session: ${api.agent.status.message}`);
+    const session = await fake.api.client.controller.newSession(fake.api.agent);
+    assert.ok(session, `no session: ${fake.api.agent.status.message}`);
     let raised = 0;
-    const counting = api.client.approvals.onDidChange(({ settled }) => void (settled ? undefined : (raised += 1)));
+    const counting = fake.api.client.approvals.onDidChange(({ settled }) => void (settled ? undefined : (raised += 1)));
     const pending = new Promise<PendingApproval>((resolve) => {
-      const sub = api.client.approvals.onDidChange(({ approval, settled }) => {
+      const sub = fake.api.client.approvals.onDidChange(({ approval, settled }) => {
         if (!settled) {
           sub.dispose();
           resolve(approval);
         }
       });
     });
-    const turn = api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'make app.js say hello', mentions: [], images: [] });
+    const turn = fake.api.client.controller.prompt(fake.api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'make app.js say hello', mentions: [], images: [] });
     const approval = await pending;
     assert.match(approval.summary.title, /echo/, `the first question is the command's: ${approval.summary.title}`);
     assert.equal(readFileSync(file, 'utf8'), 'console.log("hi");\n', "the person's file changed before review");
@@ -93,7 +68,7 @@ describe('the bundled agent end to end', function () {
     assert.ok(approval.durable, 'the request carries the agent\'s own id');
     ui({ message: approvalPrompt({ agentName: approval.agentName, title: approval.summary.title, detail: approval.summary.detail }).message, click: 'Allow once', screenshot: 'bundled-agent-approval' });
     const outcome = await eventually('the answered turn to end', () => {
-      const last = api.client.controller.lastOutcome;
+      const last = fake.api.client.controller.lastOutcome;
       return last && last !== waited && last;
     });
     assert.equal(outcome.stopReason, 'end_turn', outcome.error);
@@ -101,22 +76,22 @@ describe('the bundled agent end to end', function () {
     assert.equal(readFileSync(file, 'utf8'), 'console.log("hi");\n', 'the edit waits for review');
     assert.equal(raised, 1, 'only the command asked');
     counting.dispose();
-    const review = api.review.store.inSession(session.sessionId).find((f) => f.path === file);
+    const review = fake.api.review.store.inSession(session.sessionId).find((f) => f.path === file);
     assert.ok(review, 'the edit is under review');
     await vscode.commands.executeCommand('accord.review.acceptFile', review.id);
     assert.equal(readFileSync(file, 'utf8'), 'console.log("hello");\n');
-    assert.match(api.client.statusBar.text, /\d+%/, `no context gauge in "${api.client.statusBar.text}"`);
+    assert.match(fake.api.client.statusBar.text, /\d+%/, `no context gauge in "${fake.api.client.statusBar.text}"`);
   });
   it('a child session renders nested in the task that started it, with its title and state; opened, it shows its own work', async () => {
-    server.script(
+    fake.server.script(
       { type: 'stream', parts: [{ toolCall: { id: 'toolu_task', name: 'task', args: { description: 'Survey the notes', prompt: 'Read nothing; just report "child-report-42".' } } }] },
       { type: 'stream', parts: [{ text: 'child-report-42' }] },
       { type: 'stream', parts: [{ text: 'The child reported back.' }] },
     );
-    const session = await api.client.controller.newSession(api.agent);
-    assert.ok(session, `no session: ${api.agent.status.message}`);
+    const session = await fake.api.client.controller.newSession(fake.api.agent);
+    assert.ok(session, `no session: ${fake.api.agent.status.message}`);
     await vscode.commands.executeCommand('accord.chat.focus');
-    const outcome = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'delegate the survey', mentions: [], images: [] });
+    const outcome = await fake.api.client.controller.prompt(fake.api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'delegate the survey', mentions: [], images: [] });
     assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
     const drawn = await inspectPanel('child-session-nested', (r) => r.panel.children.some((c) => c.title === 'Survey the notes' && c.state !== 'running'));
     const child = drawn.panel.children.find((c) => c.title === 'Survey the notes');
@@ -130,29 +105,29 @@ describe('the bundled agent end to end', function () {
   });
 
   it("a session starts in the accord.mode setting's mode (auto); switching the panel's mode picker to Ask makes the next edit ask", async () => {
-    const file = path.join(scratch, 'mode.js');
+    const file = path.join(fake.scratch, 'mode.js');
     writeFileSync(file, 'x = 1;\n');
     const relative = path.relative(vscode.workspace.workspaceFolders![0]!.uri.fsPath, file);
-    const session = await api.client.controller.newSession(api.agent);
-    assert.ok(session, `no session: ${api.agent.status.message}`);
+    const session = await fake.api.client.controller.newSession(fake.api.agent);
+    assert.ok(session, `no session: ${fake.api.agent.status.message}`);
     const mode = () => session.configOptions.find((o) => o.category === 'mode') as { id: string; currentValue?: unknown } | undefined;
     assert.equal(mode()?.currentValue, 'auto', `the mode option: ${JSON.stringify(mode())}`);
     // What the panel's picker posts.
-    await api.client.controller.setConfigOption({ type: 'setConfigOption', epoch: session.epoch, configId: mode()!.id, value: 'ask' });
+    await fake.api.client.controller.setConfigOption({ type: 'setConfigOption', epoch: session.epoch, configId: mode()!.id, value: 'ask' });
     assert.equal(mode()?.currentValue, 'ask');
     const asked: PendingApproval[] = [];
-    const approving = api.client.approvals.onDidChange(({ approval, settled }) => void (settled ? undefined : asked.push(approval)));
+    const approving = fake.api.client.approvals.onDidChange(({ approval, settled }) => void (settled ? undefined : asked.push(approval)));
     try {
-      server.script(reply.tool('toolu_m', 'edit_file', { path: relative, old_string: '1', new_string: '2' }), reply.text('Edited.'));
-      const waited = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'set x to 2', mentions: [], images: [] });
+      fake.server.script(reply.tool('toolu_m', 'edit_file', { path: relative, old_string: '1', new_string: '2' }), reply.text('Edited.'));
+      const waited = await fake.api.client.controller.prompt(fake.api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'set x to 2', mentions: [], images: [] });
       // The bundled agent runs with --durable-requests: a turn that asks ends waiting, and the answer continues it.
       assert.equal(waited?.stopReason, 'waiting', `in Ask mode the edit asked: ${waited?.error ?? ''}`);
       // Answered once the turn has ended waiting, as the person would.
       const allow = asked[0]?.choices.buttons.find((b) => b.kind === 'allow_once');
       assert.ok(allow, `an Allow once button: ${JSON.stringify(asked[0]?.choices.buttons)}`);
-      assert.ok(api.client.approvals.answer(asked[0]!.requestId, allow.optionId), 'the answer was taken');
+      assert.ok(fake.api.client.approvals.answer(asked[0]!.requestId, allow.optionId), 'the answer was taken');
       const outcome = await eventually('the answered turn to end', () => {
-        const last = api.client.controller.lastOutcome;
+        const last = fake.api.client.controller.lastOutcome;
         return last && last !== waited && last;
       });
       assert.equal(outcome.stopReason, 'end_turn', outcome.error);

@@ -4,7 +4,7 @@
 // agent (isolated workspace) with the fake model server, reviewed hunk by hunk
 // and undone as a turn.
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,9 +18,9 @@ import { WORKSPACE_METHODS } from '../../../extension/review/isolatedSource';
 import { TOOL_DIFF_SCHEME } from '../../../extension/review/toolDiffDocuments';
 import { projectTop } from '../../../extension/review/projectTop';
 import type { HostMessage } from '../../../webview/protocol';
-import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
+import { reply } from '../../fakeModelServer/index';
 import { eventually, ui } from '../ui';
-import { useFakeModel } from '../fakeModelEnv';
+import { bundledAgentOnFakeModel } from '../fakeModelEnv';
 import { screenshot } from '../screenshot';
 
 const EXTENSION_ID = 'accord-dev.accord';
@@ -166,38 +166,15 @@ describe('Review wired to live sessions', function () {
   });
 
   describe('the bundled agent (isolated workspace)', () => {
-    let restoreEnv: (() => Promise<void>) | undefined;
-    let server: FakeModelServer;
-    let home: string;
-    let scratch: string;
-
-    before(async function () {
-      server = await startFakeModelServer();
-      home = mkdtempSync(path.join(tmpdir(), 'accord-review-home-'));
-      restoreEnv = await useFakeModel(server.baseUrl, home);
-      await api.agent.restart();
-      await eventually('the bundled agent to connect', () => api.agent.status.state === 'connected').catch((error) => {
-        throw new Error(`${error.message}: ${JSON.stringify(api.agent.status)}`);
-      });
-      scratch = path.join(workspace, `review-isolated-${process.pid}`);
-      mkdirSync(scratch, { recursive: true });
-    });
-
-    after(async () => {
-      await restoreEnv?.();
-      await api.agent.restart();
-      await server?.close();
-      if (scratch) rmSync(scratch, { recursive: true, force: true });
-      if (home) rmSync(home, { recursive: true, force: true });
-    });
+    const fake = bundledAgentOnFakeModel('review', { scratch: 'review-isolated' });
 
     it('two files changed → nothing in the tree → hunk by hunk → exactly what was chosen → undo the turn → back; the next prompt carries the note', async () => {
       assert.ok(servesChanges(api.agent), 'the bundled agent advertises the _accord changes methods');
       const BASE_A = lines('alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota');
       const NEW_A = lines('alpha', 'BETA', 'gamma', 'delta', 'epsilon', 'zeta', 'ETA', 'theta', 'iota', 'kappa');
       const BASE_B = lines('one', 'two', 'three');
-      const fileA = path.join(scratch, 'a.txt');
-      const fileB = path.join(scratch, 'b.txt');
+      const fileA = path.join(fake.scratch, 'a.txt');
+      const fileB = path.join(fake.scratch, 'b.txt');
       writeFileSync(fileA, BASE_A);
       writeFileSync(fileB, BASE_B);
       const rel = (file: string) => path.relative(workspace, file).split(path.sep).join('/');
@@ -206,7 +183,7 @@ describe('Review wired to live sessions', function () {
       await eventually('the chat panel to be ready', () => api.chat.isReady);
       const session = await api.client.controller.newSession(api.agent);
       assert.ok(session, `no session: ${api.agent.status.message}`);
-      server.script(
+      fake.server.script(
         reply.tool('toolu_a', 'write_file', { path: rel(fileA), content: NEW_A }),
         reply.tool('toolu_b', 'edit_file', { path: rel(fileB), old_string: 'two', new_string: 'TWO' }),
         { type: 'stream', parts: [{ text: 'Changed both files.' }], usage: { input: 2000, output: 20 } },
@@ -294,18 +271,18 @@ describe('Review wired to live sessions', function () {
       assert.equal(readFileSync(fileA, 'utf8'), BASE_A, 'undoing the turn puts the tree back');
       assert.equal(readFileSync(fileB, 'utf8'), BASE_B);
 
-      server.script(reply.text('Understood.'));
-      const asked = server.requests.length;
+      fake.server.script(reply.text('Understood.'));
+      const asked = fake.server.requests.length;
       await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'what next?', mentions: [], images: [] });
-      const sent = JSON.stringify(server.requests.slice(asked).map((r) => r.body));
+      const sent = JSON.stringify(fake.server.requests.slice(asked).map((r) => r.body));
       assert.ok(sent.includes('Review note from the person'), 'the next prompt carries the review note');
       assert.ok(sent.includes('undid turn'), 'the note says the turn was undone');
     });
 
     it('five turns in a git folder: per-turn hunks and counts, a rejected hunk stays out, a conflict finished through the conflict-marker actions, undo takes back only its turn', async function () {
       this.timeout(300_000);
-      const file = path.join(scratch, 'five.txt');
-      const other = path.join(scratch, 'five-b.txt');
+      const file = path.join(fake.scratch, 'five.txt');
+      const other = path.join(fake.scratch, 'five-b.txt');
       const numbered = (n: number, change: Record<number, string> = {}) => lines(...Array.from({ length: n }, (_, i) => change[i + 1] ?? `line ${i + 1}`));
       writeFileSync(file, numbered(20));
       writeFileSync(other, numbered(3));
@@ -331,7 +308,7 @@ describe('Review wired to live sessions', function () {
       const edit = (id: string, f: string, from: string, to: string) => reply.tool(id, 'edit_file', { path: rel(f), old_string: `${from}\n`, new_string: `${to}\n` });
       let turnNo = 0;
       const turn = async (...tools: ReturnType<typeof reply.tool>[]) => {
-        server.script(...tools, reply.text('Done.'));
+        fake.server.script(...tools, reply.text('Done.'));
         const outcome = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: `turn ${++turnNo}`, mentions: [], images: [] });
         assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
         return String(turnNo);
@@ -415,9 +392,9 @@ describe('Review wired to live sessions', function () {
         await vscode.commands.executeCommand('accord.review.undoTurn', turnNode(t4));
         assert.equal(readFileSync(file, 'utf8'), numbered(20, { 2: 'LINE 2', 5: 'LINE 5', 10: 'LINE 10' }), 'undoing turn 4 kept turns 1-3');
 
-        const asked = server.requests.length;
+        const asked = fake.server.requests.length;
         await turn();
-        const sent = JSON.stringify(server.requests.slice(asked).map((r) => r.body));
+        const sent = JSON.stringify(fake.server.requests.slice(asked).map((r) => r.body));
         assert.ok(sent.includes("undid turn 5 (only that turn's changes; changes from other turns are kept)"), 'the agent hears exactly what was undone');
         assert.ok(sent.includes('1 change reverted'));
         assert.ok(!sent.includes('state before that turn'));
@@ -431,7 +408,7 @@ describe('Review wired to live sessions', function () {
     });
 
     it('in-file review: Review in File writes the pending hunks in, Keep and Undo per hunk, an edited proposal kept as edited, and the agent hears both', async () => {
-      const file = path.join(scratch, 'infile.txt');
+      const file = path.join(fake.scratch, 'infile.txt');
       const numbered = (n: number, change: Record<number, string> = {}) => lines(...Array.from({ length: n }, (_, i) => change[i + 1] ?? `line ${i + 1}`));
       writeFileSync(file, numbered(12));
       const rel = (f: string) => path.relative(workspace, f).split(path.sep).join('/');
@@ -442,7 +419,7 @@ describe('Review wired to live sessions', function () {
         if (!settled && allow) api.client.approvals.answer(approval.requestId, allow.optionId);
       });
       try {
-        server.script(
+        fake.server.script(
           reply.tool('i1', 'edit_file', { path: rel(file), old_string: 'line 3\n', new_string: 'LINE THREE\n' }),
           reply.tool('i2', 'edit_file', { path: rel(file), old_string: 'line 9\n', new_string: 'LINE NINE\nLINE NINE AND A HALF\n' }),
           reply.tool('i3', 'edit_file', { path: rel(file), old_string: 'line 12\n', new_string: 'LINE TWELVE\n' }),
@@ -493,10 +470,10 @@ describe('Review wired to live sessions', function () {
         assert.deepEqual(review.hunks.map((_, i) => hunkState(review, i)), ['accepted', 'rejected', 'accepted']);
         assert.ok(!(await titles()).some((t) => t.startsWith('$(check) Keep')), 'no Keep/Undo left');
 
-        server.script(reply.text('Understood.'));
-        const asked = server.requests.length;
+        fake.server.script(reply.text('Understood.'));
+        const asked = fake.server.requests.length;
         await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: 'next', mentions: [], images: [] });
-        const sent = JSON.stringify(server.requests.slice(asked).map((r) => r.body));
+        const sent = JSON.stringify(fake.server.requests.slice(asked).map((r) => r.body));
         assert.ok(sent.includes('rejected 1 change in') && sent.includes('LINE NINE'), 'the agent hears which change was undone');
         assert.ok(sent.includes('after editing it') && sent.includes('LINE TWELVE (mine)'), 'the agent hears what the person made of its change');
       } finally {
@@ -506,15 +483,15 @@ describe('Review wired to live sessions', function () {
     });
 
     it("a deletion and a move in the agent's copy: the move accepted lands, the deletion rejected keeps the file (and is undone in the copy)", async () => {
-      const fileC = path.join(scratch, 'c.txt');
-      const fileD = path.join(scratch, 'd.txt');
-      const fileE = path.join(scratch, 'moved', 'e.txt');
+      const fileC = path.join(fake.scratch, 'c.txt');
+      const fileD = path.join(fake.scratch, 'd.txt');
+      const fileE = path.join(fake.scratch, 'moved', 'e.txt');
       writeFileSync(fileC, lines('delete', 'me'));
       writeFileSync(fileD, lines('move', 'me', 'somewhere', 'else'));
       const rel = (file: string) => path.relative(workspace, file).split(path.sep).join('/');
       const session = await api.client.controller.newSession(api.agent);
       assert.ok(session, `no session: ${api.agent.status.message}`);
-      server.script(
+      fake.server.script(
         reply.tool('toolu_c', 'delete_file', { path: rel(fileC) }),
         reply.tool('toolu_d', 'move_file', { source: rel(fileD), destination: rel(fileE) }),
         reply.text('Deleted one, moved the other.'),

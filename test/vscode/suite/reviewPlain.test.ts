@@ -2,17 +2,15 @@
 // the bundled agent works in a shadow copy. scripts/vscode-tests.mjs opens a
 // second window on a fresh plain folder for the "[plain folder]" tests only.
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AccordApi } from '../../../extension/extension';
 import { hunkState, type FileReview } from '../../../extension/review/fileReview';
 import { reviewUri } from '../../../extension/review/reviewDocuments';
 import { WORKSPACE_METHODS } from '../../../extension/review/isolatedSource';
-import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { eventually } from '../ui';
-import { useFakeModel } from '../fakeModelEnv';
+import { reply } from '../../fakeModelServer/index';
+import { bundledAgentOnFakeModel } from '../fakeModelEnv';
 
 const EXTENSION_ID = 'accord-dev.accord';
 const numbered = (n: number, change: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => `${change[i + 1] ?? `line ${i + 1}`}\n`).join('');
@@ -21,26 +19,11 @@ describe('[plain folder] review of the bundled agent in a folder without git', f
   this.timeout(300_000);
   let api: AccordApi;
   let workspace: string;
-  let server: FakeModelServer;
-  let home: string;
-  let restoreEnv: (() => Promise<void>) | undefined;
+  const fake = bundledAgentOnFakeModel('plain', { closeEditors: true });
 
   before(async () => {
     api = await vscode.extensions.getExtension<AccordApi>(EXTENSION_ID)!.activate();
     workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-    server = await startFakeModelServer();
-    home = mkdtempSync(path.join(tmpdir(), 'accord-plain-home-'));
-    restoreEnv = await useFakeModel(server.baseUrl, home);
-    await api.agent.restart();
-    await eventually('the bundled agent to connect', () => api.agent.status.state === 'connected');
-  });
-
-  after(async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await restoreEnv?.();
-    await api.agent.restart();
-    await server?.close();
-    if (home) rmSync(home, { recursive: true, force: true });
   });
 
   it('five turns [plain folder]: per-turn hunks and counts, rejected stays out, a conflict given up, undo takes back only its turn', async () => {
@@ -59,7 +42,7 @@ describe('[plain folder] review of the bundled agent in a folder without git', f
     const edit = (id: string, f: string, from: string, to: string) => reply.tool(id, 'edit_file', { path: path.basename(f), old_string: `${from}\n`, new_string: `${to}\n` });
     let turnNo = 0;
     const turn = async (...tools: ReturnType<typeof reply.tool>[]) => {
-      server.script(...tools, reply.text('Done.'));
+      fake.server.script(...tools, reply.text('Done.'));
       const outcome = await api.client.controller.prompt(api.agent, { type: 'sendPrompt', epoch: session.epoch, text: `turn ${++turnNo}`, mentions: [], images: [] });
       assert.equal(outcome?.stopReason, 'end_turn', outcome?.error);
       return String(turnNo);
@@ -103,9 +86,9 @@ describe('[plain folder] review of the bundled agent in a folder without git', f
       await vscode.commands.executeCommand('accord.review.undoTurn', turnNode(t4));
       assert.equal(readFileSync(file, 'utf8'), numbered(20, { 2: 'LINE 2', 5: 'mine', 10: 'LINE 10' }), 'undoing turn 4 kept turns 1-3');
 
-      const asked = server.requests.length;
+      const asked = fake.server.requests.length;
       await turn();
-      const sent = JSON.stringify(server.requests.slice(asked).map((r) => r.body));
+      const sent = JSON.stringify(fake.server.requests.slice(asked).map((r) => r.body));
       assert.ok(sent.includes("undid turn 5 (only that turn's changes; changes from other turns are kept)"), 'the agent hears exactly what was undone');
       assert.ok(sent.includes('rejected 1 change in'), 'and which change it gave up');
     } finally {
