@@ -4,13 +4,14 @@
 // and tool-call events; everything else happens here.
 import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
-import { hunkConflict, hunkDecision, hunkState, isPending, type Decision, type FileReview } from './fileReview';
+import { hunkState, type Decision, type FileReview } from './fileReview';
 import { ReviewStore, type LandResult } from './reviewStore';
 import { sameContent } from './contentMerge';
 import { EditorTree } from './editorTree';
-import { ReviewDocuments, reviewOf, reviewUri } from './reviewDocuments';
-import { pendingHunks } from './reviewSides';
-import { ChangesTree, type ChangesNode } from './changesTree';
+import { ReviewDocuments, reviewUri } from './reviewDocuments';
+import { ChangesTree } from './changesTree';
+import { fileFrom, filesFrom, groupFiles, hunkAtCursor, isNode, moveToHunk } from './reviewTargets';
+import { explainConflict, fileLabel, reportLanding, resolveInFile } from './landingNotices';
 import { StagedWriteSource, type EarlierSnapshots } from './stagedSource';
 import { DirectDiskSource, type DirectSourceOptions } from './directSource';
 import { IsolatedWorkspaceSource, type AgentExtCall, type IsolatedSourceOptions } from './isolatedSource';
@@ -18,9 +19,6 @@ import { ToolDiffDocuments } from './toolDiffDocuments';
 import { InFileReview } from './inFileReview';
 import type { PlacedHunk } from './inFilePlaces';
 import { forNotification, quotedForNotification } from '../text/agentText';
-
-/** A file the agent named, for a notification: its base name, quoted, with no live link (agent text). */
-const fileLabel = (path: string) => quotedForNotification(nodePath.basename(path), 200);
 
 /** Folders whose churn is never an agent's edit to review. */
 const IGNORED_SEGMENTS = ['/.git/', '/node_modules/'];
@@ -41,24 +39,24 @@ export class ReviewController implements vscode.Disposable {
   constructor() {
     const command = (id: string, run: (...args: unknown[]) => unknown) =>
       this.disposables.push(vscode.commands.registerCommand(id, run));
-    command('accord.review.open', (arg) => this.open(this.fileFrom(arg)));
+    command('accord.review.open', (arg) => this.open(fileFrom(this.store, arg)));
     command('accord.review.acceptHunk', (uri, index) => this.decideHunk(uri, index, 'accepted'));
     command('accord.review.rejectHunk', (uri, index) => this.decideHunk(uri, index, 'rejected'));
-    command('accord.review.nextHunk', () => this.moveToHunk(1));
-    command('accord.review.previousHunk', () => this.moveToHunk(-1));
-    command('accord.review.acceptFile', (arg) => this.decideFiles(this.filesFrom(arg), 'accepted'));
-    command('accord.review.rejectFile', (arg) => this.decideFiles(this.filesFrom(arg), 'rejected'));
-    command('accord.review.acceptTurn', (node) => this.decideFiles(this.groupFiles(node), 'accepted'));
-    command('accord.review.rejectTurn', (node) => this.decideFiles(this.groupFiles(node), 'rejected'));
-    command('accord.review.acceptSession', (node) => this.decideFiles(this.groupFiles(node), 'accepted'));
-    command('accord.review.rejectSession', (node) => this.decideFiles(this.groupFiles(node), 'rejected'));
+    command('accord.review.nextHunk', () => moveToHunk(this.store, 1));
+    command('accord.review.previousHunk', () => moveToHunk(this.store, -1));
+    command('accord.review.acceptFile', (arg) => this.decideFiles(filesFrom(this.store, arg), 'accepted'));
+    command('accord.review.rejectFile', (arg) => this.decideFiles(filesFrom(this.store, arg), 'rejected'));
+    command('accord.review.acceptTurn', (node) => this.decideFiles(groupFiles(this.store, node), 'accepted'));
+    command('accord.review.rejectTurn', (node) => this.decideFiles(groupFiles(this.store, node), 'rejected'));
+    command('accord.review.acceptSession', (node) => this.decideFiles(groupFiles(this.store, node), 'accepted'));
+    command('accord.review.rejectSession', (node) => this.decideFiles(groupFiles(this.store, node), 'rejected'));
     command('accord.review.acceptAll', () => this.decideFiles(this.store.all(), 'accepted'));
     command('accord.review.rejectAll', () => this.decideFiles(this.store.all(), 'rejected'));
     command('accord.review.undoTurn', (node) => this.undoTurn(node));
     command('accord.review.resolveHunk', (uri, index) => this.resolveHunk(uri, index));
-    command('accord.review.resolveFile', (arg) => this.resolveFile(this.fileFrom(arg)));
+    command('accord.review.resolveFile', (arg) => this.resolveFile(fileFrom(this.store, arg)));
     command('accord.review.explainConflict', (uri, index) => this.explainConflict(uri, index));
-    command('accord.review.reviewInFile', (arg) => this.reviewInFile(this.fileFrom(arg)));
+    command('accord.review.reviewInFile', (arg) => this.reviewInFile(fileFrom(this.store, arg)));
     command('accord.review.keepInFile', (id, index) => this.decideInFile(id, index, 'accepted'));
     command('accord.review.undoInFile', (id, index) => this.decideInFile(id, index, 'rejected'));
     command('accord.review.nextInFile', (uri, line) => this.inFile.move(1, uri instanceof vscode.Uri ? uri : undefined, typeof line === 'number' ? line : undefined));
@@ -151,7 +149,7 @@ export class ReviewController implements vscode.Disposable {
   }
 
   private async decideHunk(uriArg: unknown, indexArg: unknown, decision: Decision): Promise<void> {
-    const target = typeof indexArg === 'number' ? { file: this.fileFrom(uriArg), index: indexArg } : this.hunkAtCursor();
+    const target = typeof indexArg === 'number' ? { file: fileFrom(this.store, uriArg), index: indexArg } : hunkAtCursor(this.store);
     if (!target?.file) {
       void vscode.window.showInformationMessage(vscode.l10n.t('Accord: no change to decide here. Put the cursor in a highlighted change of an Accord review.'));
       return;
@@ -235,9 +233,9 @@ export class ReviewController implements vscode.Disposable {
 
   /** Writes a conflict into the real file between conflict markers and shows it there. */
   private async resolveHunk(uriArg: unknown, indexArg: unknown): Promise<void> {
-    const file = this.fileFrom(uriArg);
+    const file = fileFrom(this.store, uriArg);
     if (!file || typeof indexArg !== 'number') return;
-    await this.resolve(file, [indexArg]);
+    await resolveInFile(this.store, file, [indexArg]);
   }
 
   private async resolveFile(file: FileReview | undefined): Promise<void> {
@@ -247,117 +245,16 @@ export class ReviewController implements vscode.Disposable {
       void vscode.window.showInformationMessage(vscode.l10n.t('Accord: {0} has no conflict to resolve{1}.', fileLabel(file.path), file.conflict ? ` (${quotedForNotification(file.conflict, 300)})` : ''));
       return;
     }
-    await this.resolve(file, conflicts);
-  }
-
-  private async resolve(file: FileReview, indices: number[]): Promise<void> {
-    try {
-      for (const index of indices) {
-        const outcome = await this.store.resolveInFile(file, index);
-        if (!outcome.written) {
-          void vscode.window.showWarningMessage(vscode.l10n.t('Accord cannot put conflict markers in {0}: {1}.', fileLabel(file.path), forNotification(outcome.why, 400)));
-          return;
-        }
-      }
-      const editor = await vscode.window.showTextDocument(vscode.Uri.file(file.path), { preview: false });
-      const marker = editor.document.getText().split('\n').findIndex((line) => line.startsWith('<<<<<<< '));
-      if (marker >= 0) {
-        const position = new vscode.Position(marker, 0);
-        editor.selection = new vscode.Selection(position, position);
-        editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenter);
-      }
-    } catch (error) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('Accord could not write the conflict into {0}: {1}', fileLabel(file.path), quotedForNotification(error instanceof Error ? error.message : String(error), 400)));
-    }
+    await resolveInFile(this.store, file, conflicts);
   }
 
   private explainConflict(uriArg: unknown, indexArg: unknown): void {
-    const file = this.fileFrom(uriArg);
-    if (!file || typeof indexArg !== 'number') return;
-    const why = hunkConflict(file, indexArg);
-    if (!why) return;
-    const wanted = hunkDecision(file, indexArg) === 'accepted' ? 'accept' : 'take out';
-    void vscode.window.showWarningMessage(
-      vscode.l10n.t('Accord could not {0} this change in {1}: {2}. Resolve in File puts both versions between conflict markers; or change your lines and Try Again; or {3}.', wanted, fileLabel(file.path), forNotification(why, 400), wanted === 'accept' ? 'Leave Out the change' : 'Keep the change'),
-    );
+    const file = fileFrom(this.store, uriArg);
+    if (file && typeof indexArg === 'number') explainConflict(file, indexArg);
   }
 
-  private async report(pending: Promise<LandResult>): Promise<LandResult> {
-    try {
-      const result = await pending;
-      for (const file of result.conflicts) {
-        const open = file.hunks.filter((_, i) => hunkState(file, i) === 'conflict').length;
-        const label = quotedForNotification(nodePath.basename(file.path), 200);
-        void vscode.window
-          .showWarningMessage(
-            vscode.l10n.t(
-              'Accord could not apply {0} {1}: {2}. Open the review to resolve it, try again after changing your lines, or reject it.',
-              open > 0 ? vscode.l10n.t('{0} change(s) to', open) : vscode.l10n.t('the change to'),
-              label,
-              file.conflict ? quotedForNotification(file.conflict, 300) : vscode.l10n.t('it changed since the agent proposed this'),
-            ),
-            vscode.l10n.t('Open Review'),
-            ...(open > 0 ? [vscode.l10n.t('Resolve in File')] : []),
-          )
-          .then((choice) => {
-            if (choice === vscode.l10n.t('Open Review')) void this.open(file);
-            if (choice === vscode.l10n.t('Resolve in File')) void this.resolveFile(file);
-          });
-      }
-      return result;
-    } catch (error) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('Accord could not apply the reviewed change: {0}', quotedForNotification(error instanceof Error ? error.message : String(error), 400)));
-      return { landed: [], conflicts: [] };
-    }
-  }
-
-  /** The pending hunk the keyboard acts on in the active review editor. */
-  private hunkAtCursor(): { file: FileReview; index: number } | undefined {
-    const editor = vscode.window.activeTextEditor;
-    const review = editor && reviewOf(this.store, editor.document.uri);
-    if (!editor || !review) return undefined;
-    const line = editor.selection.active.line;
-    const hunks = pendingHunks(review.file, review.side).filter((h) => h.state === 'pending');
-    // Under the cursor, else the next one below it; never one the person scrolled past.
-    const hit = hunks.find((h) => line >= h.start && line < h.start + Math.max(1, h.lines)) ?? hunks.find((h) => h.start >= line);
-    return hit && { file: review.file, index: hit.index };
-  }
-
-  private async moveToHunk(direction: 1 | -1): Promise<void> {
-    const editor = vscode.window.activeTextEditor;
-    const review = editor && reviewOf(this.store, editor.document.uri);
-    if (!editor || !review) return;
-    const starts = pendingHunks(review.file, review.side).map((h) => h.start);
-    if (starts.length === 0) return;
-    const line = editor.selection.active.line;
-    const next =
-      direction === 1
-        ? (starts.find((s) => s > line) ?? starts[0]!)
-        : ([...starts].reverse().find((s) => s < line) ?? starts[starts.length - 1]!);
-    const position = new vscode.Position(Math.min(next, editor.document.lineCount - 1), 0);
-    editor.selection = new vscode.Selection(position, position);
-    editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-  }
-
-  /** The review a command is about: an id, a review URI (string or Uri), a tree node, or the active editor. */
-  private fileFrom(arg: unknown): FileReview | undefined {
-    if (typeof arg === 'string') return this.store.get(arg) ?? reviewOf(this.store, vscode.Uri.parse(arg))?.file;
-    if (arg instanceof vscode.Uri) return reviewOf(this.store, arg)?.file;
-    if (isNode(arg) && arg.type === 'file') return this.store.get(arg.fileId);
-    const active = vscode.window.activeTextEditor?.document.uri;
-    return active && reviewOf(this.store, active)?.file;
-  }
-
-  private filesFrom(arg: unknown): FileReview[] {
-    const file = this.fileFrom(arg);
-    return file ? [file] : [];
-  }
-
-  private groupFiles(node: unknown): FileReview[] {
-    if (!isNode(node)) return [];
-    if (node.type === 'session') return this.store.inSession(node.sessionId);
-    if (node.type === 'turn') return this.store.inTurn(node.sessionId, node.turnId);
-    return this.filesFrom(node);
+  private report(pending: Promise<LandResult>): Promise<LandResult> {
+    return reportLanding(pending, { open: (file) => this.open(file), resolveFile: (file) => this.resolveFile(file) });
   }
 
   private own<T extends vscode.Disposable>(value: T): T {
@@ -368,8 +265,4 @@ export class ReviewController implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
-}
-
-function isNode(value: unknown): value is ChangesNode {
-  return typeof value === 'object' && value !== null && 'type' in value;
 }
