@@ -3,15 +3,16 @@
 // `_accord/changes/*` methods in `initialize`) works in an isolated workspace; any other agent's
 // `fs/write_text_file` is staged and its straight-to-disk writes are caught by
 // snapshots and a watcher. Turns come from the session controller, tool calls
-// from the update router, and the panel hears what is under review.
+// from the update router, and the panel hears what is under review
+// (reviewPanelNews.ts).
 import * as vscode from 'vscode';
 import type { SessionUpdate } from '@agentclientprotocol/sdk/unstable';
 import { diffBlocks, touchedPaths, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import type { DirectDiskSource, SnapshotFailure } from './directSource';
-import { fileLineCounts, kindOf, type FileReview } from './fileReview';
 import { servesChanges, type IsolatedWorkspaceSource } from './isolatedSource';
 import type { ReviewController } from './reviewController';
-import { reviewForPath, reviewState, summarize } from './reviewSummary';
+import { reviewForPath } from './reviewSummary';
+import { ReviewPanelNews } from './reviewPanelNews';
 import { pathsToDiscard } from './reviewStates';
 import type { StagedWriteSource } from './stagedSource';
 import { projectTop } from './projectTop';
@@ -34,10 +35,6 @@ export interface SessionReviewsDeps {
 }
 
 export { servesChanges } from './isolatedSource';
-
-/** The panel's Changes list caps (webview/protocol.ts `reviewChanges`). */
-const MAX_TURNS = 1000;
-const MAX_FILES_PER_TURN = 2000;
 
 /** The turn id for changes found in a reopened session's copy. */
 const RECOVERED_TURN = 'earlier';
@@ -67,20 +64,21 @@ interface SessionState {
 }
 
 export class SessionReviews implements vscode.Disposable {
-  private readonly panelEmitter = new vscode.EventEmitter<HostMessage>();
-  /** What the panel shows of the review (the panel bridge writes it). */
-  readonly onPanelMessage = this.panelEmitter.event;
   private readonly sessions = new Map<string, SessionState>();
+  private readonly news: ReviewPanelNews;
+  /** What the panel shows of the review (the panel bridge writes it). */
+  readonly onPanelMessage: vscode.Event<HostMessage>;
   private readonly isolatedByAgent = new WeakMap<ReviewAgent, IsolatedWorkspaceSource>();
   private readonly staged: StagedWriteSource;
   private readonly direct: DirectDiskSource;
   /** session + path of discards under way, so a store change meanwhile does not send them twice. */
   private readonly discarding = new Set<string>();
   private readonly warned = new Set<string>();
-  private postTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly subscription: { dispose(): void };
 
   constructor(private readonly deps: SessionReviewsDeps) {
+    this.news = new ReviewPanelNews(deps.review.store, deps.panelSession, (sessionId) => this.sessions.get(sessionId));
+    this.onPanelMessage = this.news.onMessage;
     // A write staged after the agent already wrote the file itself keeps the snapshot taken before the call ran.
     this.staged = deps.review.createStagedSource({
       snapshotOf: (sessionId, path) => this.direct.snapshotOf(sessionId, path),
@@ -96,7 +94,7 @@ export class SessionReviews implements vscode.Disposable {
     });
     this.subscription = deps.review.store.onDidChange(() => {
       void this.syncDiscards();
-      this.schedulePost();
+      this.news.schedule();
     });
   }
 
@@ -209,11 +207,7 @@ export class SessionReviews implements vscode.Disposable {
 
   /** The panel shows another session, or reloaded: send it that session's review state. */
   postNow(): void {
-    const panel = this.deps.panelSession();
-    if (!panel) return;
-    const state = this.sessions.get(panel.sessionId);
-    if (state) state.posted.clear();
-    this.post();
+    this.news.postNow();
   }
 
   private session(agent: ReviewAgent, sessionId: string): SessionState {
@@ -270,9 +264,9 @@ export class SessionReviews implements vscode.Disposable {
     const diffs = new Map(diffBlocks(call).map((d) => [d.path, d]));
     for (const path of paths) {
       known.set(path, diffs.get(path) ?? known.get(path));
-      if (!state.projectPaths.has(path)) void this.projectPath(state, sessionId, path).then(() => this.schedulePost());
+      if (!state.projectPaths.has(path)) void this.projectPath(state, sessionId, path).then(() => this.news.schedule());
     }
-    this.schedulePost();
+    this.news.schedule();
   }
 
   private async projectPath(state: SessionState | undefined, sessionId: string, agentPath: string): Promise<string> {
@@ -299,44 +293,6 @@ export class SessionReviews implements vscode.Disposable {
       const done = await this.guard(state, sessionId, () => state.isolated!.discard(sessionId, paths));
       for (const key of keys) this.discarding.delete(key);
       if (done) this.deps.review.store.discarded(sessionId, paths);
-    }
-  }
-
-  private schedulePost(): void {
-    if (this.postTimer) return;
-    this.postTimer = setTimeout(() => {
-      this.postTimer = undefined;
-      this.post();
-    }, 30);
-  }
-
-  private post(): void {
-    const panel = this.deps.panelSession();
-    if (!panel) return;
-    const files = this.deps.review.store.inSession(panel.sessionId);
-    const state = this.sessions.get(panel.sessionId);
-    if (state) this.postToolStates(panel.epoch, state, files);
-    const { turns, pending } = summarize(files);
-    // Within the protocol's caps (a bigger list would be dropped whole): the latest turns, the first files of each.
-    const capped = turns.slice(-MAX_TURNS).map((t) => ({ ...t, files: t.files.slice(0, MAX_FILES_PER_TURN) }));
-    this.panelEmitter.fire({ type: 'reviewChanges', epoch: panel.epoch, pending, turns: capped });
-  }
-
-  /** Each tool card's diff badge, when its file's review state changed. */
-  private postToolStates(epoch: number, state: SessionState, files: FileReview[]): void {
-    for (const [toolCallId, paths] of state.toolPaths) {
-      for (const agentPath of paths.keys()) {
-        const file = reviewForPath(files, state.projectPaths.get(agentPath) ?? agentPath, state.toolTurns.get(toolCallId));
-        if (!file) continue;
-        const key = `${toolCallId}\u0000${agentPath}`;
-        // The same numbers as the Changes list: the review's, not the agent's diff.
-        const { added, removed } = fileLineCounts(file);
-        const message = { type: 'diffReview' as const, epoch, toolCallId, path: agentPath, state: reviewState(file), kind: kindOf(file), added, removed };
-        const value = JSON.stringify([message.state, message.kind, added, removed]);
-        if (state.posted.get(key) === value) continue;
-        state.posted.set(key, value);
-        this.panelEmitter.fire(message);
-      }
     }
   }
 
@@ -369,8 +325,7 @@ export class SessionReviews implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.postTimer) clearTimeout(this.postTimer);
     this.subscription.dispose();
-    this.panelEmitter.dispose();
+    this.news.dispose();
   }
 }
