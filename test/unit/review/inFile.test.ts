@@ -2,22 +2,11 @@
 // where each hunk is found after the person edits around it.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ReviewStore, type RealTree } from '../../../extension/review/reviewStore';
-import { hunkState, type Content, type ProposedChange } from '../../../extension/review/fileReview';
+import { ReviewStore } from '../../../extension/review/reviewStore';
+import { MemoryTree } from './trees';
+import { hunkState, type ProposedChange } from '../../../extension/review/fileReview';
 import { placeHunks } from '../../../extension/review/inFilePlaces';
 import { lineMapper } from '../../../extension/review/hunks';
-
-class MemoryTree implements RealTree {
-  readonly files = new Map<string, string>();
-  async read(path: string): Promise<Content> {
-    const text = this.files.get(path);
-    return text === undefined ? null : new TextEncoder().encode(text);
-  }
-  async write(path: string, content: Content): Promise<void> {
-    if (content === null) this.files.delete(path);
-    else this.files.set(path, new TextDecoder().decode(content));
-  }
-}
 
 const lines = (...l: string[]) => l.map((x) => `${x}\n`).join('');
 const base = lines('a', 'b', 'c', 'd', 'e', 'f', 'g');

@@ -4,8 +4,9 @@
 // scenarios spelled out with their exact texts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ReviewStore, type RealTree } from '../../../extension/review/reviewStore';
-import { hunkConflict, hunkState, isPending, type Content, type ProposedChange } from '../../../extension/review/fileReview';
+import { ReviewStore } from '../../../extension/review/reviewStore';
+import { MemoryTree } from './trees';
+import { hunkConflict, hunkState, isPending, type ProposedChange } from '../../../extension/review/fileReview';
 import { reviewState, summarize } from '../../../extension/review/reviewSummary';
 import { pendingHunks, sideText } from '../../../extension/review/reviewSides';
 import { runSequence, type Step } from './reviewModel';
@@ -33,18 +34,6 @@ describe('review regressions found by the property test (shrunk sequences)', () 
   ];
   for (const [name, steps] of cases) test(name, () => runSequence(steps));
 });
-
-class MemoryTree implements RealTree {
-  readonly files = new Map<string, string>();
-  async read(path: string): Promise<Content> {
-    const text = this.files.get(path);
-    return text === undefined ? null : new TextEncoder().encode(text);
-  }
-  async write(path: string, content: Content): Promise<void> {
-    if (content === null) this.files.delete(path);
-    else this.files.set(path, new TextDecoder().decode(content));
-  }
-}
 
 const lines = (...l: string[]) => l.map((x) => `${x}\n`).join('');
 const v0 = lines('const a = 1;', '', 'function f() {', '  return a;', '}', '', 'export { f };');

@@ -3,30 +3,15 @@
 // agent's `_accord/workspace/*` methods, which the bundled agent serves for real.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, stat, symlink, truncate, writeFile, unlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ReviewStore, type RealTree } from '../../../extension/review/reviewStore';
+import { ReviewStore } from '../../../extension/review/reviewStore';
+import { diskTree } from './trees';
 import { DirectDiskSource } from '../../../extension/review/directSource';
 import { StagedWriteSource } from '../../../extension/review/stagedSource';
 import { IsolatedWorkspaceSource, WORKSPACE_METHODS } from '../../../extension/review/isolatedSource';
-import { isPending, kindOf, type Content } from '../../../extension/review/fileReview';
-
-/** The person's tree as plain files in a temp dir. */
-const diskTree: RealTree = {
-  async read(path: string): Promise<Content> {
-    try {
-      return new Uint8Array(await readFile(path));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
-  },
-  async write(path: string, content: Content): Promise<void> {
-    if (content === null) await unlink(path);
-    else await writeFile(path, content);
-  },
-};
+import { isPending, kindOf } from '../../../extension/review/fileReview';
 
 let root = '';
 before(async () => {

@@ -5,30 +5,16 @@
 // over a temp dir; a fast-check model for "the earliest before wins".
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { ReviewStore, type RealTree } from '../../../extension/review/reviewStore';
+import { diskTree } from './trees';
 import { sameContent } from '../../../extension/review/contentMerge';
 import { DirectDiskSource } from '../../../extension/review/directSource';
 import { StagedWriteSource } from '../../../extension/review/stagedSource';
-import { isPending, kindOf, type Content } from '../../../extension/review/fileReview';
-
-const diskTree: RealTree = {
-  async read(path: string): Promise<Content> {
-    try {
-      return new Uint8Array(await readFile(path));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
-  },
-  async write(path: string, content: Content): Promise<void> {
-    if (content === null) await unlink(path);
-    else await writeFile(path, content);
-  },
-};
+import { isPending, kindOf } from '../../../extension/review/fileReview';
 
 let root = '';
 let counter = 0;
