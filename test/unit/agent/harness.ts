@@ -1,8 +1,8 @@
 // Drives the real agent through the SDK's client: in memory, or as the built
 // `dist/agent.js acp` child process over stdio. Records every update and
 // answers permission requests with a per-test policy.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -132,6 +132,13 @@ export interface ChildHarness extends Harness {
 /** Tests run from the repository root (npm test, node --test). */
 export const agentBundle = join(process.cwd(), 'dist/agent.js');
 
+/** For the enclosing `describe`: builds dist/ first when there is none (a fresh clone), since these tests run the bundle. */
+export function ensureAgentBundle(): void {
+  before(() => {
+    if (!existsSync(agentBundle)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
+  });
+}
+
 /**
  * `dist/agent.js acp` as a child. By default it serves in its own process
  * (`--no-daemon`); `bridge: true` runs it as the bridge to the per-user daemon
@@ -158,7 +165,9 @@ export function childAgent(env: Record<string, string | undefined>, args: string
 
 /**
  * A fake model server for the enclosing `describe` and an agent environment
- * pointing at it, with a config dir of its own (no stored keys leak in).
+ * pointing at it, with a config dir of its own (no stored keys leak in). The
+ * config dir is a temp folder removed after the `describe`: tests may keep
+ * their projects and data dirs under it too.
  */
 export function fakeModelFor(configPrefix: string): { readonly server: FakeModelServer; readonly configDir: string; env(): Record<string, string | undefined> } {
   let server: FakeModelServer | undefined;

@@ -3,29 +3,21 @@
 // a session loaded in a fresh process continues in the same workspace; after
 // a kill -9 during a running command the load closes that call as failed and
 // the next prompt works.
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
-import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { agentBundle, childAgent, isolatedEnv, preparedMeta, tempDir, updatesOf, type ChildHarness } from './harness';
+import { reply } from '../../fakeModelServer/index';
+import { ensureAgentBundle, fakeModelFor, childAgent, isolatedEnv, preparedMeta, updatesOf, type ChildHarness } from './harness';
 import { gitProject } from './isolationFixtures';
 
 describe('isolated sessions in the bundled agent', () => {
-  let server: FakeModelServer;
-  const config = tempDir('accord-isoproc-config-');
-  before(async () => {
-    if (!existsSync(agentBundle)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
-    server = await startFakeModelServer();
-  });
-  after(async () => {
-    await server.close();
-    config.remove();
-  });
+  ensureAgentBundle();
+  const model = fakeModelFor('accord-isoproc-config-');
   const start = (data: string, extraEnv: Record<string, string> = {}, args: string[] = []) =>
-    childAgent(isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake`, ACCORD_HOME: data, ...extraEnv }, config.path), args);
+    childAgent(isolatedEnv({ ACCORD_MODEL: `openai-compatible:${model.server.baseUrl}#fake`, ACCORD_HOME: data, ...extraEnv }, model.configDir), args);
   const load = async (agent: ChildHarness, sessionId: string, cwd: string) => {
     await agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     return agent.connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
@@ -43,7 +35,7 @@ describe('isolated sessions in the bundled agent', () => {
       const sandbox = (await preparedMeta(first, sessionId))['accord/sandbox'];
       const bwrap = spawnSync('bwrap', ['--version']).status === 0;
       if (bwrap) assert.deepEqual(sandbox, { state: 'sandboxed', platform: 'linux', warnings: [] }, 'the bundle loads sandbox-runtime and finds its seccomp helper');
-      server.script(reply.tool('e1', 'edit_file', { path: 'a.txt', old_string: 'a', new_string: 'A' }), reply.text('Edited a.'));
+      model.server.script(reply.tool('e1', 'edit_file', { path: 'a.txt', old_string: 'a', new_string: 'A' }), reply.text('Edited a.'));
       assert.equal(await first.prompt(sessionId, 'capitalise a'), 'end_turn');
       const edited = updatesOf(first, sessionId, 'tool_call_update').filter((u) => u.toolCallId === 'e1' && u.status).at(-1);
       assert.equal(edited?.status, 'completed', JSON.stringify(updatesOf(first, sessionId, 'tool_call_update')));
@@ -62,7 +54,7 @@ describe('isolated sessions in the bundled agent', () => {
     try {
       const loaded = await load(second, sessionId, project);
       assert.equal((loaded._meta as any)['accord/workspace'].root, root, 'the same workspace, not a new copy');
-      server.script(reply.tool('e2', 'edit_file', { path: 'b.txt', old_string: 'b', new_string: 'B' }), reply.text('Edited b.'));
+      model.server.script(reply.tool('e2', 'edit_file', { path: 'b.txt', old_string: 'b', new_string: 'B' }), reply.text('Edited b.'));
       assert.equal(await second.prompt(sessionId, 'capitalise b'), 'end_turn');
       const { changes } = await second.connection.agent.request<{ changes: Array<{ path: string }> }>('_accord/changes/list', { sessionId });
       assert.deepEqual(changes.map((c) => c.path), ['a.txt', 'b.txt'], `the earlier change is still there, next to the new one: ${JSON.stringify(changes)}`);
@@ -81,7 +73,7 @@ describe('isolated sessions in the bundled agent', () => {
     let sessionId = '';
     try {
       sessionId = await first.newSession(project);
-      server.script(reply.tool('s1', 'run_command', { argv: ['sleep', '60'] }));
+      model.server.script(reply.tool('s1', 'run_command', { argv: ['sleep', '60'] }));
       void first.prompt(sessionId, 'wait a minute').catch(() => undefined);
       await first.waitForUpdate((n) => n.update.sessionUpdate === 'tool_call_update' && (n.update as any).toolCallId === 's1' && (n.update as any).status === 'in_progress');
       first.child.kill('SIGKILL');
@@ -94,11 +86,11 @@ describe('isolated sessions in the bundled agent', () => {
       await load(second, sessionId, project);
       const closed = updatesOf(second, sessionId, 'tool_call_update').filter((u) => u.toolCallId === 's1' && u.status).at(-1);
       assert.equal(closed.status, 'failed', 'the interrupted call is closed as failed');
-      server.script(reply.text('Fine.'));
+      model.server.script(reply.text('Fine.'));
       assert.equal(await second.prompt(sessionId, 'never mind'), 'end_turn');
       const records: string[] = readFileSync(join(data, 'sessions', `${sessionId}.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l).type);
       assert.ok(records.includes('interrupted'), 'the log says the turn was interrupted');
-      assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /s1/, 'the model gets a result for the interrupted call');
+      assert.match(JSON.stringify(model.server.requests.at(-1)!.body.messages), /s1/, 'the model gets a result for the interrupted call');
     } finally {
       await second.close();
       remove();

@@ -2,14 +2,13 @@
 // JSON-RPC error, and the connection and every session on it live on (before:
 // the agent exited with status 0). In process on the guard itself, then on
 // the bundled agent over real stdio.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { guardLines, idFromHead } from '../../../agent/acp/lineGuard';
-import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { agentBundle, isolatedEnv, tempDir } from './harness';
+import { reply } from '../../fakeModelServer/index';
+import { agentBundle, ensureAgentBundle, fakeModelFor, isolatedEnv } from './harness';
 import { gitProject } from './isolationFixtures';
 
 async function drain(stream: ReadableStream<Uint8Array>): Promise<string> {
@@ -47,20 +46,12 @@ describe('the line guard', () => {
 });
 
 describe('the bundled agent over stdio', () => {
-  let server: FakeModelServer;
-  const config = tempDir('accord-lineguard-config-');
-  before(async () => {
-    if (!existsSync(agentBundle)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
-    server = await startFakeModelServer();
-  });
-  after(async () => {
-    await server.close();
-    config.remove();
-  });
+  ensureAgentBundle();
+  const model = fakeModelFor('accord-lineguard-config-');
 
   test('an oversized line and a malformed one get errors; the connection and an open session go on', { timeout: 180_000 }, async () => {
     const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
-    const env = isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake`, ACCORD_HOME: data }, config.path);
+    const env = isolatedEnv({ ACCORD_MODEL: `openai-compatible:${model.server.baseUrl}#fake`, ACCORD_HOME: data }, model.configDir);
     const child = spawn(process.execPath, [agentBundle, 'acp'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     const responses = new Map<unknown, any>();
@@ -96,7 +87,7 @@ describe('the bundled agent over stdio', () => {
       const malformed = await response(null);
       assert.equal(malformed.error.code, -32700);
 
-      server.script(reply.text('still here'));
+      model.server.script(reply.text('still here'));
       send({ jsonrpc: '2.0', id: 5, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'hello' }] } });
       assert.equal((await response(5)).result.stopReason, 'end_turn', 'the session opened before goes on');
       assert.equal(child.exitCode, null, 'the agent is still running');

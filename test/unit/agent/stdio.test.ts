@@ -3,39 +3,31 @@
 // (the person's file changes only when the change is applied), streams
 // thoughts and text, reports usage and cost, cancels cleanly — and its stdout
 // carries nothing but ndjson protocol messages.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
-import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { agentBundle, childAgent, isolatedEnv, messageText, tempDir, updatesOf } from './harness';
+import { reply } from '../../fakeModelServer/index';
+import { agentBundle, ensureAgentBundle, fakeModelFor, childAgent, isolatedEnv, messageText, updatesOf } from './harness';
 
 describe('agent over stdio (dist/agent.js acp)', () => {
-  let server: FakeModelServer;
-  const root = tempDir('accord-stdio-');
-  before(async () => {
-    if (!existsSync(agentBundle)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
-    server = await startFakeModelServer();
-  });
-  after(async () => {
-    await server.close();
-    root.remove();
-  });
+  ensureAgentBundle();
+  const model = fakeModelFor('accord-stdio-');
 
   test('in auto mode (session/set_mode) edits its own copy without asking (the review is the approval), streams thoughts, text and usage, then cancels', { timeout: 60_000 }, async () => {
-    const project = join(root.path, 'project');
+    const project = join(model.configDir, 'project');
     mkdirSync(project);
     const agent = childAgent(
-      isolatedEnv({ ACCORD_MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_API_KEY: 'k', ACCORD_ANTHROPIC_BASE_URL: server.baseUrl, ACCORD_HOME: join(root.path, 'data') }, root.path),
+      isolatedEnv({ ACCORD_MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_API_KEY: 'k', ACCORD_ANTHROPIC_BASE_URL: model.server.baseUrl, ACCORD_HOME: join(model.configDir, 'data') }, model.configDir),
     );
     try {
       writeFileSync(join(project, 'app.js'), 'console.log("hi");\n');
       const sessionId = await agent.newSession(project);
       assert.deepEqual(await agent.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'auto' }), {});
       await agent.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'current_mode_update' && n.update.currentModeId === 'auto');
-      server.script(
+      model.server.script(
         { type: 'stream', parts: [{ reasoning: 'I should read the file first.' }, { toolCall: { id: 'toolu_1', name: 'read_file', args: { path: 'app.js' } } }] },
         reply.tool('toolu_2', 'edit_file', { path: 'app.js', old_string: '"hi"', new_string: '"hello"' }),
         { type: 'stream', parts: [{ text: 'Done: it now says hello.' }], usage: { input: 2000, cachedInput: 1500, output: 20 } },
@@ -57,7 +49,7 @@ describe('agent over stdio (dist/agent.js acp)', () => {
       assert.equal(usage[2].size, 200_000);
       assert.ok(usage[2].cost.amount > usage[0].cost.amount, 'cost is cumulative');
 
-      server.script({ type: 'stream', parts: [{ text: 'thinking out loud' }, { text: 'never' }], stallAfterParts: 1 });
+      model.server.script({ type: 'stream', parts: [{ text: 'thinking out loud' }, { text: 'never' }], stallAfterParts: 1 });
       const prompt = agent.prompt(sessionId, 'keep going');
       await agent.waitForUpdate((n) => n.update.sessionUpdate === 'agent_message_chunk' && (n.update as any).content.text === 'thinking out loud');
       await agent.connection.agent.notify(methods.agent.session.cancel, { sessionId });

@@ -2,39 +2,30 @@
 // (`dist/agent.js acp --no-daemon`), through the SDK's v2 client: the same
 // process that serves v1 answers a v2 initialize with v2, runs a turn
 // (ack, upserts, idle with its stop reason), and its stdout stays protocol.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
-import { reply, startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { agentBundle, isolatedEnv, tempDir } from './harness';
+import { reply } from '../../fakeModelServer/index';
+import { ensureAgentBundle, fakeModelFor, isolatedEnv } from './harness';
 import { childV2 } from './v2Harness';
 
 describe('ACP v2 over stdio (dist/agent.js acp --no-daemon)', () => {
-  let server: FakeModelServer;
-  const root = tempDir('accord-v2-stdio-');
-  before(async () => {
-    if (!existsSync(agentBundle)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
-    server = await startFakeModelServer();
-  });
-  after(async () => {
-    await server.close();
-    root.remove();
-  });
+  ensureAgentBundle();
+  const model = fakeModelFor('accord-v2-stdio-');
 
   test('initialize 2, new, a prompt answered with its message id and ended by an idle state, resume from the start', { timeout: 120_000 }, async () => {
-    const project = join(root.path, 'project');
+    const project = join(model.configDir, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'notes.txt'), 'draft\n');
-    const agent = childV2(isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake`, ACCORD_HOME: join(root.path, 'data'), ACCORD_SANDBOX: 'off' }, root.path));
+    const agent = childV2(isolatedEnv({ ACCORD_MODEL: `openai-compatible:${model.server.baseUrl}#fake`, ACCORD_HOME: join(model.configDir, 'data'), ACCORD_SANDBOX: 'off' }, model.configDir));
     try {
       const init = await agent.initialize(2);
       assert.equal(init.protocolVersion, 2);
       assert.equal(init.info.name, 'accord');
       const { sessionId } = await agent.connection.agent.request(v2.methods.agent.session.new, { cwd: project });
-      server.script(reply.text('Hello from v2.'));
+      model.server.script(reply.text('Hello from v2.'));
       const from = agent.updates.length;
       const { messageId } = await agent.connection.agent.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'hi' }] });
       assert.equal(await agent.idleAfter(sessionId, from), 'end_turn');
