@@ -8,7 +8,9 @@ import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { SessionStore } from '../../../agent/log';
 import { builtinTools } from '../../../agent/tools/index';
 import { tempDataDir } from '../log/fixtures';
-import { inMemoryApp, tempDir, type Harness } from './harness';
+import { after, before } from 'node:test';
+import { methods } from '@agentclientprotocol/sdk/unstable';
+import { fakeModelFor, inMemoryAgent, inMemoryApp, tempDir, type Harness } from './harness';
 
 /** Runs `run` with a new session (the client declaring `capabilities`) of the agent `makeAgent` gives, in a fresh temp folder. */
 export async function withAgentSession(
@@ -48,4 +50,27 @@ export async function withLoggedAgents(
     await cleanup();
     root.remove();
   }
+}
+
+/**
+ * For the enclosing `describe`: a fake model server and one in-memory agent
+ * on it, initialized, shared by the describe's tests; closed after them.
+ */
+export function initializedAgent(configPrefix: string): { readonly agent: Harness; readonly model: ReturnType<typeof fakeModelFor> } {
+  const model = fakeModelFor(configPrefix);
+  let agent: Harness | undefined;
+  before(async () => {
+    agent = inMemoryAgent({ env: model.env() });
+    await agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+  });
+  after(async () => {
+    await agent?.close();
+  });
+  return {
+    get agent() {
+      if (!agent) throw new Error('the agent starts in before()');
+      return agent;
+    },
+    model,
+  };
 }

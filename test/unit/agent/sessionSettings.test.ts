@@ -3,43 +3,31 @@
 // booleans refused by the option's name, the two modes announced both ways
 // (current_mode_update and the category "mode" config option), and the mode
 // kept in the session's log across a load.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { methods } from '@agentclientprotocol/sdk/unstable';
-import { startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { fakeModelFor, inMemoryAgent, isolatedEnv, tempDir, updatesOf, type Harness } from './harness';
+import { fakeModelFor, updatesOf } from './harness';
 import { failure, gitProject, isolatedAgent } from './isolationFixtures';
+import { initializedAgent } from './agentSessions';
 
 const current = (options: readonly any[], id: string) => options.find((o) => o.id === id)?.currentValue;
 
 describe('session settings', () => {
-  let server: FakeModelServer;
-  let agent: Harness;
-  const root = tempDir('accord-settings-');
-  before(async () => {
-    server = await startFakeModelServer();
-    agent = inMemoryAgent({ env: isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake` }, root.path) });
-    await agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-  });
-  after(async () => {
-    await agent.close();
-    await server.close();
-    root.remove();
-  });
-  const request = (method: string, params: unknown) => agent.connection.agent.request(method as never, params as never) as Promise<any>;
+  const shared = initializedAgent('accord-settings-');
+  const request = (method: string, params: unknown) => shared.agent.connection.agent.request(method as never, params as never) as Promise<any>;
 
   test('set_config_option takes the value as a plain string or as {"value": "<string>"}; both answer the full set and are mirrored', async () => {
-    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
+    const { sessionId } = await shared.agent.connection.agent.request(methods.agent.session.new, { cwd: shared.model.configDir, mcpServers: [] });
     const plain = await request('session/set_config_option', { sessionId, configId: 'reasoning_effort', value: 'high' });
     assert.equal(current(plain.configOptions, 'reasoning_effort'), 'high');
     const wrapped = await request('session/set_config_option', { sessionId, configId: 'reasoning_effort', value: { value: 'low' } });
     assert.equal(current(wrapped.configOptions, 'reasoning_effort'), 'low');
     assert.deepEqual(wrapped.configOptions.map((o: any) => o.id), ['model', 'reasoning_effort', 'mode'], 'the full set');
-    assert.deepEqual(updatesOf(agent, sessionId, 'config_option_update').at(-1).configOptions, wrapped.configOptions);
+    assert.deepEqual(updatesOf(shared.agent, sessionId, 'config_option_update').at(-1).configOptions, wrapped.configOptions);
   });
 
   test('a boolean is refused with -32602 and a message naming the option; so is any other shape; nothing changes', async () => {
-    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
+    const { sessionId } = await shared.agent.connection.agent.request(methods.agent.session.new, { cwd: shared.model.configDir, mcpServers: [] });
     for (const params of [
       { sessionId, configId: 'reasoning_effort', type: 'boolean', value: true },
       { sessionId, configId: 'reasoning_effort', value: false },
@@ -64,7 +52,7 @@ describe('session settings', () => {
   });
 
   test('session/new offers the modes ask (current) and auto, and the same as a category "mode" config option', async () => {
-    const created = await agent.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
+    const created = await shared.agent.connection.agent.request(methods.agent.session.new, { cwd: shared.model.configDir, mcpServers: [] });
     assert.equal(created.modes?.currentModeId, 'ask');
     assert.deepEqual(created.modes?.availableModes.map((m) => m.id), ['ask', 'auto']);
     const option = created.configOptions!.find((o) => o.id === 'mode') as any;
@@ -74,23 +62,23 @@ describe('session settings', () => {
   });
 
   test('set_mode and the mode config option move the same mode and announce it both ways; an unknown mode is -32602 and changes nothing', async () => {
-    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
-    assert.deepEqual(await agent.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'auto' }), {});
-    await agent.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'current_mode_update');
-    assert.deepEqual(updatesOf(agent, sessionId, 'current_mode_update').map((u) => u.currentModeId), ['auto']);
-    assert.equal(current(updatesOf(agent, sessionId, 'config_option_update').at(-1).configOptions, 'mode'), 'auto');
+    const { sessionId } = await shared.agent.connection.agent.request(methods.agent.session.new, { cwd: shared.model.configDir, mcpServers: [] });
+    assert.deepEqual(await shared.agent.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'auto' }), {});
+    await shared.agent.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'current_mode_update');
+    assert.deepEqual(updatesOf(shared.agent, sessionId, 'current_mode_update').map((u) => u.currentModeId), ['auto']);
+    assert.equal(current(updatesOf(shared.agent, sessionId, 'config_option_update').at(-1).configOptions, 'mode'), 'auto');
 
     const back = await request('session/set_config_option', { sessionId, configId: 'mode', value: { value: 'ask' } });
     assert.equal(current(back.configOptions, 'mode'), 'ask');
-    await agent.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'current_mode_update' && n.update.currentModeId === 'ask');
+    await shared.agent.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'current_mode_update' && n.update.currentModeId === 'ask');
 
     // Setting the mode it already has is no change: no second announcement.
     await request('session/set_config_option', { sessionId, configId: 'mode', value: 'ask' });
-    const bad = await failure(agent.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'yolo' }));
+    const bad = await failure(shared.agent.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'yolo' }));
     assert.equal(bad.code, -32602);
     assert.match(bad.message, /Choose one of: ask, auto/);
-    assert.deepEqual(updatesOf(agent, sessionId, 'current_mode_update').map((u) => u.currentModeId), ['auto', 'ask']);
-    assert.equal((await failure(agent.connection.agent.request(methods.agent.session.setMode, { sessionId: 'nope', modeId: 'auto' }))).code, -32002);
+    assert.deepEqual(updatesOf(shared.agent, sessionId, 'current_mode_update').map((u) => u.currentModeId), ['auto', 'ask']);
+    assert.equal((await failure(shared.agent.connection.agent.request(methods.agent.session.setMode, { sessionId: 'nope', modeId: 'auto' }))).code, -32002);
   });
 });
 

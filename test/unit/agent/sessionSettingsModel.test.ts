@@ -3,12 +3,12 @@
 // a small reference model of the session's settings. After every call the
 // agent's answer and its config options agree with the model, refused calls
 // change nothing, and current_mode_update is sent exactly when the mode moved.
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { methods } from '@agentclientprotocol/sdk/unstable';
-import { startFakeModelServer, type FakeModelServer } from '../../fakeModelServer/index';
-import { inMemoryAgent, isolatedEnv, tempDir, updatesOf, type Harness } from './harness';
+import { updatesOf } from './harness';
+import { initializedAgent } from './agentSessions';
 
 type Op =
   | { kind: 'setMode'; modeId: string }
@@ -41,32 +41,20 @@ function model(state: { mode: string; effort: string }, o: Op): { mode: string; 
 }
 
 describe('session settings against a reference model', () => {
-  let server: FakeModelServer;
-  let agent: Harness;
-  const root = tempDir('accord-settings-model-');
-  before(async () => {
-    server = await startFakeModelServer();
-    agent = inMemoryAgent({ env: isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake` }, root.path) });
-    await agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-  });
-  after(async () => {
-    await agent.close();
-    await server.close();
-    root.remove();
-  });
+  const shared = initializedAgent('accord-settings-model-');
 
   test('random set_mode / set_config_option sequences', { timeout: 240_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 12 }), async (ops) => {
-        const { sessionId, modes } = await agent.connection.agent.request(methods.agent.session.new, { cwd: root.path, mcpServers: [] });
+        const { sessionId, modes } = await shared.agent.connection.agent.request(methods.agent.session.new, { cwd: shared.model.configDir, mcpServers: [] });
         let state = { mode: modes!.currentModeId, effort: 'medium' };
         const announced: string[] = [];
         for (const o of ops) {
           const next = model(state, o);
           const call =
             o.kind === 'setMode'
-              ? agent.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: o.modeId })
-              : agent.connection.agent.request('session/set_config_option' as never, { sessionId, configId: o.configId, value: o.value } as never);
+              ? shared.agent.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: o.modeId })
+              : shared.agent.connection.agent.request('session/set_config_option' as never, { sessionId, configId: o.configId, value: o.value } as never);
           const outcome = await (call as Promise<unknown>).then(
             (result) => ({ ok: true as const, result: result as { configOptions?: Array<{ id: string; currentValue: unknown }> } }),
             (error: { code?: number }) => ({ ok: false as const, code: error.code }),
@@ -84,11 +72,11 @@ describe('session settings against a reference model', () => {
           }
         }
         // The mode the agent now reports, through a no-op change that answers the full set.
-        const { configOptions } = (await agent.connection.agent.request('session/set_config_option' as never, { sessionId, configId: 'mode', value: state.mode } as never)) as { configOptions: Array<{ id: string; currentValue: unknown }> };
+        const { configOptions } = (await shared.agent.connection.agent.request('session/set_config_option' as never, { sessionId, configId: 'mode', value: state.mode } as never)) as { configOptions: Array<{ id: string; currentValue: unknown }> };
         assert.equal(configOptions.find((c) => c.id === 'mode')?.currentValue, state.mode);
         // Announcements are sent in order, after the answers: wait for the last one the model expects.
-        if (announced.length > 0) await agent.waitForUpdate((n) => n.sessionId === sessionId && updatesOf(agent, sessionId, 'current_mode_update').length >= announced.length);
-        assert.deepEqual(updatesOf(agent, sessionId, 'current_mode_update').map((u) => u.currentModeId), announced);
+        if (announced.length > 0) await shared.agent.waitForUpdate((n) => n.sessionId === sessionId && updatesOf(shared.agent, sessionId, 'current_mode_update').length >= announced.length);
+        assert.deepEqual(updatesOf(shared.agent, sessionId, 'current_mode_update').map((u) => u.currentModeId), announced);
       }),
       { numRuns: 60 },
     );
