@@ -118,7 +118,8 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
       const answer = await innerAgent().request<v1.InitializeResponse>(v1.methods.agent.initialize, {
         protocolVersion: 1,
         // v2 clients read compaction updates with no capability; child sessions show as their task card.
-        clientCapabilities: { session: { compaction: {} } } as never,
+        // Accord's own offers (`_meta`, e.g. lending the editor's models for `_accord/lm/*`) are the same in both versions.
+        clientCapabilities: { session: { compaction: {} }, ...(params.capabilities?._meta ? { _meta: params.capabilities._meta } : {}) } as never,
         ...(params._meta ? { _meta: params._meta } : {}),
       });
       const capabilities = answer.agentCapabilities ?? {};

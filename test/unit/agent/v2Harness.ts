@@ -19,7 +19,8 @@ export interface V2Harness {
   permissionRequests: v2.RequestPermissionRequest[];
   permissions: { policy: V2Policy };
   waitForUpdate(predicate: (n: v2.UpdateSessionNotification) => boolean): Promise<v2.UpdateSessionNotification>;
-  initialize(protocolVersion?: number): Promise<v2.InitializeResponse>;
+  /** `capabilities`: the client's v2 capabilities (e.g. `_meta` offering `_accord/lm/*`). */
+  initialize(protocolVersion?: number, capabilities?: v2.ClientCapabilities): Promise<v2.InitializeResponse>;
   /** Resolves with the stop reason of the session's next idle state_update after `from` updates. */
   idleAfter(sessionId: string, from: number): Promise<string>;
   close(): Promise<void>;
@@ -49,14 +50,16 @@ export function streamPair(): { agent: v2.Stream; client: v2.Stream; end(): void
   return { agent: { readable: agentReads, writable: toClient.writable }, client: { readable: toClient.readable, writable: toAgent.writable }, end: () => hangUp() };
 }
 
-function harnessOver(stream: v2.Stream, cleanup: () => Promise<void>): V2Harness {
+/** Adds handlers to the test's v2 client (e.g. `_accord/lm/*`), before the catch-all ones. */
+export type V2ClientSetup = (app: v2.ClientApp) => v2.ClientApp;
+
+function harnessOver(stream: v2.Stream, cleanup: () => Promise<void>, configure: V2ClientSetup = (app) => app): V2Harness {
   const updates: v2.UpdateSessionNotification[] = [];
   const permissionRequests: v2.RequestPermissionRequest[] = [];
   const permissions = { policy: allowOnceV2 };
   const waiters: Array<() => void> = [];
   const notify = () => waiters.splice(0).forEach((w) => w());
-  const app = v2
-    .client({ name: 'accord-v2-test' })
+  const app = configure(v2.client({ name: 'accord-v2-test' }))
     .onNotification(v2.methods.client.session.update, ({ params }) => {
       updates.push(params);
       notify();
@@ -80,7 +83,8 @@ function harnessOver(stream: v2.Stream, cleanup: () => Promise<void>): V2Harness
         await new Promise<void>((resolve) => waiters.push(resolve));
       }
     },
-    initialize: (protocolVersion = 2) => connection.agent.request(v2.methods.agent.initialize, { protocolVersion, info: { name: 'accord-v2-test', version: '1' }, capabilities: {} }),
+    initialize: (protocolVersion = 2, capabilities = {}) =>
+      connection.agent.request(v2.methods.agent.initialize, { protocolVersion, info: { name: 'accord-v2-test', version: '1' }, capabilities }),
     async idleAfter(sessionId, from) {
       const found = await harness.waitForUpdate(
         (n) => updates.indexOf(n) >= from && n.sessionId === sessionId && n.update.sessionUpdate === 'state_update' && (n.update as { state?: string }).state === 'idle',
@@ -96,17 +100,21 @@ function harnessOver(stream: v2.Stream, cleanup: () => Promise<void>): V2Harness
 }
 
 /** The v2 client in memory against `app` behind the version router. */
-export function inMemoryV2(app: AgentApp): V2Harness {
+export function inMemoryV2(app: AgentApp, configure?: V2ClientSetup): V2Harness {
   const pair = streamPair();
   const served = serveVersions(app, pair.agent);
-  return harnessOver(pair.client, async () => {
-    pair.end();
-    await served.closed;
-  });
+  return harnessOver(
+    pair.client,
+    async () => {
+      pair.end();
+      await served.closed;
+    },
+    configure,
+  );
 }
 
 /** The v2 client over stdio against `dist/agent.js acp`: its own process (`--no-daemon`), or with `bridge` the bridge to the daemon. */
-export function childV2(env: Record<string, string | undefined>, args: string[] = [], options: { bridge?: boolean } = {}): V2Harness & { stderr: string[]; child: ChildProcess } {
+export function childV2(env: Record<string, string | undefined>, args: string[] = [], options: { bridge?: boolean; configure?: V2ClientSetup } = {}): V2Harness & { stderr: string[]; child: ChildProcess } {
   const child = spawn(process.execPath, [agentBundle, 'acp', ...args, ...(options.bridge ? [] : ['--no-daemon'])], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const stderr: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
@@ -117,7 +125,7 @@ export function childV2(env: Record<string, string | undefined>, args: string[] 
     const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
     await exited;
     clearTimeout(timer);
-  });
+  }, options.configure);
   return Object.assign(harness, { stderr, child });
 }
 
