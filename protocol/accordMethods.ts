@@ -91,12 +91,33 @@ export const accordRequests = {
   },
 } as const;
 
+/** `session/prompt` `_meta` key: a token (a short string) asks for `_accord/prompt_started` with it. */
+export const PROMPT_STARTED_META = 'accord/promptStarted';
+const PROMPT_TOKEN_MAX = 128;
+
+/** The token a prompt's `_meta` asks `_accord/prompt_started` with, if it is one (a client's `_meta` is untrusted). */
+export function promptStartedToken(meta: unknown): string | undefined {
+  if (meta === null || typeof meta !== 'object') return undefined;
+  const token = (meta as Record<string, unknown>)[PROMPT_STARTED_META];
+  return typeof token === 'string' && token.length > 0 && token.length <= PROMPT_TOKEN_MAX ? token : undefined;
+}
+
 /** Agent → client notifications (the daemon tells the clients that share a session). */
 export const accordNotifications = {
   /** A turn another client's prompt started in a session this client watches. */
   '_accord/turn_started': { version: 1, params: z.object({ sessionId }) },
   /** That turn ended. */
   '_accord/turn_ended': { version: 1, params: z.object({ sessionId, stopReason: z.string() }) },
+  /**
+   * A prompt of this client entered the conversation (sent only for a prompt whose
+   * `_meta[PROMPT_STARTED_META]` names a token; before any update of its turn). `offset`:
+   * its log record's, the cursor a resume can continue after; absent without a log. A prompt
+   * that never starts (cancelled while queued or waiting for its workspace, refused) gets none.
+   */
+  '_accord/prompt_started': {
+    version: 1,
+    params: z.object({ sessionId, token: z.string().check(z.minLength(1), z.maxLength(PROMPT_TOKEN_MAX)), offset: z.optional(z.number().check(z.int(), z.nonnegative())) }),
+  },
   /** An approval this client was asked was answered elsewhere (or timed out); the request is withdrawn. */
   '_accord/permission_settled': {
     version: 1,
@@ -222,8 +243,17 @@ export type AccordParams<M extends AccordRequestMethod> = z.infer<(typeof accord
 export type AccordResult<M extends AccordRequestMethod> = z.infer<(typeof accordRequests)[M]['result']>;
 export type AccordNotificationParams<M extends AccordNotificationMethod> = z.infer<(typeof accordNotifications)[M]['params']>;
 
-/** Every method in both directions with its schema version, as `initialize` lists it. */
-export function methodVersions(): Record<string, number> {
+/** What an agent serves beyond the methods every Accord agent has (lent models, shared-session news). */
+export interface ServedMethods {
+  /** Sessions have workspaces the agent manages (a copy, or in place): `_accord/workspace/status` and the review methods. */
+  workspaces: boolean;
+}
+
+/** The methods that need isolated workspaces: the workspace's status and the review of its changes. */
+const WORKSPACE_METHODS: ReadonlySet<string> = new Set(Object.keys(accordRequests));
+
+/** Every method in both directions with its schema version, as `initialize` lists it; `served` leaves out what the agent does not serve. */
+export function methodVersions(served: ServedMethods = { workspaces: true }): Record<string, number> {
   const versions: Record<string, number> = {};
   for (const [name, spec] of [
     ...Object.entries(accordRequests),
@@ -231,14 +261,15 @@ export function methodVersions(): Record<string, number> {
     ...Object.entries(accordClientRequests),
     ...Object.entries(accordClientNotifications),
   ]) {
+    if (!served.workspaces && WORKSPACE_METHODS.has(name)) continue;
     versions[name] = spec.version;
   }
   return versions;
 }
 
-/** The `agentCapabilities._meta` an agent serving every method advertises. */
-export function methodsCapability(): Record<string, unknown> {
-  return { ...CHANGES_CAPABILITY, [METHODS_META_KEY]: methodVersions() };
+/** The `agentCapabilities._meta` an agent advertises: exactly the methods it serves (the older review flag only with them). */
+export function methodsCapability(served: ServedMethods = { workspaces: true }): Record<string, unknown> {
+  return { ...(served.workspaces ? CHANGES_CAPABILITY : {}), [METHODS_META_KEY]: methodVersions(served) };
 }
 
 /**

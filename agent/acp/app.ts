@@ -31,6 +31,7 @@ import { modeGate } from './modeGate';
 import { modeStateOf, registerSettingsMethods } from './sessionSettings';
 import { permissionAsker } from './permissions';
 import { toUserContent } from './prompt';
+import { notifyPromptStarted } from './promptStarted';
 import { ClientFeatureBook, featuresOf, forClient, type ClientFeatures } from './clientView';
 import { registerChangesMethods } from './changesMethods';
 import { methodsCapability } from '../../protocol/accordMethods';
@@ -191,7 +192,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
         promptCapabilities: { image: true, embeddedContext: true, audio: false },
         ...options.extraCapabilities,
         // Every `_accord/*` method with its schema version (protocol/accordMethods.ts); the review methods need isolation.
-        ...(isolation ? { _meta: methodsCapability() } : {}),
+        _meta: methodsCapability({ workspaces: isolation !== undefined }),
       },
       agentInfo: { name: 'accord', title: 'Accord', version },
       authMethods: [],
@@ -365,7 +366,10 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     // Refused before anything is recorded or run: a bad answer never approves.
     const shared = sharing?.durable(session);
     const answer = shared || (durable && !sharing) ? promptAnswer(session, params._meta) : undefined;
-    const promptOffset = persistence?.turnStarted(session, params.prompt);
+    // Queued before turnStarted emits the title, so the client hears of its prompt in log order (run once the offset is set).
+    const started: { offset?: number } = {};
+    void session.updates.barrier(async () => notifyPromptStarted(client, session.id, params._meta, started.offset));
+    const promptOffset = (started.offset = persistence?.turnStarted(session, params.prompt));
     sharing?.promptStarted(session, params.prompt, promptOffset);
     const content = toUserContent(params.prompt);
     const turnDeps = depsFor(session, client);

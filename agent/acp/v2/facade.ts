@@ -13,6 +13,8 @@ import { LogError, parseReplayFrom, folds, type ReplayCursor } from '../../log';
 import { offsetCarried } from '../../log/offsets';
 import { REPLAY_CHECK_META, RUNNING_META_KEY } from '../sessionLog';
 import { TURN_ENDED_METHOD, TURN_STARTED_METHOD } from '../sharing';
+import { PROMPT_STARTED_METHOD } from '../promptStarted';
+import { METHODS_META_KEY, PROMPT_STARTED_META } from '../../../protocol/accordMethods';
 import { InnerLink, type InnerHandlers } from './innerLink';
 import { configOptionsV2, SessionV2View, type V1Update, type V2Update } from './view';
 
@@ -27,9 +29,17 @@ interface ViewedSession {
   resuming?: ReplayCursor;
 }
 
+/** A v2 prompt sent to the v1 app and not yet in the conversation: `_accord/prompt_started` with its token inserts it. */
+interface StartingPrompt {
+  sessionId: string;
+  prompt: unknown[];
+  inserted(messageId: string): void;
+}
+
 /** A v2 agent app for one connection, serving it through `inner` (the v1 app, connected in memory). */
 export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
   const sessions = new Map<string, ViewedSession>();
+  const starting = new Map<string, StartingPrompt>();
   let outer: v2.AgentContext | undefined;
   let link: InnerLink | undefined;
 
@@ -88,9 +98,26 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
     }
   };
 
+  /**
+   * The app recorded a v2 prompt (before any update of its turn): its user_message goes out with the id a
+   * replay gives it, `user-<offset of the prompt's record>` (a live id only without a log), then `running`.
+   */
+  const promptStarted = async (params: unknown) => {
+    const { token, offset } = (params ?? {}) as { token?: unknown; offset?: unknown };
+    const waiting = typeof token === 'string' ? starting.get(token) : undefined;
+    if (!waiting) return;
+    starting.delete(token as string);
+    const { view } = viewOf(waiting.sessionId);
+    const messageId = typeof offset === 'number' ? `user-${offset}` : view.liveMessageId('user');
+    await send(waiting.sessionId, view.userMessage(messageId, waiting.prompt));
+    await state(waiting.sessionId, { state: 'running' });
+    waiting.inserted(messageId);
+  };
+
   const handlers: InnerHandlers = {
     async notification(method, params) {
       if (method === v1.methods.client.session.update) return takeUpdate(params as { sessionId: string; update: V1Update });
+      if (method === PROMPT_STARTED_METHOD) return promptStarted(params);
       // A turn another client started or ended is v2's state_update; Accord's other notifications go through unchanged.
       const { sessionId, stopReason } = (params ?? {}) as { sessionId?: unknown; stopReason?: unknown };
       if (method === TURN_STARTED_METHOD && typeof sessionId === 'string') return state(sessionId, { state: 'running' });
@@ -130,7 +157,7 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
           session: {
             prompt: { image: {}, embeddedContext: {} },
           },
-          ...(capabilities._meta ? { _meta: capabilities._meta } : {}),
+          ...(capabilities._meta ? { _meta: advertisedToV2(capabilities._meta) } : {}),
         },
         authMethods: [],
       } as v2.InitializeResponse;
@@ -183,19 +210,38 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
       const { sessionId, prompt } = params;
       const viewed = sessions.get(sessionId);
       if (!viewed) throw sessionNotFound(sessionId);
-      const messageId = `user-${randomUUID()}`;
-      await send(sessionId, viewed.view.userMessage(messageId, prompt));
-      await state(sessionId, { state: 'running' });
-      // Answered once inserted; the turn's end is the idle state_update with its stop reason.
-      void innerAgent()
-        .request<v1.PromptResponse>(v1.methods.agent.session.prompt, { sessionId, prompt })
+      // Answered once inserted, i.e. recorded (after a turn already running, once the workspace is ready):
+      // then its id is the one a replay derives from the record. The turn's end is the idle state_update.
+      const token = randomUUID();
+      let inserted!: (messageId: string) => void;
+      const insertedAs = new Promise<string>((resolve) => (inserted = resolve));
+      starting.set(token, { sessionId, prompt, inserted });
+      const meta = { ...(params._meta ?? {}), [PROMPT_STARTED_META]: token };
+      const turn = innerAgent()
+        .request<v1.PromptResponse>(v1.methods.agent.session.prompt, { sessionId, prompt, _meta: meta })
         .then(
-          (answer) => state(sessionId, { state: 'idle', ...stopReasonV2(answer.stopReason), ...(answer._meta ? { _meta: answer._meta } : {}) }),
-          (error: { code?: number; message?: string; data?: unknown }) =>
-            state(sessionId, { state: 'idle', stopReason: 'error', error: { code: error.code ?? -32603, message: error.message ?? String(error), ...(error.data !== undefined ? { data: error.data } : {}) } }),
+          (answer) => ({ answer }),
+          (error: { code?: number; message?: string; data?: unknown }) => ({ error }),
+        );
+      const first = await Promise.race([insertedAs.then((messageId) => ({ messageId })), turn]);
+      if (!('messageId' in first)) {
+        starting.delete(token);
+        // Refused before it started (a bad approval answer, a session gone): the request's own error, nothing inserted.
+        if ('error' in first) throw asRequestError(first.error);
+        // Cancelled before it started (queued, or waiting for the workspace): never in the log, so a live id.
+        const messageId = viewed.view.liveMessageId('user');
+        await send(sessionId, viewed.view.userMessage(messageId, prompt));
+        await state(sessionId, { state: 'idle', ...stopReasonV2(first.answer.stopReason), ...(first.answer._meta ? { _meta: first.answer._meta } : {}) });
+        return { messageId };
+      }
+      void turn
+        .then((ended) =>
+          'answer' in ended
+            ? state(sessionId, { state: 'idle', ...stopReasonV2(ended.answer.stopReason), ...(ended.answer._meta ? { _meta: ended.answer._meta } : {}) })
+            : state(sessionId, { state: 'idle', stopReason: 'error', error: errorData(ended.error) }),
         )
         .catch(() => undefined);
-      return { messageId };
+      return { messageId: first.messageId };
     })
     .onNotification(v2.methods.agent.session.cancel, async ({ params }) => {
       await innerAgent().notify(v1.methods.agent.session.cancel, { sessionId: params.sessionId });
@@ -224,6 +270,25 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
       await innerAgent().notify(method, params);
     });
   return app;
+}
+
+type Failure = { code?: number; message?: string; data?: unknown };
+
+function errorData(error: Failure): Json {
+  return { code: error.code ?? -32603, message: error.message ?? String(error), ...(error.data !== undefined ? { data: error.data } : {}) };
+}
+
+function asRequestError(error: Failure): v2.RequestError {
+  return new v2.RequestError(error.code ?? -32603, error.message ?? String(error), error.data);
+}
+
+/** The method list the v1 app advertised, less what this facade consumes itself (v2 clients never receive it). */
+function advertisedToV2(meta: Json | null | undefined): Json | undefined {
+  if (!meta) return undefined;
+  const list = meta[METHODS_META_KEY];
+  if (list === null || typeof list !== 'object') return meta;
+  const { [PROMPT_STARTED_METHOD]: _consumed, ...rest } = list as Json;
+  return { ...meta, [METHODS_META_KEY]: rest };
 }
 
 function sessionNotFound(sessionId: string): v2.RequestError {

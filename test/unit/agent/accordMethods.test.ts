@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk/unstable';
-import { accordClientNotifications, accordClientRequests, accordNotifications, accordRequests, advertisedMethods, checkResult, METHODS_META_KEY, methodVersions, type AccordRequestMethod } from '../../../protocol/accordMethods';
+import { accordClientNotifications, accordClientRequests, accordNotifications, accordRequests, advertisedMethods, checkResult, METHODS_META_KEY, methodVersions, PROMPT_STARTED_META, type AccordRequestMethod } from '../../../protocol/accordMethods';
 import { reply } from '../../fakeModelServer/index';
 import { fakeModelFor, inMemoryAgent } from './harness';
 import { failure, gitProject, isolatedAgent } from './isolationFixtures';
@@ -24,6 +24,14 @@ function sources(dir: string): string[] {
 
 /** `_accord/...` names that are not methods: an update kind carried inside the core, and a tool name in the log. */
 const NOT_METHODS = new Set(['_accord/child', '_accord/run']);
+
+/** Every request method the list names answers bad params with -32602; every one it does not name is -32601 (not served). */
+async function servesExactlyTheListed(request: (method: string, params: Record<string, unknown>) => Promise<unknown>, listed: Map<string, number>): Promise<void> {
+  for (const method of Object.keys(accordRequests)) {
+    const refused = await failure(request(method, {}));
+    assert.equal(refused.code, listed.has(method) ? -32602 : -32601, `${method}: ${refused.message}`);
+  }
+}
 
 describe('the _accord/* methods, schema first', () => {
   const model = fakeModelFor('accord-methods-');
@@ -45,10 +53,7 @@ describe('the _accord/* methods, schema first', () => {
       assert.equal(listed.size, Object.keys(methodVersions()).length);
 
       // Every listed request method is served: bad params are -32602 (a missing method would be -32601).
-      for (const method of Object.keys(accordRequests)) {
-        const refused = await failure(agent.ext(method, {}));
-        assert.equal(refused.code, -32602, `${method}: ${refused.message}`);
-      }
+      await servesExactlyTheListed(agent.ext, listed);
       for (const method of ['_accord/changes/apply', '_accord/changes/patch']) assert.equal((await failure(agent.ext(method, { sessionId: 'x' }))).code, -32601, method);
 
       // A real session's answers pass the schemas the extension checks them with.
@@ -73,14 +78,54 @@ describe('the _accord/* methods, schema first', () => {
     }
   });
 
-  test('an agent without isolated workspaces lists no methods it does not serve', async () => {
+  test('an agent without isolated workspaces lists exactly what it serves: no review methods, the lent models and its notifications', { timeout: 120_000 }, async () => {
     const agent = inMemoryAgent({ env: model.env() });
+    const { remove, project } = gitProject({ 'a.txt': 'a\n' });
     try {
       const init = await agent.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-      assert.equal(advertisedMethods(init.agentCapabilities?._meta), undefined);
-      assert.equal((await failure(agent.connection.agent.request('_accord/changes/list', { sessionId: 'x' }))).code, -32601);
+      const meta = init.agentCapabilities?._meta as Record<string, unknown>;
+      const listed = advertisedMethods(meta)!;
+      assert.deepEqual(Object.fromEntries(listed), methodVersions({ workspaces: false }));
+      assert.equal(meta.accord, undefined, 'no older review flag either');
+      for (const method of Object.keys(accordRequests)) assert.ok(!listed.has(method), `${method} is not listed`);
+      for (const method of [...Object.keys(accordClientRequests), ...Object.keys(accordClientNotifications), ...Object.keys(accordNotifications)]) assert.ok(listed.has(method), `${method} is listed`);
+      await servesExactlyTheListed((method, params) => agent.connection.agent.request(method, params), listed);
+      // A listed notification is really sent (the lent models, also listed here, are served: clientModels.test.ts runs them without isolation).
+      const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+      model.server.script(reply.text('ok'));
+      await agent.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'hi' }], _meta: { [PROMPT_STARTED_META]: 'p1' } });
+      assert.deepEqual(agent.extNotifications.filter((n) => n.method === '_accord/prompt_started').map((n) => n.params), [{ sessionId, token: 'p1' }], 'no log, so no offset');
     } finally {
       await agent.close();
+      remove();
+    }
+  });
+
+  test('_accord/prompt_started: only for a prompt that asks with a token, once, with its log offset, before its turn; a malformed token asks for nothing', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    const agent = isolatedAgent(model.env(), data);
+    try {
+      const { sessionId } = await agent.newSession(project);
+      const prompt = async (meta?: Record<string, unknown>) => {
+        model.server.script(reply.text('ok'));
+        const from = agent.harness.extNotifications.length;
+        const updatesFrom = agent.harness.updates.length;
+        await agent.harness.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'hi' }], ...(meta ? { _meta: meta } : {}) });
+        return { started: agent.harness.extNotifications.slice(from).filter((n) => n.method === '_accord/prompt_started').map((n) => n.params as Record<string, unknown>), updatesFrom };
+      };
+      assert.deepEqual((await prompt()).started, [], 'a prompt that does not ask is not told');
+      for (const token of [42, '', 'x'.repeat(129), { a: 1 }, null]) assert.deepEqual((await prompt({ [PROMPT_STARTED_META]: token })).started, [], `token ${JSON.stringify(token)}`);
+      const { started, updatesFrom } = await prompt({ [PROMPT_STARTED_META]: 'tok' });
+      assert.equal(started.length, 1);
+      assert.equal(started[0]!.token, 'tok');
+      assert.equal(started[0]!.sessionId, sessionId);
+      assert.ok(Number.isInteger(started[0]!.offset), 'the prompt record\'s offset');
+      // Its turn's updates all come after it (live updates carry later offsets); v2Session.test.ts checks a replay shows the prompt at it.
+      const turn = agent.harness.updates.slice(updatesFrom).map((n) => (n.update as { _meta?: Record<string, unknown> })._meta?.['accord/logOffset']).filter((o) => typeof o === 'number');
+      assert.ok(turn.length > 0 && turn.every((o) => (o as number) > (started[0]!.offset as number)));
+    } finally {
+      await agent.close();
+      remove();
     }
   });
 
