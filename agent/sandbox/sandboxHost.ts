@@ -5,6 +5,7 @@
 // filesystem rules are passed per command.
 import os from 'node:os';
 import path from 'node:path';
+import { ProbeCache } from './probeCache';
 
 type Srt = typeof import('@anthropic-ai/sandbox-runtime');
 type Manager = Srt['SandboxManager'];
@@ -37,15 +38,31 @@ function loadSrt(): Promise<Srt> {
   return srtLoad;
 }
 
-class SandboxHost {
+/** How often a negative detection may be probed again (a burst of new sessions probes once). */
+export const DETECT_RECHECK_MS = 5_000;
+
+export class SandboxHost {
   private readonly sessions = new Map<symbol, string[]>();
   private started: Promise<Manager> | undefined;
   private stopping: Promise<void> = Promise.resolve();
 
-  private detected: Promise<SandboxStatus> | undefined;
+  /** Whether commands can be sandboxed: kept once they can; re-checked for a new session if not (see detect). */
+  private detected: ProbeCache<SandboxStatus>;
   /** The last session gone, srt is stopped after a pause unless another session starts (a daemon's next session/new). */
   private lingering: { timer: NodeJS.Timeout; manager: Manager } | undefined;
   private lingerMs = 0;
+
+  private readonly probe: () => Promise<SandboxStatus>;
+
+  /** `probe` and `cache` are for tests: the machine's answer and the clock. */
+  constructor(probe?: () => Promise<SandboxStatus>, cache: { recheckMs?: number; now?: () => number } = {}) {
+    this.probe = probe ?? (() => this.detectNow());
+    this.detected = new ProbeCache({
+      lasting: (status) => status.state === 'sandboxed',
+      recheckMs: cache.recheckMs ?? DETECT_RECHECK_MS,
+      ...(cache.now ? { now: cache.now } : {}),
+    });
+  }
 
   /**
    * For processes that host sessions one after another and call settled()
@@ -59,13 +76,14 @@ class SandboxHost {
 
   /**
    * Whether commands can be sandboxed here, and if not, why. Does not start
-   * anything. Probed once per process (it spawns `which` for each tool): a
-   * daemon sees newly installed bubblewrap or socat when it restarts.
+   * anything. Called for every new session; the probe spawns `which` for each
+   * tool, so a positive answer is kept for the process, and a negative one is
+   * probed again at most every DETECT_RECHECK_MS: a daemon running for days
+   * sandboxes the next session once bubblewrap and socat are installed.
    */
   detect(): Promise<SandboxStatus> {
     if (process.env.ACCORD_SANDBOX === 'off') return Promise.resolve({ state: 'unsandboxed', reason: 'the sandbox was turned off with ACCORD_SANDBOX=off' });
-    this.detected ??= this.detectNow();
-    return this.detected;
+    return this.detected.get(this.probe);
   }
 
   private async detectNow(): Promise<SandboxStatus> {

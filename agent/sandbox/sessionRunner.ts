@@ -11,7 +11,8 @@ import path from 'node:path';
 import { isWithin } from '../workspace/containment';
 import type { CommandOptions, CommandOutcome, CommandRunner } from '../tools/tool';
 import { commandEnvironment } from './environment';
-import { sandboxHost, secretPaths, type SandboxStatus } from './sandboxHost';
+import { DETECT_RECHECK_MS, sandboxHost, secretPaths, type SandboxStatus } from './sandboxHost';
+import { ProbeCache } from './probeCache';
 import { spawnCollect } from '../exec/spawnCollect';
 
 export interface SessionRunnerSettings {
@@ -196,19 +197,21 @@ export async function createSessionRunner(settings: SessionRunnerSettings, force
   return { runner, status, dispose: () => lease.release() };
 }
 
-let probed: Promise<string | undefined> | undefined;
+/** A sandbox that started `true` keeps working; one that could not is tried again for a later session (the restriction may be lifted). */
+const started = new ProbeCache<string | undefined>({ lasting: (broken) => broken === undefined, recheckMs: DETECT_RECHECK_MS });
 
 /**
  * bubblewrap can be installed yet unable to create namespaces (Docker's
  * default seccomp profile, Ubuntu's AppArmor userns restriction): run `true`
- * once per process and report the failure instead of failing every command.
+ * once (per process once it works) and report the failure instead of failing every command.
  */
 function probe(runner: SandboxedRunner, workspace: string): Promise<string | undefined> {
-  probed ??= runner
-    .run(['true'], { cwd: workspace, envChanges: {}, timeoutMs: 60_000, signal: new AbortController().signal, onOutput: () => undefined, maxOutputBytes: 8192 })
-    .then(
-      (outcome) => (outcome.exitCode === 0 ? undefined : `the sandbox is installed but cannot start commands (${outcome.output.trim() || `exit code ${outcome.exitCode}`})`),
-      (error: Error) => `the sandbox is installed but cannot start commands (${error.message})`,
-    );
-  return probed;
+  return started.get(() =>
+    runner
+      .run(['true'], { cwd: workspace, envChanges: {}, timeoutMs: 60_000, signal: new AbortController().signal, onOutput: () => undefined, maxOutputBytes: 8192 })
+      .then(
+        (outcome) => (outcome.exitCode === 0 ? undefined : `the sandbox is installed but cannot start commands (${outcome.output.trim() || `exit code ${outcome.exitCode}`})`),
+        (error: Error) => `the sandbox is installed but cannot start commands (${error.message})`,
+      ),
+  );
 }
