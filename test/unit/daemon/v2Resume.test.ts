@@ -2,7 +2,8 @@
 // client that drops mid-turn (its process killed) at offset N resumes with
 // `after: N` and gets exactly the events after N, the rest of the turn live,
 // and the idle state when it ends; a v1 client watching the same session
-// meanwhile gets the same updates with the same offsets.
+// meanwhile gets the same updates with the same offsets. A v2 prompt's id is
+// the same for its client, the others watching, and a replay.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -86,5 +87,35 @@ describe('v2 resume through the daemon', () => {
     await waitFor('the v1 client to see the turn end', () => c1.updates.some((n) => n.update.sessionUpdate === 'agent_message_chunk' && (n.update as any).content.text === 'The command finished.'));
     const v1Offsets = new Set(c1.updates.filter((n) => n.sessionId === sessionId).map((n) => offsetOf(n.update)).filter((o) => o !== undefined));
     for (const u of reference) assert.ok(v1Offsets.has(offsetOf(u)!), `the v1 client has offset ${offsetOf(u)} (${u.sessionUpdate}) too`);
+  });
+  test('a v2 prompt has one id everywhere: the response, the other clients of the session (v2 and v1), and a later replay', { timeout: 180_000 }, async () => {
+    const project = join(world.root, 'project-ids');
+    mkdirSync(project);
+    const a = await v2Client();
+    const { sessionId } = await a.connection.agent.request(v2.methods.agent.session.new, { cwd: project });
+    const b = await v2Client();
+    await b.connection.agent.request(v2.methods.agent.session.resume, { sessionId, cwd: project, replayFrom: { type: 'start' } });
+    const c1 = await world.bridge();
+    await c1.connection.agent.request(methods.agent.session.load, { sessionId, cwd: project, mcpServers: [] });
+
+    model.server.script(reply.text('Shared answer.'));
+    const from = a.updates.length;
+    const { messageId } = await a.connection.agent.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'one id' }] });
+    assert.match(messageId, /^user-\d+$/);
+    await a.idleAfter(sessionId, from);
+    const mine = ofSession(a, sessionId, from).filter((u) => u.sessionUpdate === 'user_message');
+    assert.deepEqual(mine.map((u) => u.messageId), [messageId]);
+
+    const watched = await b.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'user_message_chunk' && (n.update as any).content.text === 'one id');
+    assert.equal((watched.update as any).messageId, messageId, 'the other v2 client shows the prompt under the same id');
+    await waitFor('the v1 client to see the prompt', () => c1.updates.some((n) => n.update.sessionUpdate === 'user_message_chunk'));
+    const v1Prompt = c1.updates.find((n) => n.update.sessionUpdate === 'user_message_chunk')!;
+    assert.equal(`user-${offsetOf(v1Prompt.update)}`, messageId, 'the v1 client has the prompt at the offset the id names');
+
+    const d = await v2Client();
+    const replayFrom = d.updates.length;
+    await d.connection.agent.request(v2.methods.agent.session.resume, { sessionId, cwd: project, replayFrom: { type: 'start' } });
+    await d.waitForUpdate((n) => d.updates.indexOf(n) >= replayFrom && n.update.sessionUpdate === 'state_update');
+    assert.deepEqual(ofSession(d, sessionId, replayFrom).filter((u) => u.sessionUpdate === 'user_message_chunk').map((u) => u.messageId), [messageId]);
   });
 });
