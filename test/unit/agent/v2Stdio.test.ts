@@ -42,6 +42,8 @@ describe('ACP v2 over stdio (dist/agent.js acp --no-daemon)', () => {
       await agent.waitForUpdate((n) => agent.updates.indexOf(n) >= before && n.update.sessionUpdate === 'state_update');
       const replayed = agent.updates.slice(before).map((n) => n.update as any).filter((u) => u.sessionUpdate === 'agent_message_chunk');
       assert.deepEqual(replayed, text, 'the same message id and offsets on replay');
+      const replayedPrompt = agent.updates.slice(before).map((n) => n.update as any).filter((u) => u.sessionUpdate === 'user_message_chunk');
+      assert.deepEqual(replayedPrompt.map((u) => u.messageId), [messageId], 'the prompt too: its live id is the one the replay derives from its record');
     } finally {
       await agent.close();
     }
