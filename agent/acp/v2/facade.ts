@@ -33,7 +33,10 @@ interface ViewedSession {
 interface StartingPrompt {
   sessionId: string;
   prompt: unknown[];
-  inserted(messageId: string): void;
+  /** Set (synchronously) once inserted: the id its user_message went out with. */
+  messageId?: string;
+  /** Answers the v2 prompt request. */
+  answer(result: { messageId: string } | { error: v2.RequestError }): void;
 }
 
 /** A v2 agent app for one connection, serving it through `inner` (the v1 app, connected in memory). */
@@ -105,13 +108,15 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
   const promptStarted = async (params: unknown) => {
     const { token, offset } = (params ?? {}) as { token?: unknown; offset?: unknown };
     const waiting = typeof token === 'string' ? starting.get(token) : undefined;
-    if (!waiting) return;
-    starting.delete(token as string);
+    if (!waiting || waiting.messageId !== undefined) return;
     const { view } = viewOf(waiting.sessionId);
     const messageId = typeof offset === 'number' ? `user-${offset}` : view.liveMessageId('user');
-    await send(waiting.sessionId, view.userMessage(messageId, waiting.prompt));
-    await state(waiting.sessionId, { state: 'running' });
-    waiting.inserted(messageId);
+    waiting.messageId = messageId;
+    const echoed = send(waiting.sessionId, view.userMessage(messageId, waiting.prompt));
+    const running = state(waiting.sessionId, { state: 'running' });
+    // Answered once the client has the echo (it may have gone meanwhile: the answer then goes nowhere).
+    await Promise.allSettled([echoed, running]);
+    waiting.answer({ messageId });
   };
 
   const handlers: InnerHandlers = {
@@ -213,35 +218,31 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
       // Answered once inserted, i.e. recorded (after a turn already running, once the workspace is ready):
       // then its id is the one a replay derives from the record. The turn's end is the idle state_update.
       const token = randomUUID();
-      let inserted!: (messageId: string) => void;
-      const insertedAs = new Promise<string>((resolve) => (inserted = resolve));
-      starting.set(token, { sessionId, prompt, inserted });
-      const meta = { ...(params._meta ?? {}), [PROMPT_STARTED_META]: token };
-      const turn = innerAgent()
-        .request<v1.PromptResponse>(v1.methods.agent.session.prompt, { sessionId, prompt, _meta: meta })
-        .then(
-          (answer) => ({ answer }),
-          (error: { code?: number; message?: string; data?: unknown }) => ({ error }),
-        );
-      const first = await Promise.race([insertedAs.then((messageId) => ({ messageId })), turn]);
-      if (!('messageId' in first)) {
-        starting.delete(token);
-        // Refused before it started (a bad approval answer, a session gone): the request's own error, nothing inserted.
-        if ('error' in first) throw asRequestError(first.error);
-        // Cancelled before it started (queued, or waiting for the workspace): never in the log, so a live id.
-        const messageId = viewed.view.liveMessageId('user');
-        await send(sessionId, viewed.view.userMessage(messageId, prompt));
-        await state(sessionId, { state: 'idle', ...stopReasonV2(first.answer.stopReason), ...(first.answer._meta ? { _meta: first.answer._meta } : {}) });
-        return { messageId };
-      }
-      void turn
-        .then((ended) =>
-          'answer' in ended
-            ? state(sessionId, { state: 'idle', ...stopReasonV2(ended.answer.stopReason), ...(ended.answer._meta ? { _meta: ended.answer._meta } : {}) })
-            : state(sessionId, { state: 'idle', stopReason: 'error', error: errorData(ended.error) }),
-        )
-        .catch(() => undefined);
-      return { messageId: first.messageId };
+      const answered = new Promise<{ messageId: string } | { error: v2.RequestError }>((answer) => starting.set(token, { sessionId, prompt, answer }));
+      const waiting = starting.get(token)!;
+      const idle = (answer: v1.PromptResponse) => state(sessionId, { state: 'idle', ...stopReasonV2(answer.stopReason), ...(answer._meta ? { _meta: answer._meta } : {}) });
+      innerAgent().requestSettled<v1.PromptResponse>(
+        v1.methods.agent.session.prompt,
+        { sessionId, prompt, _meta: { ...(params._meta ?? {}), [PROMPT_STARTED_META]: token } },
+        (outcome) => {
+          // Synchronous with reading the answer: the idle state is queued before anything the app sends next.
+          starting.delete(token);
+          if (waiting.messageId !== undefined) {
+            void ('answer' in outcome ? idle(outcome.answer) : state(sessionId, { state: 'idle', stopReason: 'error', error: errorData(outcome.error) })).catch(() => undefined);
+            return;
+          }
+          // Refused before it started (a bad approval answer, a session gone): the request's own error, nothing inserted.
+          if ('error' in outcome) return waiting.answer({ error: asRequestError(outcome.error) });
+          // Cancelled before it started (queued, or waiting for the workspace): never in the log, so a live id.
+          const messageId = viewed.view.liveMessageId('user');
+          waiting.messageId = messageId;
+          const echoed = send(sessionId, viewed.view.userMessage(messageId, prompt));
+          void Promise.allSettled([echoed, idle(outcome.answer)]).then(() => waiting.answer({ messageId }));
+        },
+      );
+      const result = await answered;
+      if ('error' in result) throw result.error;
+      return result;
     })
     .onNotification(v2.methods.agent.session.cancel, async ({ params }) => {
       await innerAgent().notify(v1.methods.agent.session.cancel, { sessionId: params.sessionId });

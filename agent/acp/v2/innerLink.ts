@@ -17,6 +17,9 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+/** How a request ended, as `requestSettled` reports it. */
+export type Settled<T> = { answer: T } | { error: RequestError | Error };
+
 type Message = { jsonrpc: '2.0'; id?: string | number | null; method?: string; params?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
 export class InnerLink {
@@ -40,6 +43,21 @@ export class InnerLink {
     const answer = new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject }));
     void this.write({ jsonrpc: '2.0', id, method, params });
     return answer;
+  }
+
+  /**
+   * Like `request`, but `settled` runs synchronously when the answer is read, before the app's
+   * next message is handled: what it queues (a state_update) keeps its place among the
+   * notifications that follow (the next prompt's insertion).
+   */
+  requestSettled<T>(method: string, params: unknown, settled: (outcome: Settled<T>) => void): void {
+    if (this.closed) {
+      settled({ error: new Error('ACP connection closed') });
+      return;
+    }
+    const id = ++this.nextId;
+    this.pending.set(id, { resolve: (answer) => settled({ answer: answer as T }), reject: (error) => settled({ error: error as Error }) });
+    void this.write({ jsonrpc: '2.0', id, method, params });
   }
 
   notify(method: string, params: unknown): Promise<void> {

@@ -92,6 +92,30 @@ describe('ACP v2: the user message id is the same live and on replay', () => {
     }
   });
 
+  test('a prompt sent while another runs is inserted when its turn starts: the first turn\'s idle comes before it, each with its own log id', { timeout: 120_000 }, async () => {
+    const a = agent();
+    try {
+      await a.harness.initialize(2);
+      const { sessionId } = await a.harness.connection.agent.request(v2.methods.agent.session.new, { cwd: world.project });
+      model.server.script(reply.text('first answer'), reply.text('second answer'));
+      const from = a.harness.updates.length;
+      const first = a.harness.connection.agent.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'first' }] });
+      const second = a.harness.connection.agent.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'second' }] });
+      const [one, two] = await Promise.all([first, second]);
+      await a.harness.waitForUpdate((n) => a.harness.updates.indexOf(n) >= from && (n.update as any).messageId === two.messageId);
+      const secondIdle = await a.harness.idleAfter(sessionId, a.harness.updates.findIndex((n) => (n.update as any).messageId === two.messageId));
+      assert.equal(secondIdle, 'end_turn');
+      const seen = a.harness.updates.slice(from).map((n) => n.update as any).filter((u) => u.sessionUpdate !== 'available_commands_update');
+      const kinds = seen.map((u) => (u.sessionUpdate === 'user_message' ? `user:${u.content[0].text}` : u.sessionUpdate === 'state_update' ? `state:${u.state}` : u.sessionUpdate === 'agent_message_chunk' ? `agent:${u.content.text}` : undefined)).filter(Boolean);
+      assert.deepEqual(kinds, ['user:first', 'state:running', 'agent:first answer', 'state:idle', 'user:second', 'state:running', 'agent:second answer', 'state:idle']);
+      assert.match(one.messageId, /^user-\d+$/);
+      assert.match(two.messageId, /^user-\d+$/);
+      assert.ok(Number(two.messageId.slice(5)) > Number(one.messageId.slice(5)));
+    } finally {
+      await a.close();
+    }
+  });
+
   test('a prompt cancelled while its workspace is being made is answered with a live id and ends idle cancelled; the next one gets its log id', { timeout: 120_000 }, async () => {
     let release!: () => void;
     const a = agent(new Promise<void>((resolve) => (release = resolve)));
