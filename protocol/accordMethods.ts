@@ -89,6 +89,15 @@ export const accordRequests = {
     params: z.object({ sessionId, paths: z.optional(z.array(relativePath)) }),
     result: z.object({ discarded: z.array(z.string()) }),
   },
+  /**
+   * Stops one running tool call (ACP v2's `tool_call/cancel`): it ends failed, the model is told
+   * the person cancelled it, and the turn goes on. -32602 when no call with that id is running.
+   */
+  '_accord/tool_call/cancel': {
+    version: 1,
+    params: z.object({ sessionId, toolCallId: z.string().check(z.minLength(1), z.maxLength(256)) }),
+    result: z.object({}),
+  },
 } as const;
 
 /** `session/prompt` `_meta` key: a token (a short string) asks for `_accord/prompt_started` with it. */
@@ -250,7 +259,7 @@ export interface ServedMethods {
 }
 
 /** The methods that need isolated workspaces: the workspace's status and the review of its changes. */
-const WORKSPACE_METHODS: ReadonlySet<string> = new Set(Object.keys(accordRequests));
+const WORKSPACE_METHODS: ReadonlySet<string> = new Set(['_accord/workspace/status', '_accord/changes/list', '_accord/changes/file', '_accord/changes/discard']);
 
 /** Every method in both directions with its schema version, as `initialize` lists it; `served` leaves out what the agent does not serve. */
 export function methodVersions(served: ServedMethods = { workspaces: true }): Record<string, number> {

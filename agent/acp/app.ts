@@ -32,6 +32,7 @@ import { modeStateOf, registerSettingsMethods } from './sessionSettings';
 import { permissionAsker } from './permissions';
 import { toUserContent } from './prompt';
 import { notifyPromptStarted } from './promptStarted';
+import { registerCallCancel } from './callCancel';
 import { ClientFeatureBook, featuresOf, forClient, type ClientFeatures } from './clientView';
 import { registerChangesMethods } from './changesMethods';
 import { methodsCapability } from '../../protocol/accordMethods';
@@ -410,5 +411,6 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   }
   registerSettingsMethods(app, { env, sessionOf: sessionOrThrow, modelsOf, changed: (session) => persistence?.configChanged(session) });
   clientModels.register(app);
+  registerCallCancel(app, sessionOrThrow);
   return isolation ? registerChangesMethods(app, isolation) : app;
 }

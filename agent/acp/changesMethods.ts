@@ -15,7 +15,7 @@ import { setupFailure } from './workspaceReady';
 export { CHANGES_CAPABILITY } from '../../protocol/accordMethods';
 
 /** The method's params schema as the SDK's params parser: bad params are -32602 with the field named. */
-function parser<M extends AccordRequestMethod>(method: M) {
+export function parser<M extends AccordRequestMethod>(method: M) {
   return (params: unknown): AccordParams<M> => {
     const parsed = accordRequests[method].params.safeParse(params);
     if (parsed.success) return parsed.data as AccordParams<M>;

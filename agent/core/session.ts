@@ -36,6 +36,8 @@ export class Session {
   private readonly historyListeners = new Set<HistoryListener>();
   private readonly resetListeners = new Set<HistoryResetListener>();
   private turn: AbortController | undefined;
+  /** Tool calls running now (announced, not yet ended), each cancellable on its own. */
+  private readonly calls = new Map<string, AbortController>();
   /** Prompts waiting for the running turn, in arrival order; a cancel empties it. */
   private queueTail: Promise<unknown> = Promise.resolve();
   private queued = 0;
@@ -113,6 +115,26 @@ export class Session {
 
   endTurn(): void {
     this.turn = undefined;
+  }
+
+  /** A tool call starts: its signal fires with the turn's or on `cancelCall`; `done` once it has ended. */
+  trackCall(toolCallId: string, turnSignal: AbortSignal): { signal: AbortSignal; done(): void } {
+    const own = new AbortController();
+    this.calls.set(toolCallId, own);
+    return {
+      signal: AbortSignal.any([turnSignal, own.signal]),
+      done: () => {
+        if (this.calls.get(toolCallId) === own) this.calls.delete(toolCallId);
+      },
+    };
+  }
+
+  /** Stops one running tool call (its result tells the model it was cancelled; the turn goes on). False: no such call is running. */
+  cancelCall(toolCallId: string): boolean {
+    const own = this.calls.get(toolCallId);
+    if (!own) return false;
+    own.abort(new Error('The person cancelled this tool call.'));
+    return true;
   }
 
   /** Prompts waiting behind the running turn. */

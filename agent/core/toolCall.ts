@@ -90,6 +90,16 @@ export const DECLINED = 'The person declined this call, so it was not run. Ask t
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export async function runToolCall(call: ToolCallRequest, deps: ToolCallDeps): Promise<ToolCallOutcome> {
+  // The call stops with its turn, or alone (session.cancelCall: the person cancelled this one call; the turn goes on).
+  const tracked = deps.session.trackCall(call.toolCallId, deps.context.signal);
+  try {
+    return await runOne(call, { ...deps, context: { ...deps.context, signal: tracked.signal } });
+  } finally {
+    tracked.done();
+  }
+}
+
+async function runOne(call: ToolCallRequest, deps: ToolCallDeps): Promise<ToolCallOutcome> {
   const { session } = deps;
   const emit = session.updates.emit.bind(session.updates);
   const clientPath = (p: string) => session.clientPath(p);

@@ -14,6 +14,7 @@ import { offsetCarried } from '../../log/offsets';
 import { REPLAY_CHECK_META, RUNNING_META_KEY } from '../sessionLog';
 import { TURN_ENDED_METHOD, TURN_STARTED_METHOD } from '../sharing';
 import { PROMPT_STARTED_METHOD } from '../promptStarted';
+import { CALL_CANCEL_METHOD } from '../callCancel';
 import { METHODS_META_KEY, PROMPT_STARTED_META } from '../../../protocol/accordMethods';
 import { InnerLink, type InnerHandlers } from './innerLink';
 import { configOptionsV2, SessionV2View, type V1Update, type V2Update } from './view';
@@ -252,6 +253,12 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
       const request = (params as { type?: string }).type === 'boolean' ? { sessionId, configId, type: 'boolean', value } : { sessionId, configId, value };
       const answer = await innerAgent().request<v1.SetSessionConfigOptionResponse>(v1.methods.agent.session.setConfigOption, request);
       return { configOptions: configOptionsV2(answer.configOptions as never) as never };
+    })
+    // One call stopped, the turn goes on (the v1 app's `_accord/tool_call/cancel`; -32602 once the call has ended).
+    .onRequest(v2.methods.agent.toolCall.cancel, async ({ params }) => {
+      if (!sessions.has(params.sessionId)) throw sessionNotFound(params.sessionId);
+      await innerAgent().request(CALL_CANCEL_METHOD, { sessionId: params.sessionId, toolCallId: params.toolCallId });
+      return {};
     })
     .onRequest(v2.methods.agent.session.list, async ({ params }) => {
       const answer = await innerAgent().request<v1.ListSessionsResponse>(v1.methods.agent.session.list, {

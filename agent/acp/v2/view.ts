@@ -25,6 +25,8 @@ const MESSAGE_KINDS: Record<string, string> = {
   agent_thought_chunk: 'thought',
 };
 
+const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled']);
+
 /** The one plan an Accord session has (its `plan` tool replaces it whole). */
 export const PLAN_ID = 'plan';
 
@@ -119,7 +121,10 @@ export class SessionV2View {
     if (workspace !== null && typeof workspace === 'object') this.workspaceAt(String((workspace as Json).root ?? ''));
   }
 
-  private toolCall(update: V1Update, created: boolean): V2Update[] {
+  private toolCall(v1Update: V1Update, created: boolean): V2Update[] {
+    // A call may be cancelled on its own (tool_call/cancel) from its creation until its final status.
+    const final = FINAL_STATUSES.has(String(v1Update.status));
+    const update: V1Update = final ? { ...v1Update, capabilities: null } : created ? { ...v1Update, capabilities: { cancel: {} } } : v1Update;
     const id = String(update.toolCallId);
     let state = this.toolCalls.get(id);
     if (!state || created) {

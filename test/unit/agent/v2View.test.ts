@@ -26,13 +26,13 @@ describe('SessionV2View', () => {
     assert.deepEqual(ids, ['thought-10', 'agent-20', undefined, 'agent-20', undefined, 'agent-60']);
   });
 
-  test('tool_call becomes the creating tool_call_update (pending unless said); updates are upserts', () => {
+  test('tool_call becomes the creating tool_call_update (pending unless said, cancellable until its final status); updates are upserts', () => {
     const view = new SessionV2View('/p');
     assert.deepEqual(view.take({ sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Read a', kind: 'read' } as V1Update), [
-      { sessionUpdate: 'tool_call_update', toolCallId: 't1', title: 'Read a', kind: 'read', status: 'pending' },
+      { sessionUpdate: 'tool_call_update', toolCallId: 't1', title: 'Read a', kind: 'read', status: 'pending', capabilities: { cancel: {} } },
     ]);
     assert.deepEqual(view.take({ sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'completed' } as V1Update), [
-      { sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'completed' },
+      { sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'completed', capabilities: null },
     ]);
   });
 
@@ -43,7 +43,7 @@ describe('SessionV2View', () => {
     view.take({ sessionUpdate: 'tool_call', toolCallId: 'k', title: 'task', kind: 'think', content: [one] } as V1Update);
     assert.deepEqual(view.take({ sessionUpdate: 'tool_call_update', toolCallId: 'k', content: [one, two] } as V1Update), [{ sessionUpdate: 'tool_call_content_chunk', toolCallId: 'k', content: two }]);
     assert.deepEqual(view.take({ sessionUpdate: 'tool_call_update', toolCallId: 'k', status: 'completed', content: [two] } as V1Update), [
-      { sessionUpdate: 'tool_call_update', toolCallId: 'k', status: 'completed', content: [two] },
+      { sessionUpdate: 'tool_call_update', toolCallId: 'k', status: 'completed', content: [two], capabilities: null },
     ]);
   });
 
@@ -62,7 +62,7 @@ describe('SessionV2View', () => {
     const done = view.take({ sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'failed', content: [{ type: 'content', content: text('Exit code 2.\ntwo\nthree\n') }] } as V1Update);
     assert.deepEqual(done, [
       { sessionUpdate: 'terminal_update', terminalId: 'terminal-c', exitStatus: { exitCode: 2 } },
-      { sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'failed' },
+      { sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'failed', capabilities: null },
     ]);
   });
 
@@ -70,7 +70,7 @@ describe('SessionV2View', () => {
     const view = new SessionV2View('/p');
     view.take({ sessionUpdate: 'tool_call', toolCallId: 'c', title: 'rm -rf /', kind: 'execute' } as V1Update);
     const out = view.take({ sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'failed', content: [{ type: 'content', content: text('The person declined this call.') }] } as V1Update);
-    assert.deepEqual(out, [{ sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'failed', content: [{ type: 'content', content: text('The person declined this call.') }] }]);
+    assert.deepEqual(out, [{ sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'failed', content: [{ type: 'content', content: text('The person declined this call.') }], capabilities: null }]);
   });
 
   test('diffs: add or modify at the absolute workspace path, with a git patch; a hostile file name cannot forge a section', () => {
