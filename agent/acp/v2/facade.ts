@@ -17,7 +17,7 @@ import { PROMPT_STARTED_METHOD } from '../promptStarted';
 import { CALL_CANCEL_METHOD } from '../callCancel';
 import { METHODS_META_KEY, PROMPT_STARTED_META } from '../../../protocol/accordMethods';
 import { InnerLink, type InnerHandlers } from './innerLink';
-import { configOptionsV2, SessionV2View, type V1Update, type V2Update } from './view';
+import { configOptionsV2, SessionV2View, TERMINAL_PREFIX, type V1Update, type V2Update } from './view';
 
 declare const ACCORD_VERSION: string;
 const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
@@ -258,6 +258,14 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
     .onRequest(v2.methods.agent.toolCall.cancel, async ({ params }) => {
       if (!sessions.has(params.sessionId)) throw sessionNotFound(params.sessionId);
       await innerAgent().request(CALL_CANCEL_METHOD, { sessionId: params.sessionId, toolCallId: params.toolCallId });
+      return {};
+    })
+    // An agent-owned terminal is its command's tool call (`terminal-<toolCallId>`): cancelling it stops that call.
+    .onRequest(v2.methods.agent.terminal.cancel, async ({ params }) => {
+      if (!sessions.has(params.sessionId)) throw sessionNotFound(params.sessionId);
+      const toolCallId = params.terminalId.startsWith(TERMINAL_PREFIX) ? params.terminalId.slice(TERMINAL_PREFIX.length) : '';
+      if (!toolCallId) throw v2.RequestError.invalidParams({ terminalId: params.terminalId }, `There is no terminal ${params.terminalId} in this session.`);
+      await innerAgent().request(CALL_CANCEL_METHOD, { sessionId: params.sessionId, toolCallId });
       return {};
     })
     .onRequest(v2.methods.agent.session.list, async ({ params }) => {

@@ -27,6 +27,9 @@ const MESSAGE_KINDS: Record<string, string> = {
 
 const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled']);
 
+/** An agent-owned terminal's id: its command's tool call id after this. */
+export const TERMINAL_PREFIX = 'terminal-';
+
 /** The one plan an Accord session has (its `plan` tool replaces it whole). */
 export const PLAN_ID = 'plan';
 
@@ -181,19 +184,22 @@ export class SessionV2View {
     const { sessionUpdate: _, content: __, ...fields } = update;
     let opened = false;
     if (!state.terminalId) {
-      state.terminalId = `terminal-${toolCallId}`;
+      state.terminalId = `${TERMINAL_PREFIX}${toolCallId}`;
       opened = true;
-      out.push({ sessionUpdate: 'terminal_update', terminalId: state.terminalId, ...(state.title ? { command: state.title } : {}), ...(state.cwd ? { cwd: this.workspacePath(state.cwd) } : {}), _meta: meta });
+      // Cancellable (terminal/cancel stops its command's call) until it exits.
+      const cancel = final ? {} : { capabilities: { cancel: {} } };
+      out.push({ sessionUpdate: 'terminal_update', terminalId: state.terminalId, ...(state.title ? { command: state.title } : {}), ...(state.cwd ? { cwd: this.workspacePath(state.cwd) } : {}), ...cancel, _meta: meta });
     }
     const terminalId = state.terminalId;
+    const exited = exitStatus ? { exitStatus, ...(opened ? {} : { capabilities: null }) } : {};
     if (output.startsWith(state.shown) && !(final && output === '(no output)')) {
       const added = output.slice(state.shown.length);
       if (added) out.push({ sessionUpdate: 'terminal_output_chunk', terminalId, data: base64(added), _meta: meta });
-      if (exitStatus) out.push({ sessionUpdate: 'terminal_update', terminalId, exitStatus, _meta: meta });
+      if (exitStatus) out.push({ sessionUpdate: 'terminal_update', terminalId, ...exited, _meta: meta });
     } else {
       // The tail window moved (or the result keeps only the start and end): the whole text again.
       const whole = final && output === '(no output)' ? '' : output;
-      out.push({ sessionUpdate: 'terminal_update', terminalId, output: { data: base64(whole) }, ...(exitStatus ? { exitStatus } : {}), _meta: meta });
+      out.push({ sessionUpdate: 'terminal_update', terminalId, output: { data: base64(whole) }, ...exited, _meta: meta });
     }
     state.shown = output;
     // The card shows the terminal; once set it stays (content omitted = unchanged).

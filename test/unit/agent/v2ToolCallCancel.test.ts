@@ -1,4 +1,5 @@
-// ACP v2 `tool_call/cancel` through the SDK's own v2 client: a tool call is
+// ACP v2 `tool_call/cancel` (and `terminal/cancel` of a command's terminal)
+// through the SDK's own v2 client: a tool call is
 // advertised cancellable (`capabilities.cancel`) from its creation until its
 // final status; cancelling a running command stops it alone (the model reads
 // that the person cancelled it and the turn goes on to end_turn); cancelling
@@ -73,6 +74,26 @@ describe('ACP v2: tool_call/cancel stops one call, the turn goes on', () => {
       assert.ok(/"tool_call_id":"c1","content":"Cancelled[^"]*while running/.test(next), 'the model reads that the call was cancelled while it ran');
 
       assert.equal(await codeOf(cancel(h, sessionId, 'c1')), -32602, 'a call that has ended cannot be cancelled');
+    });
+  });
+
+  test('terminal/cancel on a command\'s terminal stops that call alone; an unknown or ended terminal is refused', { timeout: 120_000 }, async () => {
+    await withAgent(async (h, sessionId) => {
+      const gate = join(world.data, 'gate-t');
+      model.server.script(reply.tool('t1', 'run_command', { argv: endless(gate) }), reply.text('Terminal closed.'));
+      h.permissions.policy = allowOnceV2;
+      const from = h.updates.length;
+      await h.connection.agent.request(v2.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'run it in a terminal' }] });
+      await h.waitForUpdate((n) => h.updates.indexOf(n) >= from && n.update.sessionUpdate === 'terminal_output_chunk');
+      const terminal = v2Updates(h, sessionId, 'terminal_update').filter((u) => u.terminalId === 'terminal-t1');
+      assert.deepEqual(terminal[0].capabilities, { cancel: {} }, 'the terminal is advertised cancellable');
+      assert.equal(await codeOf(h.connection.agent.request(v2.methods.agent.terminal.cancel, { sessionId, terminalId: 'no-such-terminal' })), -32602);
+      assert.equal(await codeOf(h.connection.agent.request(v2.methods.agent.terminal.cancel, { sessionId, terminalId: 'terminal-' })), -32602);
+      assert.deepEqual(await h.connection.agent.request(v2.methods.agent.terminal.cancel, { sessionId, terminalId: 'terminal-t1' }), {});
+      assert.equal(await h.idleAfter(sessionId, from), 'end_turn');
+      writeFileSync(gate, '');
+      assert.equal(v2Updates(h, sessionId, 'tool_call_update').filter((u) => u.toolCallId === 't1').at(-1).status, 'failed');
+      assert.equal(await codeOf(h.connection.agent.request(v2.methods.agent.terminal.cancel, { sessionId, terminalId: 'terminal-t1' })), -32602, 'an ended terminal');
     });
   });
 

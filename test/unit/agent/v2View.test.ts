@@ -53,7 +53,7 @@ describe('SessionV2View', () => {
     view.take({ sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'in_progress' } as V1Update);
     const first = view.take({ sessionUpdate: 'tool_call_update', toolCallId: 'c', content: [{ type: 'content', content: text('one\n') }] } as V1Update);
     assert.deepEqual(first.map((u) => u.sessionUpdate), ['terminal_update', 'terminal_output_chunk', 'tool_call_update']);
-    assert.deepEqual(first[0], { sessionUpdate: 'terminal_update', terminalId: 'terminal-c', command: 'npm test', cwd: '/ws/sub' });
+    assert.deepEqual(first[0], { sessionUpdate: 'terminal_update', terminalId: 'terminal-c', command: 'npm test', cwd: '/ws/sub', capabilities: { cancel: {} } }, 'cancellable until it exits');
     assert.deepEqual(first[2], { sessionUpdate: 'tool_call_update', toolCallId: 'c', content: [{ type: 'terminal', terminalId: 'terminal-c' }] });
     const grown = view.take({ sessionUpdate: 'tool_call_update', toolCallId: 'c', content: [{ type: 'content', content: text('one\ntwo\n') }] } as V1Update);
     assert.deepEqual(grown.map((u) => [u.sessionUpdate, decode(String(u.data))]), [['terminal_output_chunk', 'two\n']]);
@@ -61,7 +61,7 @@ describe('SessionV2View', () => {
     assert.deepEqual(moved.map((u) => [u.sessionUpdate, decode(String((u.output as { data: string }).data))]), [['terminal_update', 'two\nthree\n']]);
     const done = view.take({ sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'failed', content: [{ type: 'content', content: text('Exit code 2.\ntwo\nthree\n') }] } as V1Update);
     assert.deepEqual(done, [
-      { sessionUpdate: 'terminal_update', terminalId: 'terminal-c', exitStatus: { exitCode: 2 } },
+      { sessionUpdate: 'terminal_update', terminalId: 'terminal-c', exitStatus: { exitCode: 2 }, capabilities: null },
       { sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'failed', capabilities: null },
     ]);
   });
