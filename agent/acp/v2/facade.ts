@@ -3,10 +3,10 @@
 // sharing); this side speaks v2 to the client and v1 to that app over an
 // in-memory connection, translating requests one way and updates (through a
 // SessionV2View per session) the other. What is new in v2 lives here: the
-// prompt answered once inserted with the turn driven by `state_update`,
+// prompt answered once inserted with the turn driven by `state_update`
+// (prompts.ts), per-call cancel,
 // `session/resume` with a replay cursor, permission requests with a title
 // and a subject.
-import { randomUUID } from 'node:crypto';
 import * as v1 from '@agentclientprotocol/sdk/unstable';
 import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import { LogError, parseReplayFrom, folds, type ReplayCursor } from '../../log';
@@ -15,8 +15,9 @@ import { REPLAY_CHECK_META, RUNNING_META_KEY } from '../sessionLog';
 import { TURN_ENDED_METHOD, TURN_STARTED_METHOD } from '../sharing';
 import { PROMPT_STARTED_METHOD } from '../promptStarted';
 import { CALL_CANCEL_METHOD } from '../callCancel';
-import { METHODS_META_KEY, PROMPT_STARTED_META } from '../../../protocol/accordMethods';
+import { METHODS_META_KEY } from '../../../protocol/accordMethods';
 import { InnerLink, type InnerHandlers } from './innerLink';
+import { stopReasonV2, V2Prompts } from './prompts';
 import { configOptionsV2, SessionV2View, TERMINAL_PREFIX, type V1Update, type V2Update } from './view';
 
 declare const ACCORD_VERSION: string;
@@ -30,20 +31,9 @@ interface ViewedSession {
   resuming?: ReplayCursor;
 }
 
-/** A v2 prompt sent to the v1 app and not yet in the conversation: `_accord/prompt_started` with its token inserts it. */
-interface StartingPrompt {
-  sessionId: string;
-  prompt: unknown[];
-  /** Set (synchronously) once inserted: the id its user_message went out with. */
-  messageId?: string;
-  /** Answers the v2 prompt request. */
-  answer(result: { messageId: string } | { error: v2.RequestError }): void;
-}
-
 /** A v2 agent app for one connection, serving it through `inner` (the v1 app, connected in memory). */
 export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
   const sessions = new Map<string, ViewedSession>();
-  const starting = new Map<string, StartingPrompt>();
   let outer: v2.AgentContext | undefined;
   let link: InnerLink | undefined;
 
@@ -102,28 +92,10 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
     }
   };
 
-  /**
-   * The app recorded a v2 prompt (before any update of its turn): its user_message goes out with the id a
-   * replay gives it, `user-<offset of the prompt's record>` (a live id only without a log), then `running`.
-   */
-  const promptStarted = async (params: unknown) => {
-    const { token, offset } = (params ?? {}) as { token?: unknown; offset?: unknown };
-    const waiting = typeof token === 'string' ? starting.get(token) : undefined;
-    if (!waiting || waiting.messageId !== undefined) return;
-    const { view } = viewOf(waiting.sessionId);
-    const messageId = typeof offset === 'number' ? `user-${offset}` : view.liveMessageId('user');
-    waiting.messageId = messageId;
-    const echoed = send(waiting.sessionId, view.userMessage(messageId, waiting.prompt));
-    const running = state(waiting.sessionId, { state: 'running' });
-    // Answered once the client has the echo (it may have gone meanwhile: the answer then goes nowhere).
-    await Promise.allSettled([echoed, running]);
-    waiting.answer({ messageId });
-  };
-
   const handlers: InnerHandlers = {
     async notification(method, params) {
       if (method === v1.methods.client.session.update) return takeUpdate(params as { sessionId: string; update: V1Update });
-      if (method === PROMPT_STARTED_METHOD) return promptStarted(params);
+      if (method === PROMPT_STARTED_METHOD) return prompts.started(params);
       // A turn another client started or ended is v2's state_update; Accord's other notifications go through unchanged.
       const { sessionId, stopReason } = (params ?? {}) as { sessionId?: unknown; stopReason?: unknown };
       if (method === TURN_STARTED_METHOD && typeof sessionId === 'string') return state(sessionId, { state: 'running' });
@@ -140,6 +112,7 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
   };
 
   const innerAgent = (): InnerLink => (link ??= new InnerLink(inner, handlers));
+  const prompts = new V2Prompts({ send, state, inner: innerAgent });
 
   const app = v2
     .agent({ name: 'accord' })
@@ -213,37 +186,9 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
       }
     })
     .onRequest(v2.methods.agent.session.prompt, async ({ params }) => {
-      const { sessionId, prompt } = params;
-      const viewed = sessions.get(sessionId);
-      if (!viewed) throw sessionNotFound(sessionId);
-      // Answered once inserted, i.e. recorded (after a turn already running, once the workspace is ready):
-      // then its id is the one a replay derives from the record. The turn's end is the idle state_update.
-      const token = randomUUID();
-      const answered = new Promise<{ messageId: string } | { error: v2.RequestError }>((answer) => starting.set(token, { sessionId, prompt, answer }));
-      const waiting = starting.get(token)!;
-      const idle = (answer: v1.PromptResponse) => state(sessionId, { state: 'idle', ...stopReasonV2(answer.stopReason), ...(answer._meta ? { _meta: answer._meta } : {}) });
-      innerAgent().requestSettled<v1.PromptResponse>(
-        v1.methods.agent.session.prompt,
-        { sessionId, prompt, _meta: { ...(params._meta ?? {}), [PROMPT_STARTED_META]: token } },
-        (outcome) => {
-          // Synchronous with reading the answer: the idle state is queued before anything the app sends next.
-          starting.delete(token);
-          if (waiting.messageId !== undefined) {
-            void ('answer' in outcome ? idle(outcome.answer) : state(sessionId, { state: 'idle', stopReason: 'error', error: errorData(outcome.error) })).catch(() => undefined);
-            return;
-          }
-          // Refused before it started (a bad approval answer, a session gone): the request's own error, nothing inserted.
-          if ('error' in outcome) return waiting.answer({ error: asRequestError(outcome.error) });
-          // Cancelled before it started (queued, or waiting for the workspace): never in the log, so a live id.
-          const messageId = viewed.view.liveMessageId('user');
-          waiting.messageId = messageId;
-          const echoed = send(sessionId, viewed.view.userMessage(messageId, prompt));
-          void Promise.allSettled([echoed, idle(outcome.answer)]).then(() => waiting.answer({ messageId }));
-        },
-      );
-      const result = await answered;
-      if ('error' in result) throw result.error;
-      return result;
+      const viewed = sessions.get(params.sessionId);
+      if (!viewed) throw sessionNotFound(params.sessionId);
+      return prompts.prompt(viewed.view, params);
     })
     .onNotification(v2.methods.agent.session.cancel, async ({ params }) => {
       await innerAgent().notify(v1.methods.agent.session.cancel, { sessionId: params.sessionId });
@@ -288,16 +233,6 @@ export function v2AgentFor(inner: v1.AgentApp): v2.AgentApp {
   return app;
 }
 
-type Failure = { code?: number; message?: string; data?: unknown };
-
-function errorData(error: Failure): Json {
-  return { code: error.code ?? -32603, message: error.message ?? String(error), ...(error.data !== undefined ? { data: error.data } : {}) };
-}
-
-function asRequestError(error: Failure): v2.RequestError {
-  return new v2.RequestError(error.code ?? -32603, error.message ?? String(error), error.data);
-}
-
 /** The method list the v1 app advertised, less what this facade consumes itself (v2 clients never receive it). */
 function advertisedToV2(meta: Json | null | undefined): Json | undefined {
   if (!meta) return undefined;
@@ -309,11 +244,6 @@ function advertisedToV2(meta: Json | null | undefined): Json | undefined {
 
 function sessionNotFound(sessionId: string): v2.RequestError {
   return new v2.RequestError(-32002, 'Resource not found', { sessionId });
-}
-
-/** v1's stop reasons are v2's; Accord's `waiting` (a durable approval pending) is an extension value. */
-function stopReasonV2(reason: string): Json {
-  return ['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled'].includes(reason) ? { stopReason: reason } : { stopReason: `_accord_${reason}` };
 }
 
 /** Only an option the agent offered counts as chosen: an unknown or malformed outcome is never an approval. */
