@@ -4,17 +4,16 @@
 // app it fronts, forward the agent's `_accord/lm/*` requests to the client
 // and the client's `_accord/lm/parts` back, and carry a cancel both ways.
 // In memory behind the version router, and once as `dist/agent.js acp`.
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import { createAccordAgent } from '../../../agent/acp/app';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { builtinTools } from '../../../agent/tools/index';
 import { LM_CAPABILITY_KEY, LM_METHODS, lmChatParams, type LmChatParams, type LmModelInfo, type LmStreamPart } from '../../../protocol/accordMethods';
-import { agentBundle, isolatedEnv, tempDir } from './harness';
+import { ensureAgentBundle, isolatedEnv, tempDir } from './harness';
 import { childV2, inMemoryV2, v2Updates, type V2ClientSetup, type V2Harness } from './v2Harness';
 
 type Step = (io: { send(parts: LmStreamPart[]): Promise<void>; signal: AbortSignal }) => Promise<void>;
@@ -215,10 +214,8 @@ describe('ACP v2: the editor lends its language models (_accord/lm/* through the
 });
 
 describe('ACP v2 over stdio: the lent models (dist/agent.js acp --no-daemon)', () => {
+  ensureAgentBundle();
   const root = tempDir('accord-v2-lm-stdio-');
-  before(() => {
-    if (!existsSync(agentBundle)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
-  });
   after(() => root.remove());
 
   test('a prompt answered by the v2 client\'s model, streamed through the child process', { timeout: 120_000 }, async () => {
