@@ -122,6 +122,13 @@ const agentNode = {
   format: 'cjs',
   target: 'node20',
   metafile: true,
+  // Whitespace and syntax minified even in development: the source text stays
+  // in the heap for lazy compilation (2.1 → about 1.5 MB for the core, 2 MB
+  // less heap, 4-5 MB less resident, faster to parse). Names are kept, so a
+  // stack trace still reads; the linked source map has the lines.
+  // (--production minifies everything, as before.)
+  minifyWhitespace: true,
+  minifySyntax: true,
   // sandbox-runtime is ESM and reads import.meta.url at load; in CJS output it
   // would be empty, so it is defined from the bundle's own file name.
   define: { ...common.define, 'import.meta.url': '__accordImportMetaUrl' },
