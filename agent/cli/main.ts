@@ -2,6 +2,7 @@
 // either relays stdio to the daemon (the common case, kept light so an
 // editor's agent starts fast) or loads the agent core (dist/agent-core.js)
 // for everything that runs the agent in this process.
+import './heapFlags'; // first: V8 flags before anything is compiled
 import { join } from 'node:path';
 import { runBridge, cliVersion } from './bridge';
 import { requireWithCompileCache } from './compileCache';
