@@ -178,9 +178,16 @@ const builds = [
   },
 ];
 
-/** sandbox-runtime's seccomp helpers, found beside the bundle at run time (exec bit kept by copyFile). */
+/**
+ * sandbox-runtime's seccomp helpers (exec bit kept by copyFile) and its Java
+ * proxy agent, found beside the bundle at run time. Without the jar there,
+ * srt looks for it in a global npm install: it spawned `npm root -g` (a ~50 MB
+ * Node process) as every process started the sandbox.
+ */
 async function copyAgentVendor() {
   const fs = await import('node:fs/promises');
+  await fs.mkdir('dist/vendor/java-proxy-agent', { recursive: true });
+  await fs.copyFile('node_modules/@anthropic-ai/sandbox-runtime/vendor/java-proxy-agent/srt-proxy-agent.jar', 'dist/vendor/java-proxy-agent/srt-proxy-agent.jar');
   for (const arch of ['x64', 'arm64']) {
     const from = `node_modules/@anthropic-ai/sandbox-runtime/vendor/seccomp/${arch}/apply-seccomp`;
     const to = `dist/vendor/seccomp/${arch}/apply-seccomp`;

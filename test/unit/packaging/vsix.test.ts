@@ -22,6 +22,7 @@ const REQUIRED = [
   ...['ai', 'openai', 'anthropic', 'openai-compatible', 'prices', 'sandbox', 'mcp'].map((name) => `extension/dist/agent-${name}.js`),
   'extension/dist/webview.js',
   'extension/dist/webview.css',
+  'extension/dist/vendor/java-proxy-agent/srt-proxy-agent.jar',
 ];
 const ALLOWED: RegExp[] = [
   /^extension\.vsixmanifest$/,
@@ -34,6 +35,8 @@ const ALLOWED: RegExp[] = [
   /^extension\/media\/walkthrough\/[\w.-]+\.md$/, // the Get Started walkthrough's pages
   // Runtime assets the agent bundle loads from beside itself: the sandbox runtime's seccomp helpers.
   /^extension\/dist\/vendor\/seccomp\/(x64|arm64)\/apply-seccomp$/,
+  // ... and its Java proxy agent (without it srt spawns `npm root -g` to look for one).
+  /^extension\/dist\/vendor\/java-proxy-agent\/srt-proxy-agent\.jar$/,
 ];
 
 /** File names from a zip's central directory (no extraction needed). */
