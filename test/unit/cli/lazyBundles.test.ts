@@ -12,6 +12,7 @@ import { reply } from '../../fakeModelServer/index';
 import { childAgent, fakeModelFor, messageText, preparedMeta, updatesOf, type ChildHarness } from '../agent/harness';
 import { gitProject } from '../agent/isolationFixtures';
 import { ensureBuilt } from '../daemon/fixtures';
+import { waitFor } from '../../support/waitFor';
 
 const fakeMcpServer = join(process.cwd(), 'test/unit/agent/fakeMcpServer.mjs');
 const loadedBundles = (agent: ChildHarness) => [...agent.stderr.join('').matchAll(/^accord: loading bundle agent-([\w-]+)\.js$/gm)].map((m) => m[1]!).sort();
@@ -41,10 +42,12 @@ describe('lazy bundles of the bundled agent', () => {
     assert.deepEqual(loadedBundles(agent), [], agent.stderr.join(''));
   });
 
-  test('a prompt streams through the lazily loaded model SDK and its one provider; no other provider, no MCP client', { timeout: 120_000 }, async () => {
+  test('session/new prefetches the model SDK and its one provider, and the prompt streams through them; no other provider, no MCP client', { timeout: 120_000 }, async () => {
     const { agent, project } = start();
     try {
       const sessionId = await agent.newSession(project);
+      // In the background after session/new (agent/models/warm.ts), before any prompt.
+      await waitFor('the model SDK and provider to be prefetched', () => ['ai', 'openai-compatible'].every((name) => loadedBundles(agent).includes(name)));
       model.server.script({ type: 'stream', parts: [{ text: 'Hello' }, { text: ', lazy' }, { text: ' world.' }] });
       assert.equal(await agent.prompt(sessionId, 'hi'), 'end_turn');
       assert.equal(messageText(agent, sessionId), 'Hello, lazy world.');
