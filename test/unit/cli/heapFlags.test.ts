@@ -11,7 +11,7 @@ const MB = 2 ** 20;
 
 /** The new space's size after churning through short-lived objects, in a child that loaded heapFlags first. */
 function newSpaceAfterChurn(env: NodeJS.ProcessEnv): number {
-  const script = `require(${JSON.stringify(heapFlags)});
+  const script = `require(${JSON.stringify(heapFlags)}).keepYoungGenerationSmall();
 let keep = [];
 for (let i = 0; i < 3e6; i++) { keep.push({ i, text: 'chunk ' + i }); if (keep.length > 20000) keep = []; }
 const space = require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
