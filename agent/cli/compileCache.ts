@@ -12,6 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import vm from 'node:vm';
+import { v8FlagsTag } from './heapFlags';
 
 /** When to write the cache: after start-up work has compiled the functions a session uses. */
 const WRITE_AFTER_MS = 3000;
@@ -75,7 +76,8 @@ function loadWithCachedData(path: string, cacheDir: string, shared: SharedModule
   const { size, mtimeMs } = statSync(path);
   const stem = stemOf(path);
   // One file per bundle, build and runtime: a new bundle or Node never reads an old cache.
-  const cacheFile = join(cacheDir, `${stem}-${size}-${Math.round(mtimeMs)}-${process.version}-${process.arch}.v8cache`);
+  const build = `${size}-${Math.round(mtimeMs)}`;
+  const cacheFile = join(cacheDir, `${stem}-${build}-${process.version}-${process.arch}${v8FlagsTag()}.v8cache`);
   let cachedData: Buffer | undefined;
   try {
     // Read only from a directory no one else can write: a planted cache would be code.
@@ -105,7 +107,7 @@ function loadWithCachedData(path: string, cacheDir: string, shared: SharedModule
     const write = () => {
       if (written) return;
       written = true;
-      writeCache(script, cacheDir, cacheFile, stem);
+      writeCache(script, cacheDir, cacheFile, stem, build);
     };
     setTimeout(write, WRITE_AFTER_MS).unref();
     process.once('exit', write);
@@ -113,7 +115,7 @@ function loadWithCachedData(path: string, cacheDir: string, shared: SharedModule
   return mod.exports;
 }
 
-function writeCache(script: vm.Script, cacheDir: string, cacheFile: string, stem: string): void {
+function writeCache(script: vm.Script, cacheDir: string, cacheFile: string, stem: string, build: string): void {
   try {
     if (!ensurePrivateDir(cacheDir)) return;
     const data = script.createCachedData();
@@ -121,10 +123,12 @@ function writeCache(script: vm.Script, cacheDir: string, cacheFile: string, stem
     const temporary = `${cacheFile}.${process.pid}.tmp`;
     writeFileSync(temporary, data, { mode: 0o600 });
     renameSync(temporary, cacheFile);
-    // Earlier builds' caches of this bundle are dead weight ("agent-openai-1-…" is not "agent-openai-compatible-1-…").
-    const ours = new RegExp(`^${stem.replace(/[^\w]/g, '\\$&')}-\\d+-\\d+-v`);
+    // Earlier builds' caches of this bundle are dead weight ("agent-openai-1-…" is not "agent-openai-compatible-1-…");
+    // this build's for another Node or other V8 flags (the daemon's) are not.
+    const ours = new RegExp(`^${stem.replace(/[^\w]/g, '\\$&')}-(\\d+-\\d+)-v`);
     for (const name of readdirSync(cacheDir)) {
-      if (ours.test(name) && join(cacheDir, name) !== cacheFile && !name.endsWith('.tmp')) rmSync(join(cacheDir, name), { force: true });
+      const match = ours.exec(name);
+      if (match && match[1] !== build && !name.endsWith('.tmp')) rmSync(join(cacheDir, name), { force: true });
     }
   } catch {
     // A full disk or a read-only data dir: the next start compiles again.

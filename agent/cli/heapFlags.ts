@@ -7,7 +7,8 @@
 // `node dist/agent.js` with no flags of ours (the startup flag
 // --max-semi-space-size has no run-time effect). It must run before any bundle
 // is compiled (agent/cli/main.ts core()): V8's flags are part of the compile
-// cache's key, so every process running the core sets the same value.
+// cache's key: processes with and without it keep separate cache files
+// (v8FlagsTag). The daemon does not use it (agent/cli/main.ts).
 // ACCORD_SMALL_HEAP=off keeps V8's default (for comparing). The stdio bridge
 // never calls it: it allocates little, and loading node:v8 costs ~10 ms.
 export function keepYoungGenerationSmall(): void {
@@ -15,4 +16,12 @@ export function keepYoungGenerationSmall(): void {
   // Required here, not imported: an import would load node:v8 in the bridge too.
   const { setFlagsFromString } = require('node:v8') as typeof import('node:v8');
   setFlagsFromString('--semi-space-growth-factor=1');
+  (globalThis as Record<symbol, unknown>)[SMALL] = true;
+}
+
+const SMALL = Symbol.for('accord.smallYoungGeneration');
+
+/** For compile cache names: processes with other V8 flags (the daemon) keep a cache of their own instead of rejecting each other's. */
+export function v8FlagsTag(): string {
+  return (globalThis as Record<symbol, unknown>)[SMALL] ? '-small' : '';
 }

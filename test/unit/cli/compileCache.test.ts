@@ -6,7 +6,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -110,6 +110,29 @@ exports.answer = () => ({ shared: z.id, sep, calls: 1 });`);
     const names = readdirSync(cache);
     assert.equal(names.length, 2, names.join(', '));
     assert.deepEqual(names.map((n) => n.replace(/-\d.*$/, '')).sort(), ['core', 'core-extra']);
+  });
+
+  test('processes with the small young generation (agent/cli/heapFlags.ts) and without it (the daemon) keep one cache each', { skip: process.platform === 'win32' }, () => {
+    const path = moduleAt(join(root, 'h'), CORE);
+    const cache = join(root, 'h-cache');
+    const heapFlags = join(process.cwd(), 'agent/cli/heapFlags.ts');
+    const run = (small: boolean) => {
+      const script = `${small ? `require(${JSON.stringify(heapFlags)}).keepYoungGenerationSmall();` : ''}
+const m = require(${JSON.stringify(loader)}).requireWithCompileCache(${JSON.stringify(path)}, ${JSON.stringify(cache)});
+process.stdout.write(JSON.stringify(m.answer()));`;
+      const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+    };
+    const files = () => readdirSync(cache).sort().map((name) => `${name} ${statSync(join(cache, name)).mtimeMs}`);
+    run(true);
+    run(false);
+    const both = files();
+    assert.equal(both.length, 2, both.join(', '));
+    assert.ok(both.some((f) => /-small\.v8cache /.test(f)));
+    // Each accepts its own cache: neither is rejected and rewritten by the other's starts.
+    run(true);
+    run(false);
+    assert.deepEqual(files(), both);
   });
 
   test('ACCORD_COMPILE_CACHE=off loads with plain require and writes nothing', () => {
