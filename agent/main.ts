@@ -14,17 +14,11 @@ import { DurableRequests } from './acp/durablePermissions';
 import { ProcessRunner } from './exec/processRunner';
 import { SessionStore } from './log';
 import { SANDBOX_WARM_MS, sandboxHost } from './sandbox/sandboxHost';
-import { runSessionsCli, type LiveState } from './log/cli';
+import type { LiveState } from './log/cli';
 import { defaultDaemonAddress } from './daemon/address';
-import { handshake, tryConnect } from './daemon/connect';
 import type { DaemonStatus } from './daemon/handshake';
 import { agentVersion } from './daemon/host';
-import { login } from './login';
 import { builtinTools } from './tools/index';
-import { runDaemon } from './daemon/server';
-import { runPrint } from './cli/print';
-import { runServe } from './transports/serve';
-import { runRelay } from './transports/relay';
 import { takeAgentOptions, UsageError } from './cli/options';
 
 type Command = (args: string[]) => Promise<number>;
@@ -63,19 +57,25 @@ async function serveAcp(args: string[]): Promise<number> {
   return 0;
 }
 
-/** Subcommands by name: the hook where other parts plug in theirs (e.g. `sessions` from the session log). */
+/**
+ * Subcommands by name: the hook where other parts plug in theirs (e.g.
+ * `sessions` from the session log). Each but `acp` is imported when run, so
+ * an editor's `acp --no-daemon` neither evaluates nor loads what it does not
+ * use (ws with node:http, https, tls and zlib for `serve`; readline for `login`).
+ */
 const commands: Record<string, Command> = {
   acp: (args) => serveAcp(args),
-  daemon: (args) => runDaemon(args),
-  print: (args) => runPrint(args),
-  serve: (args) => runServe(args),
-  headless: (args) => runRelay(args),
-  login: (args) => login(args, process.env),
-  sessions: (args) => runSessionsCli(args, { liveState: daemonLiveState }),
+  daemon: async (args) => (await import('./daemon/server')).runDaemon(args),
+  print: async (args) => (await import('./cli/print')).runPrint(args),
+  serve: async (args) => (await import('./transports/serve')).runServe(args),
+  headless: async (args) => (await import('./transports/relay')).runRelay(args),
+  login: async (args) => (await import('./login')).login(args, process.env),
+  sessions: async (args) => (await import('./log/cli')).runSessionsCli(args, { liveState: daemonLiveState }),
 };
 
 /** What the running daemon (if any) holds, for `accord sessions list`. */
 async function daemonLiveState(): Promise<Map<string, LiveState>> {
+  const { handshake, tryConnect } = await import('./daemon/connect');
   const socket = await tryConnect(defaultDaemonAddress());
   if (!socket) return new Map();
   try {

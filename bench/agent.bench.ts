@@ -177,7 +177,7 @@ async function main(): Promise<void> {
     ACCORD_MODEL: `openai-compatible:${server.baseUrl}#bench`,
     FLOOR_MODEL_URL: server.baseUrl,
     // Passed through so a run can compare with a feature off (e.g. ACCORD_COMPILE_CACHE=off).
-    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key === 'ACCORD_COMPILE_CACHE' || key === 'ACCORD_WARM_MODEL')),
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key === 'ACCORD_COMPILE_CACHE' || key === 'ACCORD_WARM_MODEL' || key === 'ACCORD_SMALL_HEAP')),
   };
   let daemon: number | undefined;
   const daemonPid = () => (daemon ??= daemonPidOf(env));

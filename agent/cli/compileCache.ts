@@ -1,5 +1,6 @@
-// Loads dist/agent-core.js with V8's code cache: compiling the 6 MB bundle was
-// about 40% of a cold `acp --no-daemon` start. Node ≥ 22.1 has a built-in
+// Loads the agent's bundles (dist/agent-core.js, and its lazy parts such as
+// dist/agent-ai.js) with V8's code cache: compiling the 6 MB bundle was about
+// 40% of a cold `acp --no-daemon` start. Node ≥ 22.1 has a built-in
 // compile cache (module.enableCompileCache); older runtimes (VS Code's
 // Electron, Node 20) get the same from vm.Script's cachedData.
 //
@@ -9,14 +10,23 @@
 // rejected or unreadable cache costs a normal compile, never a failure.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import vm from 'node:vm';
+import { v8FlagsTag } from './heapFlags';
 
 /** When to write the cache: after start-up work has compiled the functions a session uses. */
 const WRITE_AFTER_MS = 3000;
 
-export function requireWithCompileCache(path: string, cacheDir: string | undefined): unknown {
-  if (!cacheDir || process.env.ACCORD_COMPILE_CACHE === 'off') return createRequire(path)(path);
+/**
+ * Modules a lazy bundle takes from the bundle that loads it instead of
+ * carrying its own copy (one zod, one provider-utils per process), by the
+ * specifier the lazy bundle requires them with.
+ */
+export type SharedModules = Readonly<Record<string, unknown>>;
+
+export function requireWithCompileCache(path: string, cacheDir: string | undefined, shared?: SharedModules): unknown {
+  const plain = () => (shared ? requireSharing(path, shared) : createRequire(path)(path));
+  if (!cacheDir || process.env.ACCORD_COMPILE_CACHE === 'off') return plain();
   const builtIn = (Module as unknown as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
   if (typeof builtIn === 'function') {
     try {
@@ -24,22 +34,50 @@ export function requireWithCompileCache(path: string, cacheDir: string | undefin
     } catch {
       // No cache: a normal compile.
     }
-    return createRequire(path)(path);
+    return plain();
   }
   try {
-    return loadWithCachedData(path, cacheDir);
+    return loadWithCachedData(path, cacheDir, shared);
   } catch (error) {
     // Only failures of the cache machinery itself land here before the module ran; a module error is rethrown.
     if ((error as { accordModuleError?: boolean }).accordModuleError) throw (error as { cause: unknown }).cause;
-    return createRequire(path)(path);
+    return plain();
   }
 }
 
-function loadWithCachedData(path: string, cacheDir: string): unknown {
+/** `require` for a bundle's code: shared specifiers answered from `shared`, the rest as usual. */
+function sharingRequire(base: NodeJS.Require, shared: SharedModules | undefined): NodeJS.Require {
+  if (!shared) return base;
+  const require = ((id: string) => (Object.hasOwn(shared, id) ? shared[id] : base(id))) as NodeJS.Require;
+  return Object.assign(require, { resolve: base.resolve, cache: base.cache, main: base.main, extensions: base.extensions });
+}
+
+/** Like require, but the module's own `require` answers shared specifiers first (Node's loader, so its built-in compile cache applies). */
+function requireSharing(path: string, shared: SharedModules): unknown {
+  const cached = (Module as unknown as { _cache: Record<string, Module> })._cache[path];
+  if (cached) return cached.exports;
+  const mod = new Module(path, undefined) as Module & { filename: string; paths: string[]; loaded: boolean; _compile(source: string, filename: string): void };
+  mod.filename = path;
+  mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(dirname(path));
+  const own = mod.require.bind(mod);
+  // The wrapper's `require` calls module.require: answer shared specifiers there.
+  mod.require = ((id: string) => (Object.hasOwn(shared, id) ? shared[id] : own(id))) as NodeJS.Require;
+  mod._compile(readFileSync(path, 'utf8'), path);
+  mod.loaded = true;
+  (Module as unknown as { _cache: Record<string, Module> })._cache[path] = mod;
+  return mod.exports;
+}
+
+/** The cache file's name starts with the bundle's name ("agent-core"), so each bundle keeps its own. */
+const stemOf = (path: string) => basename(path).replace(/\.[cm]?js$/, '');
+
+function loadWithCachedData(path: string, cacheDir: string, shared: SharedModules | undefined): unknown {
   const source = readFileSync(path, 'utf8');
   const { size, mtimeMs } = statSync(path);
-  // One file per build and runtime: a new bundle or Node never reads an old cache.
-  const cacheFile = join(cacheDir, `agent-core-${size}-${Math.round(mtimeMs)}-${process.version}-${process.arch}.v8cache`);
+  const stem = stemOf(path);
+  // One file per bundle, build and runtime: a new bundle or Node never reads an old cache.
+  const build = `${size}-${Math.round(mtimeMs)}`;
+  const cacheFile = join(cacheDir, `${stem}-${build}-${process.version}-${process.arch}${v8FlagsTag()}.v8cache`);
   let cachedData: Buffer | undefined;
   try {
     // Read only from a directory no one else can write: a planted cache would be code.
@@ -58,7 +96,7 @@ function loadWithCachedData(path: string, cacheDir: string): unknown {
   mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(dirname(path));
   const wrapper = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
   try {
-    wrapper.call(mod.exports, mod.exports, createRequire(path), mod, path, dirname(path));
+    wrapper.call(mod.exports, mod.exports, sharingRequire(createRequire(path), shared), mod, path, dirname(path));
   } catch (cause) {
     throw Object.assign(new Error('agent core failed to load'), { accordModuleError: true, cause });
   }
@@ -69,7 +107,7 @@ function loadWithCachedData(path: string, cacheDir: string): unknown {
     const write = () => {
       if (written) return;
       written = true;
-      writeCache(script, cacheDir, cacheFile);
+      writeCache(script, cacheDir, cacheFile, stem, build);
     };
     setTimeout(write, WRITE_AFTER_MS).unref();
     process.once('exit', write);
@@ -77,7 +115,7 @@ function loadWithCachedData(path: string, cacheDir: string): unknown {
   return mod.exports;
 }
 
-function writeCache(script: vm.Script, cacheDir: string, cacheFile: string): void {
+function writeCache(script: vm.Script, cacheDir: string, cacheFile: string, stem: string, build: string): void {
   try {
     if (!ensurePrivateDir(cacheDir)) return;
     const data = script.createCachedData();
@@ -85,9 +123,12 @@ function writeCache(script: vm.Script, cacheDir: string, cacheFile: string): voi
     const temporary = `${cacheFile}.${process.pid}.tmp`;
     writeFileSync(temporary, data, { mode: 0o600 });
     renameSync(temporary, cacheFile);
-    // Earlier builds' caches are dead weight.
+    // Earlier builds' caches of this bundle are dead weight ("agent-openai-1-…" is not "agent-openai-compatible-1-…");
+    // this build's for another Node or other V8 flags (the daemon's) are not.
+    const ours = new RegExp(`^${stem.replace(/[^\w]/g, '\\$&')}-(\\d+-\\d+)-v`);
     for (const name of readdirSync(cacheDir)) {
-      if (name.startsWith('agent-core-') && join(cacheDir, name) !== cacheFile && !name.endsWith('.tmp')) rmSync(join(cacheDir, name), { force: true });
+      const match = ours.exec(name);
+      if (match && match[1] !== build && !name.endsWith('.tmp')) rmSync(join(cacheDir, name), { force: true });
     }
   } catch {
     // A full disk or a read-only data dir: the next start compiles again.

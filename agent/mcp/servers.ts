@@ -3,8 +3,7 @@
 // (the sandbox, cwd = the session workspace, a scrubbed environment). Their
 // tools become agent tools of kind `other`, named `mcp__<server>__<tool>`, and
 // go through the same policy gate: with no rule naming them, every call asks.
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Client } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import type { McpServerDeclaration } from '../policy/schema';
 import type { LaunchSpec } from '../sandbox/sessionRunner';
@@ -64,6 +63,8 @@ function toolFor(server: string, client: Client, listed: { name: string; descrip
 
 async function startOne(declaration: McpServerDeclaration, launch: Launch): Promise<{ client: Client; tools: Tool<Record<string, unknown>>[] }> {
   const spec = await launch(declaration.command, declaration.env ?? {});
+  // Loaded here, not at startup: most sessions declare no server.
+  const { Client, StdioClientTransport } = await import('./sdk');
   const client = new Client({ name: 'accord', version: '1' });
   const transport = new StdioClientTransport({ command: spec.argv[0]!, args: spec.argv.slice(1), env: spec.env, cwd: spec.cwd, stderr: 'ignore' });
   try {

@@ -1,6 +1,7 @@
 // Readies the model before the first prompt: session/new loads the provider's
-// code and opens a keep-alive connection to its endpoint while the person is
-// still typing, so the prompt pays neither (module load, DNS, TCP, TLS).
+// code and the model SDK and opens a keep-alive connection to its endpoint
+// while the person is still typing, so the prompt pays neither (module load,
+// DNS, TCP, TLS).
 import { resolveModel } from './resolve';
 import type { Env } from './credentials';
 
@@ -19,7 +20,11 @@ export function warmModel(id: string | undefined, env: Env): void {
     const model = await resolveModel(id, env);
     const url = new URL(`${model.endpoint.replace(/\/+$/, '')}/models`);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return;
-    const response = await fetch(url, { method: 'GET', signal: AbortSignal.timeout(WARM_TIMEOUT_MS) });
+    const request = fetch(url, { method: 'GET', signal: AbortSignal.timeout(WARM_TIMEOUT_MS) });
+    request.catch(() => undefined); // handled below; a refusal must not count as unhandled meanwhile
+    // While the connection opens: the model SDK the first prompt streams through (dist/agent-ai.js).
+    await import('ai');
+    const response = await request;
     // Read to the end: only a finished response leaves its connection in the pool.
     await response.arrayBuffer();
   })().catch(() => undefined);

@@ -6,7 +6,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -15,9 +15,9 @@ after(() => rmSync(root, { recursive: true, force: true }));
 const loader = join(process.cwd(), 'agent/cli/compileCache.ts');
 
 /** Runs a child that loads `modulePath` through the cache and prints what the module exported. */
-function load(modulePath: string, cacheDir: string, env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
+function load(modulePath: string, cacheDir: string, env: NodeJS.ProcessEnv = {}, sharedSource?: string): { status: number | null; stdout: string; stderr: string } {
   const script = `const { requireWithCompileCache } = require(${JSON.stringify(loader)});
-const m = requireWithCompileCache(${JSON.stringify(modulePath)}, ${JSON.stringify(cacheDir)});
+const m = requireWithCompileCache(${JSON.stringify(modulePath)}, ${JSON.stringify(cacheDir)}${sharedSource ? `, ${sharedSource}` : ''});
 process.stdout.write(JSON.stringify(m.answer()));`;
   const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { env: { ...process.env, ...env }, encoding: 'utf8' });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -43,7 +43,7 @@ describe('the agent core compile cache', () => {
     assert.deepEqual(JSON.parse(first.stdout), { file: 'core.js', dir: 'a', calls: 1, self: true });
     const files = readdirSync(cache);
     assert.equal(files.length, 1);
-    assert.match(files[0]!, /^agent-core-.*\.v8cache$/);
+    assert.match(files[0]!, /^core-.*\.v8cache$/); // named after the bundle (core.js)
     if (process.platform !== 'win32') assert.equal(execFileSync('stat', ['-c', '%a', cache], { encoding: 'utf8' }).trim(), '700');
     const second = load(path, cache);
     assert.equal(second.status, 0, second.stderr);
@@ -77,6 +77,62 @@ describe('the agent core compile cache', () => {
     assert.notEqual(result.status, 0);
     assert.match(result.stderr, /core broke/);
     assert.equal(result.stderr.match(/^ran$/gm)?.length, 1);
+  });
+
+  test('a lazy bundle gets the shared modules it requires, with the cache and without, and the rest as usual', () => {
+    const path = moduleAt(join(root, 'f'), `const z = require('zod-like'); const { sep } = require('node:path');
+exports.answer = () => ({ shared: z.id, sep, calls: 1 });`);
+    const shared = `{ 'zod-like': { id: 'from the core' } }`;
+    const cache = join(root, 'f-cache');
+    for (const env of [{}, {}, { ACCORD_COMPILE_CACHE: 'off' }]) {
+      const result = load(path, cache, env, shared);
+      assert.equal(result.status, 0, result.stderr);
+      assert.deepEqual(JSON.parse(result.stdout), { shared: 'from the core', sep: '/', calls: 1 });
+    }
+    assert.equal(readdirSync(cache).length, 1);
+    // An unshared package is still an error, not silently undefined.
+    const missing = moduleAt(join(root, 'f2'), `require('no-such-package-accord'); exports.answer = () => 1;`);
+    const failed = load(missing, cache, {}, shared);
+    assert.notEqual(failed.status, 0);
+    assert.match(failed.stderr, /Cannot find module 'no-such-package-accord'/);
+  });
+
+  test('each bundle keeps its own cache file: a new build of one removes only its own old cache', () => {
+    const cache = join(root, 'g-cache');
+    const a = moduleAt(join(root, 'g'), CORE);
+    const b = join(root, 'g', 'core-extra.js');
+    writeFileSync(b, CORE);
+    assert.equal(load(a, cache).status, 0);
+    assert.equal(load(b, cache).status, 0);
+    assert.deepEqual(readdirSync(cache).map((n) => n.replace(/-\d.*$/, '')).sort(), ['core', 'core-extra']);
+    writeFileSync(a, `${CORE}\n// a new build`);
+    assert.equal(load(a, cache).status, 0);
+    const names = readdirSync(cache);
+    assert.equal(names.length, 2, names.join(', '));
+    assert.deepEqual(names.map((n) => n.replace(/-\d.*$/, '')).sort(), ['core', 'core-extra']);
+  });
+
+  test('processes with the small young generation (agent/cli/heapFlags.ts) and without it (the daemon) keep one cache each', { skip: process.platform === 'win32' }, () => {
+    const path = moduleAt(join(root, 'h'), CORE);
+    const cache = join(root, 'h-cache');
+    const heapFlags = join(process.cwd(), 'agent/cli/heapFlags.ts');
+    const run = (small: boolean) => {
+      const script = `${small ? `require(${JSON.stringify(heapFlags)}).keepYoungGenerationSmall();` : ''}
+const m = require(${JSON.stringify(loader)}).requireWithCompileCache(${JSON.stringify(path)}, ${JSON.stringify(cache)});
+process.stdout.write(JSON.stringify(m.answer()));`;
+      const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+    };
+    const files = () => readdirSync(cache).sort().map((name) => `${name} ${statSync(join(cache, name)).mtimeMs}`);
+    run(true);
+    run(false);
+    const both = files();
+    assert.equal(both.length, 2, both.join(', '));
+    assert.ok(both.some((f) => /-small\.v8cache /.test(f)));
+    // Each accepts its own cache: neither is rejected and rewritten by the other's starts.
+    run(true);
+    run(false);
+    assert.deepEqual(files(), both);
   });
 
   test('ACCORD_COMPILE_CACHE=off loads with plain require and writes nothing', () => {

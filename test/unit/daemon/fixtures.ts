@@ -9,7 +9,8 @@ import { agentBundle, childAgent, isolatedEnv, tempDir, type ChildHarness } from
 import { waitFor } from '../../support/waitFor';
 
 export function ensureBuilt(): void {
-  if (!existsSync(agentBundle) || !existsSync(join(process.cwd(), 'dist/agent-core.js'))) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
+  // agent-ai.js: a dist from before the lazy bundles is rebuilt too.
+  if (!existsSync(agentBundle) || !['agent-core.js', 'agent-ai.js'].every((name) => existsSync(join(process.cwd(), 'dist', name)))) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
 }
 
 export interface DaemonWorld {

@@ -18,20 +18,25 @@ const REQUIRED = [
   'extension/dist/extension.js',
   'extension/dist/agent.js',
   'extension/dist/agent-core.js',
+  // The core's lazy bundles (esbuild.mjs): a missing one fails only when first used, so each is required here.
+  ...['ai', 'openai', 'anthropic', 'openai-compatible', 'prices', 'sandbox', 'mcp'].map((name) => `extension/dist/agent-${name}.js`),
   'extension/dist/webview.js',
   'extension/dist/webview.css',
+  'extension/dist/vendor/java-proxy-agent/srt-proxy-agent.jar',
 ];
 const ALLOWED: RegExp[] = [
   /^extension\.vsixmanifest$/,
   /^\[Content_Types\]\.xml$/,
   /^extension\/(package\.json|package\.nls\.json|readme\.md|changelog\.md|LICENSE\.txt)$/,
-  /^extension\/dist\/(extension|agent|agent-core|webview)\.js$/,
+  /^extension\/dist\/(extension|agent|agent-core|agent-[a-z-]+|webview)\.js$/,
   /^extension\/dist\/webview\.css$/,
   /^extension\/dist\/[\w.-]+\.(ttf|woff2?)$/, // fonts the webview CSS references (codicons)
   /^extension\/media\/[\w.-]+\.(svg|png)$/,
   /^extension\/media\/walkthrough\/[\w.-]+\.md$/, // the Get Started walkthrough's pages
   // Runtime assets the agent bundle loads from beside itself: the sandbox runtime's seccomp helpers.
   /^extension\/dist\/vendor\/seccomp\/(x64|arm64)\/apply-seccomp$/,
+  // ... and its Java proxy agent (without it srt spawns `npm root -g` to look for one).
+  /^extension\/dist\/vendor\/java-proxy-agent\/srt-proxy-agent\.jar$/,
 ];
 
 /** File names from a zip's central directory (no extraction needed). */

@@ -1,0 +1,81 @@
+// The bundled agent's lazy bundles (esbuild.mjs, agent/bundle/lazy.ts): a
+// plain start and session load none of them, a prompt loads only the model SDK
+// and the provider in use, and each lazy bundle really works from the dist
+// (the model SDK and a provider, the MCP client) with the modules it takes
+// from the core. ACCORD_TRACE_BUNDLES=1 makes the agent name each bundle it
+// loads on stderr.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { reply } from '../../fakeModelServer/index';
+import { childAgent, fakeModelFor, messageText, preparedMeta, updatesOf, type ChildHarness } from '../agent/harness';
+import { gitProject } from '../agent/isolationFixtures';
+import { ensureBuilt } from '../daemon/fixtures';
+import { waitFor } from '../../support/waitFor';
+
+const fakeMcpServer = join(process.cwd(), 'test/unit/agent/fakeMcpServer.mjs');
+const loadedBundles = (agent: ChildHarness) => [...agent.stderr.join('').matchAll(/^accord: loading bundle agent-([\w-]+)\.js$/gm)].map((m) => m[1]!).sort();
+
+describe('lazy bundles of the bundled agent', () => {
+  const model = fakeModelFor('accord-lazy-bundles-');
+  const projects: Array<() => void> = [];
+  before(() => ensureBuilt());
+  after(() => projects.forEach((remove) => remove()));
+
+  function start(extra: Record<string, string> = {}) {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    projects.push(remove);
+    const agent = childAgent({ ...model.env(), ACCORD_HOME: data, ACCORD_TRACE_BUNDLES: '1', ...extra });
+    return { agent, project };
+  }
+
+  test('initialize and session/new load none of them (no sandbox, no warm-up)', { timeout: 120_000 }, async () => {
+    const { agent, project } = start({ ACCORD_SANDBOX: 'off', ACCORD_WARM_MODEL: 'off' });
+    try {
+      const sessionId = await agent.newSession(project);
+      // The session's workspace is prepared in the background: wait for it before looking.
+      await preparedMeta(agent, sessionId);
+    } finally {
+      await agent.close();
+    }
+    assert.deepEqual(loadedBundles(agent), [], agent.stderr.join(''));
+  });
+
+  test('session/new prefetches the model SDK and its one provider, and the prompt streams through them; no other provider, no MCP client', { timeout: 120_000 }, async () => {
+    const { agent, project } = start();
+    try {
+      const sessionId = await agent.newSession(project);
+      // In the background after session/new (agent/models/warm.ts), before any prompt.
+      await waitFor('the model SDK and provider to be prefetched', () => ['ai', 'openai-compatible'].every((name) => loadedBundles(agent).includes(name)));
+      model.server.script({ type: 'stream', parts: [{ text: 'Hello' }, { text: ', lazy' }, { text: ' world.' }] });
+      assert.equal(await agent.prompt(sessionId, 'hi'), 'end_turn');
+      assert.equal(messageText(agent, sessionId), 'Hello, lazy world.');
+    } finally {
+      await agent.close();
+    }
+    const loaded = loadedBundles(agent);
+    for (const needed of ['ai', 'openai-compatible']) assert.ok(loaded.includes(needed), `${needed} not loaded: ${loaded.join(', ')}`);
+    for (const unneeded of ['openai', 'anthropic', 'mcp']) assert.ok(!loaded.includes(unneeded), `${unneeded} loaded: ${loaded.join(', ')}`);
+    assert.equal(new Set(loaded).size, loaded.length, 'a bundle was loaded twice');
+  });
+
+  test("a policy's MCP server loads the MCP client bundle, and its tool works from the dist", { timeout: 120_000 }, async () => {
+    const { agent, project } = start();
+    mkdirSync(join(project, '.accord'));
+    const policy = { version: 1, rules: [{ decision: 'allow', tool: 'mcp__fake__*' }], mcpServers: [{ name: 'fake', command: [process.execPath, fakeMcpServer] }] };
+    writeFileSync(join(project, '.accord/policy.json'), JSON.stringify(policy));
+    try {
+      const sessionId = await agent.newSession(project);
+      const meta = await preparedMeta(agent, sessionId);
+      assert.equal(meta['accord/mcpErrors'], undefined, JSON.stringify(meta));
+      model.server.script(reply.tool('m1', 'mcp__fake__echo', { text: 'hi' }), reply.text('It echoed.'));
+      assert.equal(await agent.prompt(sessionId, 'echo hi'), 'end_turn');
+      const done = updatesOf(agent, sessionId, 'tool_call_update').filter((u) => u.toolCallId === 'm1' && u.status).at(-1);
+      assert.equal(done?.status, 'completed', JSON.stringify(done));
+    } finally {
+      await agent.close();
+    }
+    assert.ok(loadedBundles(agent).includes('mcp'), agent.stderr.join(''));
+  });
+});
