@@ -4,6 +4,7 @@
 // half folded) and with no cursor. The client is a raw JSON-RPC reader on an
 // in-memory stream behind the version router (as `accord acp` serves), so
 // the figures are the agent's work, not a client library's validation.
+// ACCORD_BENCH_V1_ONLY=1: only the v1 load (for profiling with --cpu-prof).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { SessionStore } from '../agent/log';
 import { builtinTools } from '../agent/tools/index';
 import { streamPair } from '../test/unit/agent/v2Harness';
 import { turn } from './logFixture';
+import { recordResult } from './results';
 
 const EVENTS = Number(process.env.ACCORD_BENCH_EVENTS ?? 50_000);
 const ID = '00000000-0000-4000-8000-00000000b16b';
@@ -95,14 +97,17 @@ async function main(): Promise<void> {
     };
     const load = loadavg().map((l) => l.toFixed(1)).join(' ');
     const v1 = await measure(1, 'session/load', { mcpServers: [] });
+    if (process.env.ACCORD_BENCH_V1_ONLY) return void console.log(`v1 session/load: ${v1.ms.toFixed(0)} ms wall / ${v1.cpu.toFixed(0)} ms CPU`);
     const fromStart = await measure(2, 'session/resume', { replayFrom: { type: 'start' } });
     const afterMiddle = await measure(2, 'session/resume', { replayFrom: { type: '_accord_offset', after: middle } });
     const none = await measure(2, 'session/resume', {});
 
     const rate = (count: number, ms: number) => Math.round(count / (ms / 1000)).toLocaleString('en');
     console.log(`resume/replay through the protocol, ${EVENTS}-event log (${replay.updates.length} replayable updates); load average ${load} → ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores, median of 3:`);
-    const line = (what: string, r: { ms: number; cpu: number; sent: number }, note = '') =>
+    const line = (what: string, r: { ms: number; cpu: number; sent: number }, note = '') => {
       console.log(`  ${what.padEnd(36)} ${r.ms.toFixed(0)} ms wall / ${r.cpu.toFixed(0)} ms CPU → ${rate(EVENTS, r.ms)} log events/s wall, ${rate(EVENTS, r.cpu)} CPU; ${r.sent} updates sent${note}`);
+      recordResult({ id: `${what}, ${EVENTS.toLocaleString('en')}-event log, through the protocol`, measured: `${rate(EVENTS, r.cpu)} log events/s CPU, ${rate(EVENTS, r.ms)} wall; ${r.sent} updates sent` });
+    };
     line('v1 session/load (from the start)', v1);
     line('v2 resume {"type":"start"}', fromStart);
     line('v2 resume after the middle offset', afterMiddle, ' (the first half folded)');
