@@ -31,7 +31,10 @@ describe('the line guard', () => {
     });
     const { input } = guardLines(rawInput, rawOutput, 1000);
     assert.equal(await drain(input), '{"jsonrpc":"2.0","id":1,"method":"a"}\n{"id":2}\nnot json\ntail-without-newline');
-    const errors = written.map((line) => JSON.parse(line));
+    // Output leaves in batches (agent/acp/batchedOutput.ts): wait for both answers, then read them line by line.
+    const lines = () => written.join('').split('\n').filter(Boolean);
+    while (lines().length < 2) await new Promise((resolve) => setImmediate(resolve));
+    const errors = lines().map((line) => JSON.parse(line));
     assert.deepEqual(errors.map((e) => [e.id, e.error.code]), [[7, -32600], [null, -32600]]);
     assert.match(errors[0].error.message, /larger than the 1000 bytes Accord accepts \(5\d{3} bytes\)/);
     assert.match(errors[0].error.message, /the connection and its sessions are unaffected/);
