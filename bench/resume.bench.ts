@@ -4,8 +4,13 @@
 // half folded) and with no cursor. The client is a raw JSON-RPC reader on an
 // in-memory stream behind the version router (as `accord acp` serves), so
 // the figures are the agent's work, not a client library's validation.
-// ACCORD_BENCH_V1_ONLY=1: only the v1 load (for profiling with --cpu-prof).
-import { mkdtempSync, rmSync } from 'node:fs';
+// Last, the same v1 load from the built agent as an editor runs it (dist/agent.js
+// acp --no-daemon over stdio, BENCH_DIST=<dir> for another build): the
+// figure a person waits for, JSON and pipe writes included; its CPU time is
+// the agent process's own (/proc), the client's parsing not counted.
+// ACCORD_BENCH_V1_ONLY=1: only the in-memory v1 load (for profiling with --cpu-prof).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AnyMessage } from '@agentclientprotocol/sdk/unstable';
@@ -16,6 +21,7 @@ import { SessionStore } from '../agent/log';
 import { builtinTools } from '../agent/tools/index';
 import { streamPair } from '../test/unit/agent/v2Harness';
 import { turn } from './logFixture';
+import { rawConnection as stdioConnection } from './rawAcp';
 import { recordResult } from './results';
 
 const EVENTS = Number(process.env.ACCORD_BENCH_EVENTS ?? 50_000);
@@ -59,6 +65,42 @@ function rawConnection(dataDir: string) {
       await closeLogs();
     },
   };
+}
+
+/** CPU time (user + system) of process `pid` so far, in ms (Linux /proc; NaN elsewhere). */
+function processCpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** v1 session/load from the built agent over stdio: the first load in the process, then the median of 3 more. */
+async function measureProcess(dataDir: string, cwd: string) {
+  const bundle = join(process.env.BENCH_DIST ?? join(process.cwd(), 'dist'), 'agent.js');
+  const env = { PATH: process.env.PATH, HOME: dataDir, ACCORD_HOME: dataDir, ACCORD_CONFIG_DIR: join(dataDir, 'config'), ACCORD_LOCAL_SERVERS: '', ANTHROPIC_API_KEY: 'unused' };
+  const child = spawn(process.execPath, [bundle, 'acp', '--no-daemon'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const acp = stdioConnection(child);
+  try {
+    let sent = 0;
+    acp.onUpdate = () => void sent++;
+    await acp.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const runs: Array<{ ms: number; cpu: number; sent: number }> = [];
+    for (let i = 0; i < 4; i++) {
+      sent = 0;
+      const cpu = processCpuMs(child.pid!);
+      const start = performance.now();
+      await acp.request('session/load', { sessionId: ID, cwd, mcpServers: [] });
+      runs.push({ ms: performance.now() - start, cpu: processCpuMs(child.pid!) - cpu, sent });
+    }
+    const warm = runs.slice(1);
+    return { first: runs[0]!, warm: { ms: median(warm.map((r) => r.ms)), cpu: median(warm.map((r) => r.cpu)), sent: warm[0]!.sent } };
+  } finally {
+    await acp.close();
+  }
 }
 
 async function main(): Promise<void> {
@@ -112,6 +154,10 @@ async function main(): Promise<void> {
     line('v2 resume {"type":"start"}', fromStart);
     line('v2 resume after the middle offset', afterMiddle, ' (the first half folded)');
     line('v2 resume with no cursor', none, ' (no replay: the state only)');
+    const agent = await measureProcess(dataDir, cwd);
+    console.log(`the built agent (acp --no-daemon) over stdio, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}:`);
+    line('v1 session/load, first in the process', agent.first);
+    line('v1 session/load, median of 3 more', agent.warm);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(cwd, { recursive: true, force: true });
