@@ -2,6 +2,7 @@
 // the others), then one table of every issue-17 goal with what was measured,
 // whether it is met and the load average at the time (bench/results.ts).
 // Exits non-zero when a script failed. Expects dist/ built (the npm script builds it first).
+// ACCORD_BENCH_STEPS=agent,log,...: only those steps; ACCORD_BENCH_AGENT_RUNS: runs per agent in agent.bench (default 8).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import { readResults, summaryTable } from './results';
 
 const tsx = (script: string) => [process.execPath, '--import', 'tsx', script];
 const steps: Array<[string, string[]]> = [
-  ['agent', tsx('bench/agent.bench.ts')],
+  ['agent', [...tsx('bench/agent.bench.ts'), ...(process.env.ACCORD_BENCH_AGENT_RUNS ? [process.env.ACCORD_BENCH_AGENT_RUNS] : [])]],
   ['bridge', tsx('bench/bridge.bench.ts')],
   ['log', tsx('bench/log.bench.ts')],
   ['resume', tsx('bench/resume.bench.ts')],
@@ -36,7 +37,8 @@ async function main(): Promise<void> {
   const failed: string[] = [];
   try {
     const before = load();
-    for (const [name, command] of steps) {
+    const only = process.env.ACCORD_BENCH_STEPS?.split(',').map((s) => s.trim());
+    for (const [name, command] of steps.filter(([name]) => !only || only.includes(name))) {
       console.log(`\n== bench: ${name} (load ${load()})`);
       const status = await run(command, env);
       if (status !== 0) {
