@@ -373,7 +373,11 @@ async function sendReplayed(client: AgentContext, sessionId: string, updates: re
       last = client.notify(methods.client.session.update, shaped);
       // Handled here; the failure is seen through the last one awaited.
       last.catch(() => undefined);
-      if (++queued % REPLAY_WINDOW === 0) await last;
+      if (++queued % REPLAY_WINDOW === 0) {
+        await last;
+        // Writes settle in microtasks: without a turn of the event loop, other sessions would wait for the whole replay.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     }
   }
   await last;
