@@ -4,7 +4,7 @@
 // the bundled agent over real stdio.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { guardLines, idFromHead } from '../../../agent/acp/lineGuard';
 import { reply } from '../../fakeModelServer/index';
@@ -99,6 +99,8 @@ describe('the bundled agent over stdio', () => {
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);
+      // `acp` bridged to a daemon it started: stop it, or it outlives the test (10 min idle).
+      spawnSync(process.execPath, [agentBundle, 'daemon', 'stop'], { env, stdio: 'ignore' });
       remove();
     }
   });
