@@ -11,7 +11,17 @@
 /** The most bytes gathered before they are handed on without waiting for the loop to turn. */
 export const BATCH_BYTES = 1 << 20;
 
-export function batchedOutput(target: WritableStream<Uint8Array>, batchBytes = BATCH_BYTES): WritableStream<Uint8Array> {
+export interface BatchedOutput {
+  output: WritableStream<Uint8Array>;
+  /**
+   * Hands on what is gathered now, without waiting for the loop to turn: when
+   * the connection's input ends, its owner may tear the socket down within the
+   * same turn, and what was written before must not be lost with it.
+   */
+  flush(): Promise<void>;
+}
+
+export function batchedOutput(target: WritableStream<Uint8Array>, batchBytes = BATCH_BYTES): BatchedOutput {
   const writer = target.getWriter();
   let batch: Uint8Array[] = [];
   let bytes = 0;
@@ -35,7 +45,7 @@ export function batchedOutput(target: WritableStream<Uint8Array>, batchBytes = B
     written.catch(() => undefined); // seen by the next write, or by whoever awaits it
     return written;
   };
-  return new WritableStream<Uint8Array>({
+  const output = new WritableStream<Uint8Array>({
     start(c) {
       controller = c;
     },
@@ -57,4 +67,5 @@ export function batchedOutput(target: WritableStream<Uint8Array>, batchBytes = B
       await writer.abort(reason);
     },
   });
+  return { output, flush: send };
 }

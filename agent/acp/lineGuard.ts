@@ -40,7 +40,8 @@ export interface GuardedStdio {
 export function guardLines(rawInput: ReadableStream<Uint8Array>, rawOutput: WritableStream<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): GuardedStdio {
   // Messages written while the loop is busy leave in one write (a replay sends thousands), and the
   // SDK's writer per message is one shared writer: both were most of session/load's cost.
-  const output = sharedWriter(batchedOutput(rawOutput));
+  const batched = batchedOutput(rawOutput);
+  const output = sharedWriter(batched.output);
   const writer = output.getWriter();
   const encoder = new TextEncoder();
   // The current line is held until it ends, so a dropped line never reaches the SDK at all.
@@ -78,6 +79,8 @@ export function guardLines(rawInput: ReadableStream<Uint8Array>, rawOutput: Writ
     },
     flush(controller) {
       if (head === undefined && pending.length > 0) controller.enqueue(Buffer.concat(pending));
+      // The input ended: the connection closes next and may take the socket down in the same turn.
+      batched.flush().catch(() => undefined);
     },
   });
   return { input: rawInput.pipeThrough(filter), output };

@@ -41,7 +41,7 @@ const bytes = (text: string) => new TextEncoder().encode(text);
 describe('batchedOutput', () => {
   test('messages written in one busy stretch reach the target in order, in one write', async () => {
     const t = target();
-    const writer = batchedOutput(t.stream).getWriter();
+    const writer = batchedOutput(t.stream).output.getWriter();
     const lines = Array.from({ length: 1000 }, (_, i) => `{"n":${i}}\n`);
     for (const line of lines) await writer.write(bytes(line)); // each accepted at once: no turn of the loop between them
     await t.until(1);
@@ -53,7 +53,7 @@ describe('batchedOutput', () => {
 
   test('a lone message goes out without another write behind it', async () => {
     const t = target();
-    const writer = batchedOutput(t.stream).getWriter();
+    const writer = batchedOutput(t.stream).output.getWriter();
     await writer.write(bytes('only\n'));
     await t.until(1);
     assert.equal(t.text(), 'only\n');
@@ -61,7 +61,7 @@ describe('batchedOutput', () => {
 
   test('a full batch waits until the target took it (bounded memory with a slow reader)', async () => {
     const t = target({ hold: true });
-    const writer = batchedOutput(t.stream, 64).getWriter();
+    const writer = batchedOutput(t.stream, 64).output.getWriter();
     await writer.write(bytes('x'.repeat(40)));
     let second = false;
     const full = writer.write(bytes('y'.repeat(40))).then(() => (second = true)); // 80 B ≥ 64 B: handed on now
@@ -73,9 +73,20 @@ describe('batchedOutput', () => {
     assert.equal(t.text(), `${'x'.repeat(40)}${'y'.repeat(40)}`);
   });
 
+  test('flush hands on what is gathered at once, without waiting for the loop to turn', async () => {
+    const t = target();
+    const batched = batchedOutput(t.stream);
+    const writer = batched.output.getWriter();
+    await writer.write(bytes('a\n'));
+    await writer.write(bytes('b\n'));
+    assert.equal(t.writes.length, 0);
+    void batched.flush();
+    assert.equal(t.text(), 'a\nb\n', 'handed to the target within the same turn');
+  });
+
   test('close delivers what is gathered before closing the target', async () => {
     const t = target();
-    const writer = batchedOutput(t.stream).getWriter();
+    const writer = batchedOutput(t.stream).output.getWriter();
     void writer.write(bytes('a\n'));
     void writer.write(bytes('b\n'));
     await writer.close();
@@ -85,7 +96,7 @@ describe('batchedOutput', () => {
 
   test('attack: the reader goes away; the failed batch fails every later write instead of piling up bytes', async () => {
     const t = target();
-    const writer = batchedOutput(t.stream).getWriter();
+    const writer = batchedOutput(t.stream).output.getWriter();
     await writer.write(bytes('kept\n'));
     await t.until(1);
     t.fail(new Error('EPIPE'));

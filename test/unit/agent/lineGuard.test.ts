@@ -40,7 +40,21 @@ describe('the line guard', () => {
     assert.match(errors[0].error.message, /the connection and its sessions are unaffected/);
   });
 
-  test('the id is read only from the top level, before params', () => {
+  test('what was written before the input ended reaches the output in the same turn (a daemon tears the socket down right after)', async () => {
+    const written: string[] = [];
+    const rawOutput = new WritableStream<Uint8Array>({ write: (chunk) => void written.push(Buffer.from(chunk).toString('utf8')) });
+    let end: () => void = () => undefined;
+    const rawInput = new ReadableStream<Uint8Array>({ start: (controller) => void (end = () => controller.close()) });
+    const { input, output } = guardLines(rawInput, rawOutput);
+    const writer = output.getWriter();
+    await writer.write(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}\n'));
+    assert.deepEqual(written, [], 'gathered, not yet written');
+    end();
+    await drain(input);
+    assert.equal(written.join(''), '{"jsonrpc":"2.0","id":1,"result":{}}\n');
+  });
+
+    test('the id is read only from the top level, before params', () => {
     assert.equal(idFromHead('{"jsonrpc":"2.0","id":"a-1","method":"x","params":{"id":5}}'), 'a-1');
     assert.equal(idFromHead('{"jsonrpc":"2.0","method":"x","params":{"id":5}'), null);
     assert.equal(idFromHead('{"id":12,"method"'), 12);
