@@ -15,6 +15,7 @@ import { startFakeModelServer, type FakeModelServer } from '../test/fakeModelSer
 import { delta, writeSessionLog } from './logFixture';
 import { rawConnection } from './rawAcp';
 import { treeRssBytes } from './processTree';
+import { recordResult } from './results';
 
 const RUNS = Number(process.argv[2] ?? 8);
 const CHUNKS = 200;
@@ -159,6 +160,33 @@ function table(results: Map<Kind, Run[]>, replay: { wall: number; cpu: number })
   return lines.join('\n');
 }
 
+/** The table's figures against the issue's goals, for the summary of `npm run bench` (bench/results.ts). */
+function recordGoals(results: Map<Kind, Run[]>, replay: { wall: number; cpu: number }): void {
+  const m = (kind: Kind, key: keyof Run) => {
+    const values = results.get(kind)!.map((r) => r[key]).filter((v): v is number => v !== undefined);
+    return values.length ? median(values) : NaN;
+  };
+  const floor = m('floor', 'initialize');
+  for (const [kind, suffix] of [['daemon', 'daemon'], ['no daemon', 'noDaemon']] as const) {
+    const init = m(kind, 'initialize');
+    const limit = kind === 'daemon' ? floor + 20 : 2 * floor;
+    recordResult({ id: `initialize.${suffix}`, measured: `${init.toFixed(1)} ms (floor ${floor.toFixed(1)} ms, limit ${limit.toFixed(1)} ms)`, met: init <= limit });
+    const ms = (key: keyof Run, id: string, goal: number) => {
+      const v = m(kind, key);
+      recordResult({ id: `${id}.${suffix}`, measured: `${v.toFixed(1)} ms (floor ${m('floor', key).toFixed(1)} ms)`, met: v <= goal });
+    };
+    ms('sessionNew', 'sessionNew', 20);
+    ms('firstChunkNet', 'firstChunk', 60);
+    ms('turnNet', 'turn', 100);
+    const rss = m(kind, 'peakRssMb');
+    recordResult({ id: `rss.${suffix}`, measured: `${rss.toFixed(0)} MB (floor ${m('floor', 'peakRssMb').toFixed(0)} MB)`, met: rss <= 100 });
+  }
+  const perChunk = m('no daemon', 'logBytesPerChunk');
+  const limit = 2 * avgText() + 40;
+  recordResult({ id: 'logPerChunk', measured: `${perChunk.toFixed(0)} B for ${avgText().toFixed(0)} B of text (limit ${limit.toFixed(0)} B)`, met: perChunk <= limit, note: 'the agent\'s own log of a 200-chunk turn' });
+  recordResult({ id: 'replay', measured: `${Math.round(replay.cpu).toLocaleString('en')} events/s CPU, ${Math.round(replay.wall).toLocaleString('en')} wall`, met: replay.cpu >= 500_000, note: 'agent.bench, median of 5' });
+}
+
 const avgText = () => Array.from({ length: CHUNKS }, (_, i) => Buffer.byteLength(delta(i))).reduce((a, b) => a + b, 0) / CHUNKS;
 
 async function main(): Promise<void> {
@@ -196,6 +224,7 @@ async function main(): Promise<void> {
     }
     const replay = await replayRate(join(home, 'replay'));
     console.log(table(results, replay));
+    recordGoals(results, replay);
     console.log(`load average after: ${load()}`);
   } finally {
     execFileSync(process.execPath, [agentBundle, 'daemon', 'stop'], { env, stdio: 'ignore' });

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { recordResult } from './results';
 
 const cli = join(process.cwd(), 'dist/agent.js');
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -45,11 +46,14 @@ try {
   }
   console.log(`bridge cold start to initialize response: median ${median(bridge).toFixed(1)} ms  (load ${load()})`);
   console.log(`bare node printing one line:               median ${median(bare).toFixed(1)} ms  (load ${load()})`);
-  console.log(`bridge overhead: ${(median(bridge) - median(bare)).toFixed(1)} ms (target: within 20 ms)`);
+  const overhead = median(bridge) - median(bare);
+  console.log(`bridge overhead: ${overhead.toFixed(1)} ms (target: within 20 ms)`);
+  recordResult({ id: 'bridge overhead over bare node (daemon running): ≤ 20 ms', measured: `${overhead.toFixed(1)} ms (bridge ${median(bridge).toFixed(1)} ms, bare node ${median(bare).toFixed(1)} ms)`, met: overhead <= 20 });
   const lock = JSON.parse(readFileSync(join(home, 'data', 'run', 'daemon.lock'), 'utf8')) as { pid: number };
   await new Promise((r) => setTimeout(r, 2000));
   const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${lock.pid}/status`, 'utf8'))?.[1];
   console.log(`daemon idle RSS: ${(Number(rss) / 1024).toFixed(1)} MiB  (load ${load()})`);
+  recordResult({ id: 'daemon idle RSS', measured: `${(Number(rss) / 1024).toFixed(1)} MiB` });
 } finally {
   await new Promise((resolve) => spawn(process.execPath, [cli, 'daemon', 'stop'], { env, stdio: 'ignore' }).on('close', resolve));
   rmSync(home, { recursive: true, force: true });

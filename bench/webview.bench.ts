@@ -6,6 +6,7 @@
 //     screen, and then the time to scroll to the top.
 import type { CDPSession } from 'playwright-core';
 import { buildBundle, launch, openPanel, serve } from '../test/browser/harness';
+import { recordResult } from './results';
 
 const CHUNKS_PER_SECOND = 200;
 const SECONDS = 10;
@@ -98,6 +99,7 @@ async function main(): Promise<void> {
         `${long} frames > 50 ms; renderer main thread busy ${((busy / SECONDS) * 100).toFixed(0)}% of the time ` +
         `(script + layout + style + paint); ${result.items} items in the DOM`,
     );
+    recordResult({ id: `webview.bench: ${CHUNKS_PER_SECOND} chunks/s, renderer main thread busy / longest frame`, measured: `${((busy / SECONDS) * 100).toFixed(0)}% / ${(sorted.at(-1) ?? 0).toFixed(1)} ms (${long} frames > 50 ms)` });
     await stream.page.close();
 
     const replay = await openPanel(browser, server.origin, 'dark', { width: 480, height: 900 });

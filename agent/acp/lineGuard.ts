@@ -5,6 +5,9 @@
 // the connection — with every other session — goes on. Malformed lines are
 // already answered by the SDK with a parse error.
 
+import { batchedOutput } from './batchedOutput';
+import { sharedWriter } from './sharedWriter';
+
 /** The longest line accepted, in bytes without the newline (the SDK's own default). */
 export const MAX_LINE_BYTES = 32 * 1024 * 1024;
 /** How much of an oversized line is kept to find its id. */
@@ -35,13 +38,12 @@ export interface GuardedStdio {
  * one whole message line, so an error line written here never splits one.
  */
 export function guardLines(rawInput: ReadableStream<Uint8Array>, rawOutput: WritableStream<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): GuardedStdio {
-  const writer = rawOutput.getWriter();
+  // Messages written while the loop is busy leave in one write (a replay sends thousands), and the
+  // SDK's writer per message is one shared writer: both were most of session/load's cost.
+  const batched = batchedOutput(rawOutput);
+  const output = sharedWriter(batched.output);
+  const writer = output.getWriter();
   const encoder = new TextEncoder();
-  const output = new WritableStream<Uint8Array>({
-    write: (chunk) => writer.write(chunk),
-    close: () => writer.close(),
-    abort: (reason) => writer.abort(reason),
-  });
   // The current line is held until it ends, so a dropped line never reaches the SDK at all.
   let pending: Uint8Array[] = [];
   let lineBytes = 0;
@@ -77,6 +79,8 @@ export function guardLines(rawInput: ReadableStream<Uint8Array>, rawOutput: Writ
     },
     flush(controller) {
       if (head === undefined && pending.length > 0) controller.enqueue(Buffer.concat(pending));
+      // The input ended: the connection closes next and may take the socket down in the same turn.
+      batched.flush().catch(() => undefined);
     },
   });
   return { input: rawInput.pipeThrough(filter), output };

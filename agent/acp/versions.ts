@@ -8,6 +8,7 @@
 // `initialize`, as the router's does.
 import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import type { AgentApp, AnyMessage, Stream } from '@agentclientprotocol/sdk/unstable';
+import { sharedWriter } from './sharedWriter';
 import { v2AgentFor } from './v2/facade';
 
 export const SUPPORTED_VERSIONS = [1, 2] as const;
@@ -16,7 +17,7 @@ const MAX_PROTOCOL_VERSION = 0xffff;
 /** Serves `stream` in the version its client asks for: `app` itself for v1, the v2 facade in front of it for v2. */
 export function serveVersions(app: AgentApp, stream: Stream): { closed: Promise<void> } {
   const router = v2.agentProtocolRouter().withV1(app).withV2(v2AgentFor(app));
-  return router.connect(prescreened(stream));
+  return router.connect(prescreened({ readable: stream.readable, writable: sharedWriter(stream.writable) }));
 }
 
 function isVersion(value: unknown): value is number {

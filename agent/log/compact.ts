@@ -100,9 +100,11 @@ export function readMoreLine(line: string, into: MoreFields): boolean {
   if (!line.endsWith('"}') || line.length < textStart + 4) return false;
   let text: string;
   if (line.indexOf('\\', textStart) === -1) {
-    // No escapes: the literal is the text, unless a bare quote ends it early (not formatMore's output).
+    // No escapes: the literal is the text, unless a bare quote ends it early or a raw
+    // control character makes it invalid JSON (neither is formatMore's output).
     const closing = line.length - 2;
     if (line.indexOf('"', textStart + 1) !== closing) return false;
+    for (let i = textStart + 1; i < closing; i++) if (line.charCodeAt(i) < 0x20) return false;
     text = line.slice(textStart + 1, closing);
   } else {
     try {
@@ -119,6 +121,83 @@ export function readMoreLine(line: string, into: MoreFields): boolean {
   return true;
 }
 
+const SEQ_BYTES = Buffer.from(SEQ_PREFIX);
+const TS_BYTES = Buffer.from(TS_PREFIX);
+const TEXT_BYTES = Buffer.from(TEXT_PREFIX);
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CLOSE_BRACE = 0x7d;
+
+function bytesAt(buf: Buffer, at: number, prefix: Buffer, end: number): boolean {
+  if (at + prefix.length > end) return false;
+  for (let i = 0; i < prefix.length; i++) if (buf[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+/** The 1-15 digits at `from`: their value and the index past them into `out`; false when there are none (or too many). */
+function digitsAt(buf: Buffer, from: number, end: number, out: { value: number; end: number }): boolean {
+  let value = 0;
+  let i = from;
+  while (i < end && i - from < 16) {
+    const c = buf[i]!;
+    if (c < 48 || c > 57) break;
+    value = value * 10 + (c - 48);
+    i++;
+  }
+  if (i === from || i - from > 15) return false;
+  out.value = value;
+  out.end = i;
+  return true;
+}
+
+const digits = { value: 0, end: 0 };
+
+/**
+ * readMoreLine on the line's bytes (`buf[start, end)`, newline excluded), so
+ * that no string of the whole line is made: only the text is decoded. Text
+ * holding an escape is decoded by JSON.parse; a raw control character or
+ * quote, which formatMore never writes, makes it false (the general path then
+ * judges the line).
+ */
+export function readMoreBytes(buf: Buffer, start: number, end: number, into: MoreFields): boolean {
+  if (!bytesAt(buf, start, SEQ_BYTES, end) || !digitsAt(buf, start + SEQ_BYTES.length, end, digits)) return false;
+  const seq = digits.value;
+  if (!bytesAt(buf, digits.end, TS_BYTES, end) || !digitsAt(buf, digits.end + TS_BYTES.length, end, digits)) return false;
+  const delta = digits.value;
+  if (!bytesAt(buf, digits.end, TEXT_BYTES, end)) return false;
+  const textStart = digits.end + TEXT_BYTES.length; // just past the opening quote
+  const closing = end - 2; // the closing quote, before the final brace
+  if (closing < textStart || buf[closing] !== QUOTE || buf[end - 1] !== CLOSE_BRACE) return false;
+  let escaped = false;
+  for (let i = textStart; i < closing; i++) {
+    const c = buf[i]!;
+    if (c === BACKSLASH) escaped = true;
+    else if (c < 0x20 || (c === QUOTE && !escaped)) return false;
+  }
+  let text: string;
+  if (!escaped) text = buf.toString('utf8', textStart, closing);
+  else {
+    try {
+      const parsed: unknown = JSON.parse(buf.toString('utf8', textStart - 1, closing + 1));
+      if (typeof parsed !== 'string') return false;
+      text = parsed;
+    } catch {
+      return false;
+    }
+  }
+  into.seq = seq;
+  into.delta = delta;
+  into.text = text;
+  return true;
+}
+
+/** The update a `more` record with `text` stands for: its template's, with this text. */
+export function continuedUpdate(template: ChunkTemplate, text: string): SessionUpdateJson {
+  const t = template.update;
+  const content = { type: 'text', text };
+  return t.messageId === undefined ? { sessionUpdate: t.sessionUpdate, content } : { sessionUpdate: t.sessionUpdate, messageId: t.messageId, content };
+}
+
 /**
  * Rebuilds the updates and timestamps of `more` records. Timestamps reuse the
  * formatted second while it lasts: toISOString per chunk was a third of the replay.
@@ -129,9 +208,7 @@ export class ChunkExpander {
 
   /** The update a `more` record with `text` stands for. */
   update(template: ChunkTemplate, text: string): SessionUpdateJson {
-    const t = template.update;
-    const content = { type: 'text', text };
-    return t.messageId === undefined ? { sessionUpdate: t.sessionUpdate, content } : { sessionUpdate: t.sessionUpdate, messageId: t.messageId, content };
+    return continuedUpdate(template, text);
   }
 
   /** Its absolute timestamp (ISO 8601). */

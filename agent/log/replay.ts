@@ -2,7 +2,8 @@
 // again on `session/load` (each with the offset of the record it came from),
 // the model history to continue the conversation, and the session's settings.
 import { LogError } from './errors';
-import { readLogBatches, type LogEntry, type ReadOptions } from './reader';
+import { continuedUpdate, type ChunkTemplate } from './compact';
+import { scanLog, type LogEntry } from './reader';
 import type { ModelMessageJson, RecordOf, SessionUpdateJson } from './records';
 import { titleFromPrompt } from './title';
 
@@ -54,14 +55,21 @@ const INTERRUPTED_RESULT =
 export async function replaySession(path: string, options: ReplayOptions = {}): Promise<SessionReplay> {
   const from = options.fromOffset ?? 0;
   const builder = new ReplayBuilder(from);
-  const read: ReadOptions = { onInvalid: () => builder.invalidLines++ };
   let fromIsRecord = from === 0;
-  for await (const entries of readLogBatches(path, read)) {
-    for (const entry of entries) {
-      if (entry.offset === from) fromIsRecord = true;
-      builder.add(entry);
-    }
-  }
+  await scanLog(
+    path,
+    {
+      entry(entry) {
+        if (entry.offset === from) fromIsRecord = true;
+        builder.add(entry);
+      },
+      chunk(offset, next, template, ms, text) {
+        if (offset === from) fromIsRecord = true;
+        builder.addChunk(offset, next, template, ms, text);
+      },
+    },
+    { onInvalid: () => builder.invalidLines++ },
+  );
   const replay = builder.result(path);
   if (!fromIsRecord && from !== replay.end) {
     throw new LogError('bad_offset', `Offset ${from} is not the start of a record in ${path}. Replay from 0 or from an offset the log gave out.`);
@@ -76,6 +84,8 @@ export class ReplayBuilder {
   private explicitTitle: string | undefined;
   private promptTitle: string | undefined;
   private updatedAt = '';
+  /** Set when the last record was a compact chunk: its time, formatted only when asked for (updatedAt). */
+  private updatedAtMs: number | undefined;
   private end = 0;
   private readonly updates: ReplayedUpdate[] = [];
   private readonly history: ModelMessageJson[] = [];
@@ -89,9 +99,10 @@ export class ReplayBuilder {
   constructor(private readonly fromOffset = 0) {}
 
   add(entry: LogEntry): void {
-    const lastActivity = this.updatedAt;
+    const lastActivity = entry.record.type === 'interrupted' ? this.lastActivity() : '';
     this.end = entry.next;
     this.updatedAt = entry.record.ts;
+    this.updatedAtMs = undefined;
     if (!entry.known) return; // a newer agent's record type: nothing to replay
     const { record, offset } = entry;
     switch (record.type) {
@@ -149,6 +160,22 @@ export class ReplayBuilder {
     }
   }
 
+  /**
+   * A compact text chunk (scanLog): the same as add() with the update record
+   * it stands for, without that record being built. A text chunk opens or
+   * closes no tool call and carries no cost, so only the update is kept.
+   */
+  addChunk(offset: number, next: number, template: ChunkTemplate, ms: number, text: string): void {
+    this.end = next;
+    this.updatedAtMs = ms;
+    this.emit(offset, continuedUpdate(template, text));
+  }
+
+  /** The time of the last record read (ISO 8601). */
+  private lastActivity(): string {
+    return this.updatedAtMs === undefined ? this.updatedAt : new Date(this.updatedAtMs).toISOString();
+  }
+
   result(path = 'the log'): SessionReplay {
     const created = this.created;
     if (!created) throw new LogError('not_a_session_log', `${path} has no session_created record; it is not an Accord session log.`);
@@ -162,7 +189,7 @@ export class ReplayBuilder {
       config: this.config,
       title: this.explicitTitle ?? this.promptTitle,
       createdAt: created.ts,
-      updatedAt: this.updatedAt,
+      updatedAt: this.lastActivity(),
       updates: this.updates,
       history,
       lastTurnInterrupted: this.interruptedLast,

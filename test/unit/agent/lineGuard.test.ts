@@ -4,7 +4,7 @@
 // the bundled agent over real stdio.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { guardLines, idFromHead } from '../../../agent/acp/lineGuard';
 import { reply } from '../../fakeModelServer/index';
@@ -31,13 +31,30 @@ describe('the line guard', () => {
     });
     const { input } = guardLines(rawInput, rawOutput, 1000);
     assert.equal(await drain(input), '{"jsonrpc":"2.0","id":1,"method":"a"}\n{"id":2}\nnot json\ntail-without-newline');
-    const errors = written.map((line) => JSON.parse(line));
+    // Output leaves in batches (agent/acp/batchedOutput.ts): wait for both answers, then read them line by line.
+    const lines = () => written.join('').split('\n').filter(Boolean);
+    while (lines().length < 2) await new Promise((resolve) => setImmediate(resolve));
+    const errors = lines().map((line) => JSON.parse(line));
     assert.deepEqual(errors.map((e) => [e.id, e.error.code]), [[7, -32600], [null, -32600]]);
     assert.match(errors[0].error.message, /larger than the 1000 bytes Accord accepts \(5\d{3} bytes\)/);
     assert.match(errors[0].error.message, /the connection and its sessions are unaffected/);
   });
 
-  test('the id is read only from the top level, before params', () => {
+  test('what was written before the input ended reaches the output in the same turn (a daemon tears the socket down right after)', async () => {
+    const written: string[] = [];
+    const rawOutput = new WritableStream<Uint8Array>({ write: (chunk) => void written.push(Buffer.from(chunk).toString('utf8')) });
+    let end: () => void = () => undefined;
+    const rawInput = new ReadableStream<Uint8Array>({ start: (controller) => void (end = () => controller.close()) });
+    const { input, output } = guardLines(rawInput, rawOutput);
+    const writer = output.getWriter();
+    await writer.write(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}\n'));
+    assert.deepEqual(written, [], 'gathered, not yet written');
+    end();
+    await drain(input);
+    assert.equal(written.join(''), '{"jsonrpc":"2.0","id":1,"result":{}}\n');
+  });
+
+    test('the id is read only from the top level, before params', () => {
     assert.equal(idFromHead('{"jsonrpc":"2.0","id":"a-1","method":"x","params":{"id":5}}'), 'a-1');
     assert.equal(idFromHead('{"jsonrpc":"2.0","method":"x","params":{"id":5}'), null);
     assert.equal(idFromHead('{"id":12,"method"'), 12);
@@ -96,6 +113,8 @@ describe('the bundled agent over stdio', () => {
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);
+      // `acp` bridged to a daemon it started: stop it, or it outlives the test (10 min idle).
+      spawnSync(process.execPath, [agentBundle, 'daemon', 'stop'], { env, stdio: 'ignore' });
       remove();
     }
   });

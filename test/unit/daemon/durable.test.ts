@@ -151,8 +151,9 @@ describe('durable approvals through the daemon', () => {
     assert.equal(answered.stopReason, 'end_turn');
     await waitFor('both dialogs to be withdrawn', () => withdrawn === 2);
     assert.match(JSON.stringify(model.server.requests[before]!.body.messages), /declined/);
-    assert.ok(b.extNotifications.some((n) => n.method === '_accord/permission_settled' && (n.params as any).outcome === 'reject'));
-    assert.equal(updatesOf(b, sessionId, 'tool_call_update').filter((u) => u.toolCallId === 'c3').at(-1).status, 'failed');
+    // B is another connection: what it is told arrives on its own, not before A's response.
+    await waitFor('B to be told the answer', () => b.extNotifications.some((n) => n.method === '_accord/permission_settled' && (n.params as any).outcome === 'reject'));
+    await waitFor('B to see the call failed', () => updatesOf(b, sessionId, 'tool_call_update').filter((u) => u.toolCallId === 'c3').at(-1)?.status === 'failed');
     await a.close();
     await b.close();
   });

@@ -1,0 +1,71 @@
+// Every ACP message used to cost its own write(2) on the pipe or socket: for
+// a session/load replaying tens of thousands of updates that was the largest
+// cost in the agent process, ahead of JSON itself. Here the bytes written
+// while the event loop is busy are gathered and go out together: once the
+// loop turns (setImmediate), or as soon as a batch reaches its size limit.
+// A write is accepted at once while its batch has room; past the limit the
+// writer waits until the full batch has been handed on, so memory stays
+// bounded when the reader is slow. A failed batch fails every later write
+// (the connection is gone; what was in the batch is lost with it).
+
+/** The most bytes gathered before they are handed on without waiting for the loop to turn. */
+export const BATCH_BYTES = 1 << 20;
+
+export interface BatchedOutput {
+  output: WritableStream<Uint8Array>;
+  /**
+   * Hands on what is gathered now, without waiting for the loop to turn: when
+   * the connection's input ends, its owner may tear the socket down within the
+   * same turn, and what was written before must not be lost with it.
+   */
+  flush(): Promise<void>;
+}
+
+export function batchedOutput(target: WritableStream<Uint8Array>, batchBytes = BATCH_BYTES): BatchedOutput {
+  const writer = target.getWriter();
+  let batch: Uint8Array[] = [];
+  let bytes = 0;
+  let timer: NodeJS.Immediate | undefined;
+  let failure: unknown;
+  let controller: WritableStreamDefaultController | undefined;
+  /** Hands the gathered bytes on; the promise settles when the target has taken them. */
+  const send = (): Promise<void> => {
+    if (timer) clearImmediate(timer);
+    timer = undefined;
+    if (batch.length === 0) return Promise.resolve();
+    const chunk = batch.length === 1 ? batch[0]! : Buffer.concat(batch, bytes);
+    batch = [];
+    bytes = 0;
+    const written = writer.write(chunk).catch((error: unknown) => {
+      failure ??= error;
+      // The stream itself fails: its writers see it at once, not at their next write.
+      controller?.error(error);
+      throw error;
+    });
+    written.catch(() => undefined); // seen by the next write, or by whoever awaits it
+    return written;
+  };
+  const output = new WritableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    write(chunk) {
+      if (failure !== undefined) throw failure;
+      batch.push(chunk);
+      bytes += chunk.byteLength;
+      if (bytes >= batchBytes) return send();
+      timer ??= setImmediate(() => void send());
+      return undefined;
+    },
+    async close() {
+      await send();
+      await writer.close();
+    },
+    async abort(reason) {
+      if (timer) clearImmediate(timer);
+      batch = [];
+      await writer.abort(reason);
+    },
+  });
+  return { output, flush: send };
+}
