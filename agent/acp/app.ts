@@ -9,11 +9,13 @@ import { askBeforeChanges, type PermissionGate } from '../core/gate';
 import type { Session } from '../core/session';
 import { MemorySessionStore, type SessionStore } from '../core/sessionStore';
 import { systemPrompt } from '../core/systemPrompt';
-import { answerPending, runTurn, type TurnDeps } from '../core/turn';
+import { answerPending, runTurn, type TurnDeps, type WorkspaceDeps } from '../core/turn';
 import type { DurableAnswer } from '../core/durable';
 import { resumeDeclaredRun, RUN_GATE_TOOL, runLine, startDeclaredRun, type RunGateInput } from '../core/declaredRuns';
 import type { AvailableCommand } from '../core/updates';
 import type { DeclaredRun } from '../policy/schema';
+import type { LoadedPolicy } from '../policy/load';
+import type { WorkspacePlan } from '../session/isolatedSession';
 import { askClient, durableAsker, promptAnswer, waitingMeta, type DurableRequests } from './durablePermissions';
 import { runCompactCommand } from '../core/compactCommand';
 import { DEFAULT_MAX_CHILDREN, taskTool } from '../core/children';
@@ -42,7 +44,7 @@ import { logOffsetOf } from '../log/offsets';
 import type { SessionWorkspaces } from '../session/workspaces';
 import { flagsMeta, TURN_ENDED_METHOD, TURN_STARTED_METHOD, type SessionSharing } from './sharing';
 import { launchGrants } from './launchGrants';
-import { SessionSetupError, workspaceFor } from './workspaceReady';
+import { SessionSetupError, setupFailure, untilReadyOr, workspaceFor } from './workspaceReady';
 
 declare const ACCORD_VERSION: string;
 const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
@@ -123,6 +125,19 @@ export const NO_MODEL_MESSAGE = [
   '- or start a local OpenAI-compatible server (Ollama on 127.0.0.1:11434, LM Studio on :1234, llama.cpp on :8080), or set ACCORD_MODEL=openai-compatible:http://host:port/v1#model.',
 ].join('\n');
 
+/**
+ * What a session's calls would run through before its copy exists: they
+ * never do (turn.ts waits for `untilReady` first); if anything did, it is
+ * refused rather than run in the person's tree.
+ */
+function notReady(session: Session): Pick<TurnDeps, 'gate' | 'commands'> {
+  const refusal = `Session ${session.id}: its workspace is not ready yet.`;
+  return {
+    gate: { decide: () => 'deny', why: () => refusal },
+    commands: { run: async () => { throw new Error(refusal); } },
+  };
+}
+
 /** ACCORD_COMPACT_AT: a percentage in (0, 100]. */
 function compactShare(text: string | undefined): number | undefined {
   const n = Number(text);
@@ -158,6 +173,10 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
 
   /** Prompts waiting for their session's workspace; session/cancel ends the wait. */
   const waiting = new WeakMap<Session, AbortController>();
+  /** The log of a session created here, started in the background at session/new; a prompt waits for it. */
+  const logStarts = new WeakMap<Session, Promise<void>>();
+  /** The project's policy of a session whose copy is still being made. */
+  const plannedPolicies = new WeakMap<Session, LoadedPolicy>();
   /** Sessions this connection created with a workspace of their own. */
   const madeIsolated = new WeakSet<Session>();
 
@@ -168,8 +187,10 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   };
 
   /** Where a session's tools work and what they run through: its isolated workspace, or the app-wide defaults. */
-  const sessionDeps = (session: Session): Pick<TurnDeps, 'tools' | 'gate' | 'commands' | 'commandContext' | 'beforeChange'> => {
+  const sessionDeps = (session: Session): Pick<TurnDeps, 'tools' | 'gate' | 'commands' | 'commandContext' | 'beforeChange' | 'untilReady'> => {
     const isolated = isolation?.get(session.id);
+    // Its copy is still being made: the model may start; every call waits for the copy and never runs in the person's tree.
+    if (!isolated && isolation && madeIsolated.has(session)) return { tools: options.tools, ...notReady(session), untilReady: () => workspaceDepsOf(isolation, session) };
     if (!isolated) return { tools: options.tools, gate, commands: options.commands };
     const { workspace } = isolated;
     return {
@@ -181,6 +202,16 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       // In place, the person's tree is the workspace: every change gets a "before" to diff and discard against.
       ...(workspace.mode === 'in-place' ? { beforeChange: async (toolName: string) => void (await snapshot(workspace, `before ${toolName}`)) } : {}),
     };
+  };
+
+  /** What a session's calls run through once its copy is ready; rejects with the reason it could not be made. */
+  const workspaceDepsOf = async (workspaces: SessionWorkspaces, session: Session): Promise<WorkspaceDeps> => {
+    const ready = await workspaces.ready(session.id).catch((error: unknown) => {
+      throw new Error(setupFailure(session.id, error).message);
+    });
+    if (!ready) throw new Error(`Session ${session.id} was closed while its workspace was being prepared.`);
+    const { gate: readyGate, commands, commandContext, beforeChange } = sessionDeps(session);
+    return { gate: readyGate, commands, ...(commandContext ? { commandContext } : {}), ...(beforeChange ? { beforeChange } : {}) };
   };
 
   const app = agent({ name: 'accord' })
@@ -217,14 +248,23 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       warmModel(session.settings.model, env);
       if (isolation) {
         madeIsolated.add(session);
-        // Answer now: the copy, its sandbox and MCP servers are made in the background; the log starts once there is a workspace to record.
-        isolation
-          .prepare(sessionId, cwd, inPlace, flags.alwaysApprove, async (isolated) => {
-            session.workIn(isolated.workspace.root);
-            await persistence?.sessionCreated(session, { ...isolated.workspace }, flags).catch((error: unknown) => {
-              throw new SessionSetupError(`Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
-            });
-          })
+        // Answer now: the log starts, and the copy, its sandbox and MCP servers are made, in the background.
+        // The log comes first (a prompt may arrive before the copy); it names the copy once made.
+        const logStarted = (persistence?.sessionCreated(session, { preparing: true, inPlace }, flags) ?? Promise.resolve()).catch((error: unknown) => {
+          throw new SessionSetupError(`Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
+        });
+        logStarted.catch(() => undefined);
+        logStarts.set(session, logStarted);
+        const prepared = isolation.prepare(sessionId, cwd, inPlace, flags.alwaysApprove, async (isolated) => {
+          session.workIn(isolated.workspace.root);
+          await logStarted;
+          await persistence?.workspaceMade(session, isolated.workspace).catch((error: unknown) => {
+            throw new SessionSetupError(`Could not record the session's workspace in its log: ${error instanceof Error ? error.message : String(error)}`);
+          });
+        });
+        // The first model request names the root before the copy exists.
+        void isolation.plan(sessionId).then((plan) => plan && planned(session, plan), () => undefined);
+        prepared
           // What session/new's _meta used to carry (sandbox, policy and MCP problems, workspace), once known.
           .then(async (isolated) => {
             await session.updates.emit({ sessionUpdate: 'session_info_update', _meta: isolated.meta } as never);
@@ -259,9 +299,16 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       session?.cancel();
     });
 
+  /** The root and policy known before the copy is made: the first request names the root, and "/" finds the declared runs. */
+  function planned(session: Session, plan: WorkspacePlan): void {
+    if (isolation?.isReady(session.id)) return;
+    session.workIn(plan.root);
+    plannedPolicies.set(session, plan.policy);
+  }
+
   /** The project's declared runs (from the policy the session's workspace loaded); none without isolation or with a broken policy. */
   function runsOf(session: Session): Record<string, DeclaredRun> {
-    const policy = isolation?.get(session.id)?.policy;
+    const policy = isolation?.get(session.id)?.policy ?? plannedPolicies.get(session);
     return policy && policy.status !== 'invalid' ? policy.policy.runs : {};
   }
 
@@ -350,17 +397,56 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     }, () => undefined).catch((error: unknown) => console.error(`accord: answering approval ${requestId}: ${error instanceof Error ? error.message : String(error)}`));
   }
 
-  /** A turn starts once the session's workspace is ready (session/new answered before it was); session/cancel ends the wait. */
+  /**
+   * A model turn starts as soon as its session's log has started and the
+   * copy's root and policy are known: only its tool calls wait for the copy
+   * (turn.ts `untilReady`). Everything else (a `!` line, a declared run, a
+   * slash command, an approval's answer) and a turn whose policy declares
+   * MCP servers (their tools are part of the first request) wait for the
+   * whole workspace. session/cancel ends either wait.
+   */
   async function runPromptInWorkspace(session: Session, params: PromptRequest, client: AgentContext): Promise<{ stopReason: StopReason; _meta?: Record<string, unknown> }> {
     if (isolation) {
       const wait = new AbortController();
       waiting.set(session, wait);
-      const ready = await workspaceFor(isolation, session.id, wait.signal).finally(() => waiting.delete(session));
-      if (ready === 'cancelled') return { stopReason: 'cancelled' };
-      // Made for a copy that is gone (closed meanwhile): never run in the person's tree instead.
-      if (!ready && madeIsolated.has(session)) throw RequestError.sessionNotFound(session.id);
+      try {
+        const early = madeIsolated.has(session) && !isolation.isReady(session.id) ? await earlyStart(isolation, session, params, wait.signal) : 'wait';
+        if (early === 'cancelled') return { stopReason: 'cancelled' };
+        if (early === 'wait') {
+          const ready = await workspaceFor(isolation, session.id, wait.signal);
+          if (ready === 'cancelled') return { stopReason: 'cancelled' };
+          // Made for a copy that is gone (closed meanwhile): never run in the person's tree instead.
+          if (!ready && madeIsolated.has(session)) throw RequestError.sessionNotFound(session.id);
+        }
+      } finally {
+        waiting.delete(session);
+      }
     }
     return runPrompt(session, params, client);
+  }
+
+  /** 'start': the turn may begin before the copy is ready; 'wait': it needs the whole workspace first. */
+  async function earlyStart(workspaces: SessionWorkspaces, session: Session, params: PromptRequest, signal: AbortSignal): Promise<'start' | 'wait' | 'cancelled'> {
+    const plan = await untilReadyOr(workspaces.plan(session.id), session.id, signal);
+    if (plan === 'cancelled') return 'cancelled';
+    if (!plan) throw RequestError.sessionNotFound(session.id);
+    planned(session, plan);
+    const declaresMcp = plan.policy.status !== 'invalid' && plan.policy.policy.mcpServers.length > 0;
+    if (declaresMcp || !isModelTurn(session, params)) return 'wait';
+    const logged = await untilReadyOr(logStarts.get(session) ?? Promise.resolve(), session.id, signal);
+    return logged === 'cancelled' ? 'cancelled' : 'start';
+  }
+
+  /** The prompt is for the model (not a `!` line, a slash command, or a durable approval's answer). */
+  function isModelTurn(session: Session, params: PromptRequest): boolean {
+    const content = toUserContent(params.prompt);
+    if (bangLine(content) !== undefined || slashCommand(content, commandsOf(session))) return false;
+    if (!(sharing?.durable(session) || (durable && !sharing))) return true;
+    try {
+      return promptAnswer(session, params._meta) === undefined;
+    } catch {
+      return false; // refused in runPrompt, with its reason
+    }
   }
 
   async function runPrompt(session: Session, params: PromptRequest, client: AgentContext): Promise<{ stopReason: StopReason; _meta?: Record<string, unknown> }> {

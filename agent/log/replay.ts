@@ -40,6 +40,8 @@ export interface SessionReplay {
   cost: number | undefined;
   /** Durable approvals asked and never answered (--durable-requests), in the order asked. */
   pendingPermissions: Array<Record<string, unknown> & { requestId: string; toolCallId: string }>;
+  /** The workspace a `workspace` record named (made after the log started); undefined: see session_created. */
+  workspace?: Record<string, unknown>;
 }
 
 export interface ReplayOptions {
@@ -84,6 +86,7 @@ export class ReplayBuilder {
   private inTurn = false;
   private interruptedLast = false;
   private cost: number | undefined = 0;
+  private workspace: Record<string, unknown> | undefined;
   private readonly pending = new Map<string, Record<string, unknown> & { requestId: string; toolCallId: string }>();
 
   constructor(private readonly fromOffset = 0) {}
@@ -143,6 +146,9 @@ export class ReplayBuilder {
         if (typeof requestId === 'string') this.pending.delete(requestId);
         break;
       }
+      case 'workspace':
+        this.workspace ??= record.workspace;
+        break;
       case 'tool_io':
       case 'usage':
         break; // audit only: what the client saw of these is in the update records
@@ -171,6 +177,7 @@ export class ReplayBuilder {
       invalidLines: this.invalidLines,
       cost: this.cost,
       pendingPermissions: [...this.pending.values()],
+      ...(this.workspace ? { workspace: this.workspace } : {}),
     };
   }
 
