@@ -67,14 +67,26 @@ export interface TurnObserver {
   answered?(pending: PendingPermission, optionId: DurableAnswer): Promise<void>;
 }
 
+/**
+ * Each input schema's JSON form, made once per schema object: converting a
+ * zod schema costs milliseconds per tool, and every request of every turn
+ * offers the same tools (a new `task` tool per turn still shares its schema).
+ */
+const inputSchemas = new WeakMap<object, ToolSet[string]['inputSchema']>();
+
 /** Tool definitions for the model, deliberately without `execute`: every call goes through the gate. */
 export async function modelTools(tools: readonly Tool<any>[]): Promise<ToolSet> {
   const { jsonSchema } = await import('ai');
   return Object.fromEntries(
-    tools.map((tool) => [
-      tool.name,
-      { description: tool.description, inputSchema: jsonSchema((tool.inputJsonSchema ?? z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' })) as any) },
-    ]),
+    tools.map((tool) => {
+      const key: object = tool.inputJsonSchema ?? tool.input;
+      let inputSchema = inputSchemas.get(key);
+      if (!inputSchema) {
+        inputSchema = jsonSchema((tool.inputJsonSchema ?? z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' })) as any);
+        inputSchemas.set(key, inputSchema);
+      }
+      return [tool.name, { description: tool.description, inputSchema }];
+    }),
   );
 }
 
