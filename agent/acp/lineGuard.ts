@@ -35,13 +35,8 @@ export interface GuardedStdio {
  * one whole message line, so an error line written here never splits one.
  */
 export function guardLines(rawInput: ReadableStream<Uint8Array>, rawOutput: WritableStream<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): GuardedStdio {
-  const writer = rawOutput.getWriter();
+  const { output, send } = batchedOutput(rawOutput.getWriter());
   const encoder = new TextEncoder();
-  const output = new WritableStream<Uint8Array>({
-    write: (chunk) => writer.write(chunk),
-    close: () => writer.close(),
-    abort: (reason) => writer.abort(reason),
-  });
   // The current line is held until it ends, so a dropped line never reaches the SDK at all.
   let pending: Uint8Array[] = [];
   let lineBytes = 0;
@@ -51,7 +46,7 @@ export function guardLines(rawInput: ReadableStream<Uint8Array>, rawOutput: Writ
     const message =
       `The message is larger than the ${maxLineBytes >= 1024 * 1024 ? `${Math.round(maxLineBytes / 1024 / 1024)} MiB` : `${maxLineBytes} bytes`} Accord accepts (${lineBytes} bytes). ` +
       'It was not processed; the connection and its sessions are unaffected. Send large content as a file path instead.';
-    void writer.write(encoder.encode(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message, data: { maxBytes: maxLineBytes } } })}\n`)).catch(() => undefined);
+    void send(encoder.encode(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message, data: { maxBytes: maxLineBytes } } })}\n`)).catch(() => undefined);
   };
   const filter = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
@@ -80,4 +75,55 @@ export function guardLines(rawInput: ReadableStream<Uint8Array>, rawOutput: Writ
     },
   });
   return { input: rawInput.pipeThrough(filter), output };
+}
+
+/**
+ * The lines written in one turn of the event loop go out as one write (a
+ * streamed turn sends an update per model chunk, and on Linux every write to
+ * a pipe is a synchronous system call). Order is kept; a write resolves at
+ * once unless the previous batch is still being written (the pipe is full),
+ * so a slow reader still holds the writer back; a failed write fails every
+ * later one. Each message is already in the session log before it gets here.
+ */
+function batchedOutput(writer: WritableStreamDefaultWriter<Uint8Array>): { output: WritableStream<Uint8Array>; send(chunk: Uint8Array): Promise<void> } {
+  let batch: Uint8Array[] = [];
+  let scheduled = false;
+  let inflight: Promise<void> | undefined;
+  let failure: unknown;
+  const flush = () => {
+    scheduled = false;
+    if (batch.length === 0) return;
+    const lines = batch.length === 1 ? batch[0]! : Buffer.concat(batch);
+    batch = [];
+    const written = writer.write(lines).then(
+      () => {
+        if (inflight === written) inflight = undefined;
+      },
+      (error: unknown) => {
+        failure ??= error;
+        throw error;
+      },
+    );
+    inflight = written;
+    written.catch(() => undefined);
+  };
+  const send = async (chunk: Uint8Array): Promise<void> => {
+    if (failure !== undefined) throw failure;
+    batch.push(chunk);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+    if (inflight) await inflight;
+  };
+  const output = new WritableStream<Uint8Array>({
+    write: (chunk) => send(chunk),
+    close: async () => {
+      flush();
+      await inflight;
+      await writer.close();
+    },
+    abort: (reason) => writer.abort(reason),
+  });
+  return { output, send };
 }
