@@ -9,7 +9,7 @@ import { askBeforeChanges } from '../core/gate';
 import type { Session } from '../core/session';
 import { MemorySessionStore } from '../core/sessionStore';
 import { systemPrompt } from '../core/systemPrompt';
-import { answerPending, runTurn, type TurnDeps, type WorkspaceDeps } from '../core/turn';
+import { answerPending, modelTools, runTurn, type TurnDeps, type WorkspaceDeps } from '../core/turn';
 import type { DurableAnswer } from '../core/durable';
 import { resumeDeclaredRun, RUN_GATE_TOOL, runLine, startDeclaredRun, type RunGateInput } from '../core/declaredRuns';
 import type { AvailableCommand } from '../core/updates';
@@ -139,6 +139,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       const flags = sharing?.flags ?? {};
       const session = store.create(cwd, { model: sharing?.model ?? (await defaultModelId(env)), reasoningEffort: 'medium' }, sessionId);
       warmModel(session.settings.model, env);
+      // The tools' JSON schemas, made once per process, before the first request needs them.
+      setImmediate(() => void modelTools(options.tools).catch(() => undefined));
       if (early) {
         early
           .prepare(session, inPlace, flags)

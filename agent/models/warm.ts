@@ -16,6 +16,8 @@ export function warmModel(id: string | undefined, env: Env): void {
   void (async () => {
     // After the current request's response: loading the provider's code must not delay session/new.
     await new Promise((resolve) => setImmediate(resolve));
+    // The ai SDK's streaming code is loaded on the first prompt (not at start): load it now instead.
+    await import('ai');
     const model = await resolveModel(id, env);
     const url = new URL(`${model.endpoint.replace(/\/+$/, '')}/models`);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return;
