@@ -138,12 +138,17 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       const sessionId = randomUUID();
       const flags = sharing?.flags ?? {};
       const session = store.create(cwd, { model: sharing?.model ?? (await defaultModelId(env)), reasoningEffort: 'medium' }, sessionId);
-      warmModel(session.settings.model, env);
-      // The tools' JSON schemas, made once per process, before the first request needs them.
-      setImmediate(() => void modelTools(options.tools).catch(() => undefined));
+      // Released once the answer is on its way (below): the log and the copy start then.
+      let answered: () => void = () => undefined;
+      const afterAnswer = new Promise<void>((resolve) => (answered = resolve));
+      void afterAnswer.then(() => {
+        warmModel(session.settings.model, env);
+        // The tools' JSON schemas, made once per process, before the first request needs them.
+        void modelTools(options.tools).catch(() => undefined);
+      });
       if (early) {
         early
-          .prepare(session, inPlace, flags)
+          .prepare(session, inPlace, flags, afterAnswer)
           // What session/new's _meta used to carry (sandbox, policy and MCP problems, workspace), once known.
           .then(async (isolated) => {
             await session.updates.emit({ sessionUpdate: 'session_info_update', _meta: isolated.meta } as never);
@@ -158,13 +163,18 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
           throw RequestError.internalError({ cwd }, `Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
         }
       }
-      if (sharing) await sharing.attach(session, client, flags, features.current);
-      else forwardUpdates(session, client, features.current);
-      const configOptions = await configOptionsFor(session, env, modelsOf(client));
-      // After the response, so the client already knows the session id.
-      setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsOf(session) }), 0);
-      const meta = flagsMeta(flags);
-      return { sessionId: session.id, configOptions, modes: modeStateOf(session), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
+      try {
+        if (sharing) await sharing.attach(session, client, flags, features.current);
+        else forwardUpdates(session, client, features.current);
+        const configOptions = await configOptionsFor(session, env, modelsOf(client));
+        // After the response, so the client already knows the session id.
+        setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsOf(session) }), 0);
+        const meta = flagsMeta(flags);
+        return { sessionId: session.id, configOptions, modes: modeStateOf(session), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
+      } finally {
+        // The answer is written in this turn of the event loop; the background work starts in the next (also after a failure: nothing waits forever).
+        setImmediate(answered);
+      }
     })
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
       const session = sessionOrThrow(params.sessionId);

@@ -32,13 +32,14 @@ export class EarlyStarts {
   ) {}
 
   /**
-   * session/new's background work: the log first (a prompt may arrive before
-   * the copy), then the copy, which the log names once made. Returns the
-   * copy's making (it rejects with the reason it could not be made).
+   * session/new's background work, from `after` on (once its answer is
+   * out): the log first (a prompt may arrive before the copy), then the
+   * copy, which the log names once made. Returns the copy's making (it
+   * rejects with the reason it could not be made).
    */
-  prepare(session: Session, inPlace: boolean, flags: SessionFlags): Promise<IsolatedSession> {
+  prepare(session: Session, inPlace: boolean, flags: SessionFlags, after: Promise<void>): Promise<IsolatedSession> {
     this.madeIsolated.add(session);
-    const logStarted = (this.persistence?.sessionCreated(session, { preparing: true, inPlace }, flags) ?? Promise.resolve()).catch((error: unknown) => {
+    const logStarted = after.then(() => this.persistence?.sessionCreated(session, { preparing: true, inPlace }, flags)).catch((error: unknown) => {
       throw new SessionSetupError(`Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
     });
     logStarted.catch(() => undefined);
@@ -49,7 +50,7 @@ export class EarlyStarts {
       await this.persistence?.workspaceMade(session, isolated.workspace).catch((error: unknown) => {
         throw new SessionSetupError(`Could not record the session's workspace in its log: ${error instanceof Error ? error.message : String(error)}`);
       });
-    });
+    }, logStarted); // after the log: a close meanwhile then finds it to close
     void this.isolation.plan(session.id).then((plan) => plan && this.planned(session, plan), () => undefined);
     return prepared;
   }

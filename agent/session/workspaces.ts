@@ -47,12 +47,16 @@ export class SessionWorkspaces {
    * Starts making a new session's workspace and returns at once; `ready(id)`
    * and the returned promise settle when it is usable. `onReady` runs before
    * the session is handed out (the log records the workspace there).
+   * `after`: the making starts once it settles (the session is known, and
+   * waited for, from now on).
    */
-  prepare(sessionId: string, projectRoot: string, inPlace: boolean, alwaysApprove?: boolean, onReady?: (session: IsolatedSession) => Promise<void>): Promise<IsolatedSession> {
+  prepare(sessionId: string, projectRoot: string, inPlace: boolean, alwaysApprove?: boolean, onReady?: (session: IsolatedSession) => Promise<void>, after?: Promise<void>): Promise<IsolatedSession> {
     const entry: Preparing = { abandoned: false, promise: Promise.resolve(undefined as never), plan: Promise.resolve(undefined as never) };
     let planned: (plan: WorkspacePlan) => void = () => undefined;
     const plan = new Promise<WorkspacePlan>((resolve) => (planned = resolve));
     entry.promise = (async () => {
+      // `after`: the work starts then (session/new's answer goes out first: the copy's first spawn would hold it up).
+      await after;
       await this.settings.beforeSetUp?.(sessionId);
       if (entry.abandoned) throw closedWhilePreparing(sessionId);
       const session = await this.setUp({ ...this.base(alwaysApprove), sessionId, projectRoot, inPlace }, async (plan) => {
