@@ -9,7 +9,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
 import { sessionLogPath } from '../../../agent/log';
@@ -33,6 +33,7 @@ function hold() {
   };
 }
 
+const fakeMcpServer = join(import.meta.dirname, 'fakeMcpServer.mjs');
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=T', ...args], { cwd, stdio: 'pipe' });
 const logLines = (data: string, sessionId: string) => readFileSync(sessionLogPath(data, sessionId), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
 
@@ -161,6 +162,31 @@ describe('the first turn before the isolated copy exists', () => {
       assert.ok(!existsSync(join(root, 'b.txt')) && !existsSync(join(project, 'b.txt')), 'the cancelled call never ran');
       model.server.script(reply.text('Hi.'));
       assert.equal(await agent.harness.prompt(sessionId, 'hello'), 'end_turn');
+    } finally {
+      held.release();
+      await agent.close();
+      remove();
+    }
+  });
+
+  test('a policy that declares MCP servers: the first request waits for them and offers their tools', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    mkdirSync(join(project, '.accord'));
+    writeFileSync(join(project, '.accord/policy.json'), JSON.stringify({ version: 1, rules: [], mcpServers: [{ name: 'fake', command: [process.execPath, fakeMcpServer] }] }));
+    const held = hold();
+    const agent = isolatedAgent(env(), data, false, undefined, held.hook);
+    try {
+      await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const { sessionId } = await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+      model.server.script(reply.text('Hi.'));
+      const requestsBefore = model.server.requests.length;
+      const prompt = agent.harness.prompt(sessionId, 'hi');
+      // Turns of the event loop while the copy is held (no timing): a turn that did not wait would send its request now.
+      for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+      held.release();
+      assert.equal(await prompt, 'end_turn');
+      assert.equal(model.server.requests.length, requestsBefore + 1);
+      assert.match(JSON.stringify(model.server.requests.at(-1)!.body.tools), /mcp__fake__echo/, "the first request offers the MCP server's tools");
     } finally {
       held.release();
       await agent.close();
