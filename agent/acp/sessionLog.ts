@@ -233,11 +233,14 @@ export class SessionLogPersistence implements SessionPersistence {
       }
     };
     const reattachChecked = async (params: { sessionId: string; cwd: string }, client: AgentContext, replayUpdates: boolean, cursor: ReplayCursor) => {
+      // A session whose copy is still being made: joined once it is ready; a failed setup fails the join with its reason.
       if (sharing?.isLive(params.sessionId)) {
-        // A session still being set up has no log to replay yet; a failed setup fails the join with its reason.
         await isolation?.ready(params.sessionId).catch((error: unknown) => {
           throw setupFailure(params.sessionId, error);
         });
+      }
+      // Still live (not left memory while its copy was finished): joined; otherwise loaded from its log below.
+      if (sharing?.isLive(params.sessionId)) {
         const joined = await sharing.join(params.sessionId, params.cwd, client, replayUpdates, features.current, cursor);
         const session = live.get(params.sessionId);
         if (!session) throw RequestError.sessionNotFound(params.sessionId);

@@ -113,6 +113,11 @@ export class SessionWorkspaces {
     return this.preparing.get(sessionId)?.plan;
   }
 
+  /** Whether the session's copy is being made now. */
+  isPreparing(sessionId: string): boolean {
+    return this.preparing.has(sessionId);
+  }
+
   /** Whether the session's workspace is usable now (no waiting). */
   isReady(sessionId: string): boolean {
     return this.sessions.has(sessionId);
