@@ -310,6 +310,8 @@ export class SessionLogPersistence implements SessionPersistence {
     isolation: SessionWorkspaces | undefined,
     replayInto: (log: SessionLog) => Promise<{ history: object[]; config: Record<string, unknown>; title: string | undefined; cost: number | undefined; pendingPermissions: Array<{ requestId: string }> }>,
   ): Promise<Session> {
+    // A copy being made for this session (its first turn may already have run): finished and logged first, or failed.
+    if (isolation?.isPreparing(sessionId)) await isolation.ready(sessionId).catch(() => undefined);
     if (live.get(sessionId)) {
       live.remove(sessionId);
       await this.forget(sessionId);
