@@ -206,6 +206,8 @@ async function main(): Promise<void> {
     FLOOR_MODEL_URL: server.baseUrl,
     // Passed through so a run can compare with a feature off (e.g. ACCORD_COMPILE_CACHE=off).
     ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key === 'ACCORD_COMPILE_CACHE' || key === 'ACCORD_WARM_MODEL' || key === 'ACCORD_SMALL_HEAP')),
+    // BENCH_NODE_OPTIONS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the agent processes (never the bench itself).
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
   let daemon: number | undefined;
   const daemonPid = () => (daemon ??= daemonPidOf(env));

@@ -3,27 +3,25 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentCapabilities, type AgentContext, type PromptRequest, type PromptResponse } from '@agentclientprotocol/sdk/unstable';
+import { agent, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentContext, type PromptRequest, type PromptResponse } from '@agentclientprotocol/sdk/unstable';
 import { bangLine, runBangCommand } from '../core/bangCommand';
-import { askBeforeChanges, type PermissionGate } from '../core/gate';
+import { askBeforeChanges } from '../core/gate';
 import type { Session } from '../core/session';
-import { MemorySessionStore, type SessionStore } from '../core/sessionStore';
+import { MemorySessionStore } from '../core/sessionStore';
 import { systemPrompt } from '../core/systemPrompt';
-import { answerPending, runTurn, type TurnDeps } from '../core/turn';
+import { answerPending, modelTools, runTurn, type TurnDeps, type WorkspaceDeps } from '../core/turn';
 import type { DurableAnswer } from '../core/durable';
 import { resumeDeclaredRun, RUN_GATE_TOOL, runLine, startDeclaredRun, type RunGateInput } from '../core/declaredRuns';
 import type { AvailableCommand } from '../core/updates';
 import type { DeclaredRun } from '../policy/schema';
-import { askClient, durableAsker, promptAnswer, waitingMeta, type DurableRequests } from './durablePermissions';
+import { askClient, durableAsker, promptAnswer, waitingMeta } from './durablePermissions';
 import { runCompactCommand } from '../core/compactCommand';
 import { DEFAULT_MAX_CHILDREN, taskTool } from '../core/children';
 import { DEFAULT_COMPACT_AT } from '../core/compaction';
 import { builtinCommands, slashCommand } from '../core/slashCommands';
 import { refuseClientWidening, refuseSessionMcpServers } from '../policy/clientMeta';
 import { snapshot } from '../session/isolated';
-import type { CommandRunner, Tool } from '../tools/tool';
 import type { StopReason } from '../core/updates';
-import type { Env } from '../models/credentials';
 import { defaultModelId, resolveModel } from '../models/resolve';
 import { warmModel } from '../models/warm';
 import { configOptionsFor } from './configOptions';
@@ -33,106 +31,25 @@ import { permissionAsker } from './permissions';
 import { toUserContent } from './prompt';
 import { notifyPromptStarted } from './promptStarted';
 import { registerCallCancel } from './callCancel';
-import { ClientFeatureBook, featuresOf, forClient, type ClientFeatures } from './clientView';
+import { ClientFeatureBook, featuresOf } from './clientView';
 import { registerChangesMethods } from './changesMethods';
 import { methodsCapability } from '../../protocol/accordMethods';
 import { ClientModelChannel } from './clientModels';
-import type { SessionPersistence } from './sessionLog';
-import { logOffsetOf } from '../log/offsets';
-import type { SessionWorkspaces } from '../session/workspaces';
-import { flagsMeta, TURN_ENDED_METHOD, TURN_STARTED_METHOD, type SessionSharing } from './sharing';
+import { flagsMeta, TURN_ENDED_METHOD, TURN_STARTED_METHOD } from './sharing';
 import { launchGrants } from './launchGrants';
-import { SessionSetupError, workspaceFor } from './workspaceReady';
+import { EarlyStarts } from './earlyStart';
+import { compactShare, positiveInt, wantsInPlace, NO_MODEL_MESSAGE, type AccordAgentOptions } from './agentOptions';
+import { forwardUpdates } from './forwardUpdates';
+
+export { NO_MODEL_MESSAGE, WORKSPACE_META_KEY, type AccordAgentOptions } from './agentOptions';
+export { forwardUpdates } from './forwardUpdates';
 
 declare const ACCORD_VERSION: string;
 const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
 
-export interface AccordAgentOptions {
-  env: Env;
-  tools: readonly Tool<any>[];
-  commands: CommandRunner;
-  gate?: PermissionGate;
-  store?: SessionStore;
-  /** Cap on model requests per turn; default ACCORD_MAX_TURN_REQUESTS or 50. */
-  maxTurnRequests?: number;
-  /** Retries per model request (the ai SDK honours retry-after); default 2. */
-  maxRetries?: number;
-  /** Drop a model stream silent this long; default ACCORD_STREAM_IDLE_TIMEOUT_MS or 5 minutes. */
-  streamIdleTimeoutMs?: number;
-  /**
-   * Capabilities added by handlers registered on the returned app (e.g. the
-   * session log's `loadSession`, `sessionCapabilities.list`). Advertise only
-   * what those handlers really serve.
-   */
-  extraCapabilities?: Pick<AgentCapabilities, 'loadSession' | 'sessionCapabilities'>;
-  /** Records sessions (the session log); without it sessions live in memory only. */
-  persistence?: SessionPersistence;
-  /**
-   * Per-session isolated workspaces (sandboxed runner, policy gate, `_accord/...`
-   * review methods). Without it sessions work directly in their cwd with
-   * `commands` and `gate`.
-   */
-  isolation?: SessionWorkspaces;
-  /** Receives the function listing a session's commands (built-ins and declared runs), for the session log's load. */
-  commandsFor?(list: (session: Session) => AvailableCommand[]): void;
-  /** `--durable-requests`: approvals do not block the turn (see durablePermissions.ts); absent: they do. */
-  durable?: DurableRequests;
-  /** Child sessions one session runs at once; default ACCORD_MAX_CHILDREN or 3. */
-  maxChildren?: number;
-  /** Auto-compaction threshold as a share of the context window; default ACCORD_COMPACT_AT (percent) or 80%. */
-  compactAt?: number;
-  /** Filled at `initialize`: what this connection's client can read (shared with the session log's load). */
-  clientFeatures?: ClientFeatureBook;
-  /**
-   * Sessions shared with other connections (the daemon): updates, approvals
-   * and session lifetime go through this connection's view. Without it the
-   * connection owns its sessions.
-   */
-  sharing?: SessionSharing;
-}
 
-/** `session/new` `_meta` key choosing where a session works: "isolated" (default) or "in-place". */
-export const WORKSPACE_META_KEY = 'accord/workspace';
 
-function wantsInPlace(meta: unknown): boolean {
-  const value = meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>)[WORKSPACE_META_KEY] : undefined;
-  if (value === undefined || value === 'isolated') return false;
-  if (value === 'in-place') return true;
-  throw RequestError.invalidParams({ [WORKSPACE_META_KEY]: value }, `_meta["${WORKSPACE_META_KEY}"] must be "isolated" or "in-place"; got ${JSON.stringify(value)}.`);
-}
 
-/** Forwards a session's updates to `client` until sending fails (the connection is gone). Returns the unsubscribe. */
-export function forwardUpdates(session: Session, client: AgentContext, features: ClientFeatures): () => void {
-  const unsubscribe = session.updates.subscribe(async (update) => {
-    try {
-      for (const notification of forClient(session.id, update, features, logOffsetOf(update))) await client.notify(methods.client.session.update, notification);
-    } catch (error) {
-      unsubscribe();
-      console.error(`accord: stopped sending updates for session ${session.id}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  });
-  return unsubscribe;
-}
-
-export const NO_MODEL_MESSAGE = [
-  'No model is configured, so Accord cannot answer yet. Configure one of these, then send your message again:',
-  '- set ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY in the environment Accord starts from (optionally ACCORD_MODEL=provider:model, e.g. anthropic:claude-sonnet-4-5);',
-  '- in VS Code, use a model VS Code offers (GitHub Copilot): pick it in the model picker;',
-  '- run `accord login anthropic` (or `accord login openai`) in a terminal to store a key;',
-  '- in VS Code, run the command "Accord: Set API Key";',
-  '- or start a local OpenAI-compatible server (Ollama on 127.0.0.1:11434, LM Studio on :1234, llama.cpp on :8080), or set ACCORD_MODEL=openai-compatible:http://host:port/v1#model.',
-].join('\n');
-
-/** ACCORD_COMPACT_AT: a percentage in (0, 100]. */
-function compactShare(text: string | undefined): number | undefined {
-  const n = Number(text);
-  return text && Number.isFinite(n) && n > 0 && n <= 100 ? n / 100 : undefined;
-}
-
-function positiveInt(text: string | undefined): number | undefined {
-  const n = Number(text);
-  return Number.isInteger(n) && n > 0 ? n : undefined;
-}
 
 export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   const { env } = options;
@@ -143,6 +60,7 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   const maxRetries = options.maxRetries ?? 2;
   const streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? positiveInt(env.ACCORD_STREAM_IDLE_TIMEOUT_MS) ?? 300_000;
   const isolation = options.isolation;
+  const early = isolation ? new EarlyStarts(isolation, persistence) : undefined;
   const features = options.clientFeatures ?? new ClientFeatureBook();
   const durable = options.durable;
   // Set below, once the helpers exist; the session log asks it for a loaded session's commands.
@@ -156,10 +74,6 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   // A turn with no client of its own (resumed by a durable answer) cannot borrow one's models.
   const modelsOf = (client: AgentContext | undefined) => (client ? clientModels.host(client, features.current.languageModels) : undefined);
 
-  /** Prompts waiting for their session's workspace; session/cancel ends the wait. */
-  const waiting = new WeakMap<Session, AbortController>();
-  /** Sessions this connection created with a workspace of their own. */
-  const madeIsolated = new WeakSet<Session>();
 
   const sessionOrThrow = (sessionId: string): Session => {
     const session = store.get(sessionId);
@@ -168,8 +82,11 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
   };
 
   /** Where a session's tools work and what they run through: its isolated workspace, or the app-wide defaults. */
-  const sessionDeps = (session: Session): Pick<TurnDeps, 'tools' | 'gate' | 'commands' | 'commandContext' | 'beforeChange'> => {
+  const sessionDeps = (session: Session): Pick<TurnDeps, 'tools' | 'gate' | 'commands' | 'commandContext' | 'beforeChange' | 'untilReady'> => {
     const isolated = isolation?.get(session.id);
+    // Its copy is still being made: the model may start; every call waits for the copy and never runs in the person's tree.
+    const notReady = early?.notReadyDeps(session, () => readyDeps(session));
+    if (notReady) return { tools: options.tools, ...notReady };
     if (!isolated) return { tools: options.tools, gate, commands: options.commands };
     const { workspace } = isolated;
     return {
@@ -181,6 +98,13 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       // In place, the person's tree is the workspace: every change gets a "before" to diff and discard against.
       ...(workspace.mode === 'in-place' ? { beforeChange: async (toolName: string) => void (await snapshot(workspace, `before ${toolName}`)) } : {}),
     };
+  };
+
+
+  /** What a session's calls run through once its copy is ready. */
+  const readyDeps = (session: Session): WorkspaceDeps => {
+    const { gate: readyGate, commands, commandContext, beforeChange } = sessionDeps(session);
+    return { gate: readyGate, commands, ...(commandContext ? { commandContext } : {}), ...(beforeChange ? { beforeChange } : {}) };
   };
 
   const app = agent({ name: 'accord' })
@@ -214,17 +138,17 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       const sessionId = randomUUID();
       const flags = sharing?.flags ?? {};
       const session = store.create(cwd, { model: sharing?.model ?? (await defaultModelId(env)), reasoningEffort: 'medium' }, sessionId);
-      warmModel(session.settings.model, env);
-      if (isolation) {
-        madeIsolated.add(session);
-        // Answer now: the copy, its sandbox and MCP servers are made in the background; the log starts once there is a workspace to record.
-        isolation
-          .prepare(sessionId, cwd, inPlace, flags.alwaysApprove, async (isolated) => {
-            session.workIn(isolated.workspace.root);
-            await persistence?.sessionCreated(session, { ...isolated.workspace }, flags).catch((error: unknown) => {
-              throw new SessionSetupError(`Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
-            });
-          })
+      // Released once the answer is on its way (below): the log and the copy start then.
+      let answered: () => void = () => undefined;
+      const afterAnswer = new Promise<void>((resolve) => (answered = resolve));
+      void afterAnswer.then(() => {
+        warmModel(session.settings.model, env);
+        // The tools' JSON schemas, made once per process, before the first request needs them (part of the warm-up).
+        if (env.ACCORD_WARM_MODEL !== 'off') void modelTools(options.tools).catch(() => undefined);
+      });
+      if (early) {
+        early
+          .prepare(session, inPlace, flags, afterAnswer)
           // What session/new's _meta used to carry (sandbox, policy and MCP problems, workspace), once known.
           .then(async (isolated) => {
             await session.updates.emit({ sessionUpdate: 'session_info_update', _meta: isolated.meta } as never);
@@ -239,13 +163,18 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
           throw RequestError.internalError({ cwd }, `Could not start the session's log: ${error instanceof Error ? error.message : String(error)}`);
         }
       }
-      if (sharing) await sharing.attach(session, client, flags, features.current);
-      else forwardUpdates(session, client, features.current);
-      const configOptions = await configOptionsFor(session, env, modelsOf(client));
-      // After the response, so the client already knows the session id.
-      setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsOf(session) }), 0);
-      const meta = flagsMeta(flags);
-      return { sessionId: session.id, configOptions, modes: modeStateOf(session), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
+      try {
+        if (sharing) await sharing.attach(session, client, flags, features.current);
+        else forwardUpdates(session, client, features.current);
+        const configOptions = await configOptionsFor(session, env, modelsOf(client));
+        // After the response, so the client already knows the session id.
+        setTimeout(() => void session.updates.emit({ sessionUpdate: 'available_commands_update', availableCommands: commandsOf(session) }), 0);
+        const meta = flagsMeta(flags);
+        return { sessionId: session.id, configOptions, modes: modeStateOf(session), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
+      } finally {
+        // The answer is written in this turn of the event loop; the background work starts in the next (also after a failure: nothing waits forever).
+        setImmediate(answered);
+      }
     })
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
       const session = sessionOrThrow(params.sessionId);
@@ -255,13 +184,13 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       const session = store.get(params.sessionId);
-      if (session) waiting.get(session)?.abort();
+      if (session) early?.cancel(session);
       session?.cancel();
     });
 
   /** The project's declared runs (from the policy the session's workspace loaded); none without isolation or with a broken policy. */
   function runsOf(session: Session): Record<string, DeclaredRun> {
-    const policy = isolation?.get(session.id)?.policy;
+    const policy = early?.policyOf(session);
     return policy && policy.status !== 'invalid' ? policy.policy.runs : {};
   }
 
@@ -350,17 +279,22 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
     }, () => undefined).catch((error: unknown) => console.error(`accord: answering approval ${requestId}: ${error instanceof Error ? error.message : String(error)}`));
   }
 
-  /** A turn starts once the session's workspace is ready (session/new answered before it was); session/cancel ends the wait. */
+  /** A model turn may start before the session's copy is ready; anything else waits for it (earlyStart.ts). */
   async function runPromptInWorkspace(session: Session, params: PromptRequest, client: AgentContext): Promise<{ stopReason: StopReason; _meta?: Record<string, unknown> }> {
-    if (isolation) {
-      const wait = new AbortController();
-      waiting.set(session, wait);
-      const ready = await workspaceFor(isolation, session.id, wait.signal).finally(() => waiting.delete(session));
-      if (ready === 'cancelled') return { stopReason: 'cancelled' };
-      // Made for a copy that is gone (closed meanwhile): never run in the person's tree instead.
-      if (!ready && madeIsolated.has(session)) throw RequestError.sessionNotFound(session.id);
-    }
+    if (early && (await early.beforePrompt(session, () => isModelTurn(session, params))) === 'cancelled') return { stopReason: 'cancelled' };
     return runPrompt(session, params, client);
+  }
+
+  /** The prompt is for the model (not a `!` line, a slash command, or a durable approval's answer). */
+  function isModelTurn(session: Session, params: PromptRequest): boolean {
+    const content = toUserContent(params.prompt);
+    if (bangLine(content) !== undefined || slashCommand(content, commandsOf(session))) return false;
+    if (!(sharing?.durable(session) || (durable && !sharing))) return true;
+    try {
+      return promptAnswer(session, params._meta) === undefined;
+    } catch {
+      return false; // refused in runPrompt, with its reason
+    }
   }
 
   async function runPrompt(session: Session, params: PromptRequest, client: AgentContext): Promise<{ stopReason: StopReason; _meta?: Record<string, unknown> }> {

@@ -13,7 +13,7 @@ import { launchGrants } from './launchGrants';
 import { isModeId } from '../core/modes';
 import { modeStateOf } from './sessionSettings';
 import type { StopReason } from '../core/updates';
-import { WorkspaceError, workspaceFromRecord, type IsolatedWorkspace } from '../session/isolated';
+import { removeUnfinished, WorkspaceError, workspaceFromRecord, type IsolatedWorkspace } from '../session/isolated';
 import { checkCursor, LogError, LogWriteError, OFFSET_CURSOR_TYPE, parseReplayFrom, SessionRecorder, SessionStore, titleFromPrompt, type ReplayCursor, type ReplayedUpdate, type ContentBlockJson, type SessionLog } from '../log';
 import type { Env } from '../models/credentials';
 import { defaultModelId } from '../models/resolve';
@@ -30,8 +30,14 @@ import { setupFailure } from './workspaceReady';
 
 /** What the adapter tells a persistence layer; every hook is awaited where the adapter calls it. */
 export interface SessionPersistence {
-  /** `workspace`: the session's isolated workspace, recorded so a later load re-attaches it. */
-  sessionCreated(session: Session, workspace?: IsolatedWorkspace, flags?: SessionFlags): Promise<void>;
+  /**
+   * `workspace`: the session's isolated workspace, recorded so a later load
+   * re-attaches it; `preparing` when the log starts before the copy is made
+   * (`workspaceMade` records it then).
+   */
+  sessionCreated(session: Session, workspace?: IsolatedWorkspace | PreparingWorkspace, flags?: SessionFlags): Promise<void>;
+  /** Durably records the workspace of a session created `preparing`; a load re-attaches it from then on. */
+  workspaceMade(session: Session, workspace: IsolatedWorkspace): Promise<void>;
   /** Returns the offset of the prompt's record (its replay cursor), if recorded. */
   turnStarted(session: Session, prompt: ContentBlock[]): number | undefined;
   turnEnded(session: Session, stopReason: StopReason): Promise<void>;
@@ -39,6 +45,16 @@ export interface SessionPersistence {
   permissions(session: Session, asker: PermissionAsker): PermissionAsker;
   /** Records each tool call's input and output as the model saw them, and each request's usage. */
   observer(session: Session): TurnObserver;
+}
+
+/** session_created's `workspace` while the copy is still being made (`inPlace`: the session asked to work in place). */
+export interface PreparingWorkspace {
+  preparing: true;
+  inPlace: boolean;
+}
+
+function isPreparing(recorded: Record<string, unknown>): boolean {
+  return recorded.preparing === true;
 }
 
 const efforts: ReasoningEffort[] = ['off', 'low', 'medium', 'high'];
@@ -108,7 +124,7 @@ export class SessionLogPersistence implements SessionPersistence {
     private readonly agentVersion: string,
   ) {}
 
-  async sessionCreated(session: Session, workspace?: IsolatedWorkspace, flags: SessionFlags = {}): Promise<void> {
+  async sessionCreated(session: Session, workspace?: IsolatedWorkspace | PreparingWorkspace, flags: SessionFlags = {}): Promise<void> {
     const log = await this.logs.create({
       id: session.id,
       cwd: session.cwd,
@@ -118,6 +134,13 @@ export class SessionLogPersistence implements SessionPersistence {
       ...(workspace ? { workspace: { ...workspace } } : {}),
     });
     this.track(session, new SessionRecorder(log, session));
+  }
+
+  async workspaceMade(session: Session, workspace: IsolatedWorkspace): Promise<void> {
+    const recorder = this.bySession.get(session);
+    if (!recorder) throw new Error(`session ${session.id} has no log to record its workspace in`);
+    // Durable before any tool runs in the copy: after a crash, a load finds the copy its changes are in.
+    await recorder.log.append({ type: 'workspace', workspace: { ...workspace } }, { durable: true }).committed;
   }
 
   private track(session: Session, recorder: SessionRecorder): void {
@@ -212,11 +235,14 @@ export class SessionLogPersistence implements SessionPersistence {
       }
     };
     const reattachChecked = async (params: { sessionId: string; cwd: string }, client: AgentContext, replayUpdates: boolean, cursor: ReplayCursor) => {
+      // A session whose copy is still being made: joined once it is ready; a failed setup fails the join with its reason.
       if (sharing?.isLive(params.sessionId)) {
-        // A session still being set up has no log to replay yet; a failed setup fails the join with its reason.
         await isolation?.ready(params.sessionId).catch((error: unknown) => {
           throw setupFailure(params.sessionId, error);
         });
+      }
+      // Still live (not left memory while its copy was finished): joined; otherwise loaded from its log below.
+      if (sharing?.isLive(params.sessionId)) {
         const joined = await sharing.join(params.sessionId, params.cwd, client, replayUpdates, features.current, cursor);
         const session = live.get(params.sessionId);
         if (!session) throw RequestError.sessionNotFound(params.sessionId);
@@ -290,6 +316,8 @@ export class SessionLogPersistence implements SessionPersistence {
     isolation: SessionWorkspaces | undefined,
     replayInto: (log: SessionLog) => Promise<{ history: object[]; config: Record<string, unknown>; title: string | undefined; cost: number | undefined; pendingPermissions: Array<{ requestId: string }> }>,
   ): Promise<Session> {
+    // A copy being made for this session (its first turn may already have run): finished and logged first, or failed.
+    if (isolation?.isPreparing(sessionId)) await isolation.ready(sessionId).catch(() => undefined);
     if (live.get(sessionId)) {
       live.remove(sessionId);
       await this.forget(sessionId);
@@ -324,9 +352,11 @@ export class SessionLogPersistence implements SessionPersistence {
 
   /** The recorded workspace, attached again (never re-created); the session's root, or undefined to work in cwd. */
   private async reattachWorkspace(log: SessionLog, cwd: string, isolation: SessionWorkspaces | undefined): Promise<string | undefined> {
-    const recorded = log.created.workspace;
+    const created = log.created.workspace;
     // A session recorded without isolation, or an agent running without it, works in cwd.
-    if (!recorded || !isolation) return undefined;
+    if (!created || !isolation) return undefined;
+    const recorded = isPreparing(created) ? (await this.logs.replay(log.id)).workspace : created;
+    if (!recorded) return this.remake(log, cwd, created.inPlace === true, isolation);
     const workspace = workspaceFromRecord(recorded);
     if (!workspace || workspace.sessionId !== log.id) {
       throw RequestError.internalError({ sessionId: log.id }, `The log of session ${log.id} records its workspace in a form this agent cannot read; start a new session.`);
@@ -336,6 +366,23 @@ export class SessionLogPersistence implements SessionPersistence {
     } catch (error) {
       if (error instanceof WorkspaceError) throw RequestError.invalidRequest({ sessionId: log.id, workspace: workspace.root }, error.message);
       throw RequestError.internalError({ sessionId: log.id }, `Could not attach the session's workspace: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /**
+   * The log started but the copy was never finished (the agent stopped while
+   * making it). No tool can have run, so a new copy of the project loses no
+   * work: it is made now and recorded, as session/new would have.
+   */
+  private async remake(log: SessionLog, cwd: string, inPlace: boolean, isolation: SessionWorkspaces): Promise<string> {
+    try {
+      await removeUnfinished(log.id, isolation.settings.dataDir);
+      const made = await isolation.prepare(log.id, cwd, inPlace, flagsFromConfig(log.created.config).alwaysApprove, async (isolated) => {
+        await log.append({ type: 'workspace', workspace: { ...isolated.workspace } }, { durable: true }).committed;
+      });
+      return made.workspace.root;
+    } catch (error) {
+      throw RequestError.internalError({ sessionId: log.id }, `Could not set up the session's workspace: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

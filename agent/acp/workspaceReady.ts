@@ -20,7 +20,12 @@ export function setupFailure(sessionId: string, error: unknown): RequestError {
  * The session's workspace once ready, or "cancelled" when `signal` aborts
  * first (session/cancel while the copy is still being made).
  */
-export async function workspaceFor(isolation: SessionWorkspaces, sessionId: string, signal: AbortSignal): Promise<IsolatedSession | undefined | 'cancelled'> {
+export function workspaceFor(isolation: SessionWorkspaces, sessionId: string, signal: AbortSignal): Promise<IsolatedSession | undefined | 'cancelled'> {
+  return untilReadyOr(isolation.ready(sessionId), sessionId, signal);
+}
+
+/** `pending`'s value, or "cancelled" when `signal` aborts first; a rejection becomes the setup failure the client reads. */
+export async function untilReadyOr<T>(pending: Promise<T>, sessionId: string, signal: AbortSignal): Promise<T | 'cancelled'> {
   if (signal.aborted) return 'cancelled';
   let onAbort: () => void = () => undefined;
   const cancelled = new Promise<'cancelled'>((resolve) => {
@@ -28,7 +33,7 @@ export async function workspaceFor(isolation: SessionWorkspaces, sessionId: stri
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    return await Promise.race([isolation.ready(sessionId), cancelled]);
+    return await Promise.race([pending, cancelled]);
   } catch (error) {
     throw setupFailure(sessionId, error);
   } finally {

@@ -43,7 +43,18 @@ export interface TurnDeps {
   beforeChange?(toolName: string): Promise<void>;
   /** Compact automatically before a model request once the gauge reaches this share of the window; undefined: never. */
   compactAt?: number;
+  /**
+   * Set while the session's workspace is still being made: the model request
+   * goes ahead, and the first tool call waits for this, which gives what the
+   * calls run through (and then is removed). Rejects with the reason the
+   * workspace could not be made; the calls then fail with it, never running
+   * anywhere else.
+   */
+  untilReady?(): Promise<WorkspaceDeps>;
 }
+
+/** What a session's tool calls run through once its workspace is ready. */
+export type WorkspaceDeps = Pick<TurnDeps, 'gate' | 'commands' | 'commandContext' | 'beforeChange'>;
 
 export interface TurnObserver {
   /** `input` as the model sent it; `output` as the model saw it. */
@@ -56,14 +67,26 @@ export interface TurnObserver {
   answered?(pending: PendingPermission, optionId: DurableAnswer): Promise<void>;
 }
 
+/**
+ * Each input schema's JSON form, made once per schema object: converting a
+ * zod schema costs milliseconds per tool, and every request of every turn
+ * offers the same tools (a new `task` tool per turn still shares its schema).
+ */
+const inputSchemas = new WeakMap<object, ToolSet[string]['inputSchema']>();
+
 /** Tool definitions for the model, deliberately without `execute`: every call goes through the gate. */
 export async function modelTools(tools: readonly Tool<any>[]): Promise<ToolSet> {
   const { jsonSchema } = await import('ai');
   return Object.fromEntries(
-    tools.map((tool) => [
-      tool.name,
-      { description: tool.description, inputSchema: jsonSchema((tool.inputJsonSchema ?? z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' })) as any) },
-    ]),
+    tools.map((tool) => {
+      const key: object = tool.inputJsonSchema ?? tool.input;
+      let inputSchema = inputSchemas.get(key);
+      if (!inputSchema) {
+        inputSchema = jsonSchema((tool.inputJsonSchema ?? z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' })) as any);
+        inputSchemas.set(key, inputSchema);
+      }
+      return [tool.name, { description: tool.description, inputSchema }];
+    }),
   );
 }
 
@@ -86,7 +109,12 @@ export async function answerPending(session: Session, requestId: string, optionI
     await deps.observer?.answered?.(pending, optionId);
     const call = { toolCallId: pending.toolCallId, toolName: pending.toolName, input: pending.input };
     let outcome: { forModel: string; isError: boolean };
-    if (optionId === 'allow_once') {
+    const failure = optionId === 'allow_once' && deps.untilReady ? await workspaceReady(deps, signal) : undefined;
+    if (signal.aborted) return 'cancelled';
+    if (failure !== undefined) {
+      await session.updates.emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, status: 'failed', content: [{ type: 'content', content: { type: 'text', text: failure } }] });
+      outcome = { forModel: failure, isError: true };
+    } else if (optionId === 'allow_once') {
       outcome = await runToolCall(call, {
         session,
         tools: new Map(deps.tools.map((tool) => [tool.name, tool])),
@@ -202,6 +230,15 @@ async function loop(session: Session, prompt: UserContent | undefined, deps: Tur
       return 'end_turn';
     }
 
+    if (deps.untilReady) {
+      const failure = await workspaceReady(deps, signal);
+      if (signal.aborted) return 'cancelled';
+      if (failure !== undefined) {
+        await failCalls(session, step.calls, failure, deps);
+        await say(session, `\n\n${failure}`);
+        return 'end_turn';
+      }
+    }
     const results = await runCalls(session, step.calls, toolsByName, turnContext(session, deps, signal), deps, signal);
     const settled = results.filter((r) => !r.deferred);
     if (settled.length) appendToolResults(session, settled);
@@ -214,6 +251,38 @@ async function loop(session: Session, prompt: UserContent | undefined, deps: Tur
     // The calls that need an approval wait for it beyond this turn; the rest have their results already.
     if (waiting.length) return 'waiting';
   }
+}
+
+/** Waits for the workspace (or the turn's cancel) and puts what the calls run through into `deps`; returns the failure's text, if any. */
+async function workspaceReady(deps: TurnDeps, signal: AbortSignal): Promise<string | undefined> {
+  const until = deps.untilReady!;
+  let onAbort = () => undefined as void;
+  const aborted = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted');
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const ready = await Promise.race([until(), aborted]);
+    if (ready === 'aborted') return undefined;
+    // In place: the task tool's child turns read these same deps.
+    Object.assign(deps, ready);
+    delete deps.untilReady;
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Each call is shown failed with `reason` and answered with it, so the history stays valid for a next request. */
+async function failCalls(session: Session, calls: ToolCallRequest[], reason: string, deps: TurnDeps): Promise<void> {
+  for (const call of calls) {
+    await session.updates.emit({ sessionUpdate: 'tool_call', toolCallId: call.toolCallId, title: call.toolName, kind: 'other', status: 'failed', rawInput: call.input,
+      content: [{ type: 'content', content: { type: 'text', text: reason } }] } as never);
+    deps.observer?.toolIo({ ...call, output: reason, isError: true });
+  }
+  appendToolResults(session, calls.map((call) => ({ call, forModel: reason, isError: true })));
 }
 
 /**

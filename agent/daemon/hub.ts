@@ -37,6 +37,8 @@ interface Link extends Asked {
 
 class SharedSession {
   readonly links = new Map<HubConnection, Link>();
+  /** Clients between the start of their join and their link: the session must not leave memory under them. */
+  joining = 0;
   /** Approvals that block (every session's children; all of a session without --durable-requests). */
   readonly broker: PermissionBroker;
   /** --durable-requests: approvals that end the turn `waiting` and never lapse. */
@@ -105,7 +107,12 @@ export class SessionHub {
   async maybeRelease(sessionId: string): Promise<void> {
     const shared = this.sessions.get(sessionId);
     // A prompt queued behind the turn that just ended still needs the session.
-    if (shared && shared.links.size === 0 && !shared.session.turnRunning && shared.session.waitingPrompts === 0 && shared.broker.waiting === 0) {
+    if (shared && shared.links.size === 0 && shared.joining === 0 && !shared.session.turnRunning && shared.session.waitingPrompts === 0 && shared.broker.waiting === 0) {
+      // A first turn can end before its copy is made: the copy is finished (and logged) first, so a load meanwhile joins a live session.
+      if (this.deps.isolation.isPreparing(sessionId)) {
+        void this.deps.isolation.ready(sessionId).catch(() => undefined).then(() => this.maybeRelease(sessionId));
+        return;
+      }
       this.sessions.delete(sessionId);
       this.deps.live.remove(sessionId);
       // The workspace before the log: a copy still being made is finished (and logged) or removed first.
@@ -158,8 +165,26 @@ export class HubConnection implements SessionSharing {
     }
     // Everything handed to the log is written first; then, with the stream held, the replay and
     // the subscription happen between two updates, so nothing is missed or sent twice.
-    await this.hub.deps.persistence.flush(sessionId);
-    await session.updates.barrier(async () => {
+    shared.joining++;
+    try {
+      await this.hub.deps.persistence.flush(sessionId);
+      await this.joinLinked(shared, sessionId, client, replay, features, cursor);
+    } finally {
+      shared.joining--;
+    }
+    shared.attached(shared.links.get(this)!);
+    const meta = {
+      ...this.hub.deps.isolation.get(sessionId)?.meta,
+      ...flagsMeta(shared.flags),
+      ...(session.turnRunning ? { [RUNNING_META_KEY]: true } : {}),
+      // A durable approval still pending: the joining client can draw it before its dialog opens.
+      ...waitingMeta(session),
+    };
+    return Object.keys(meta).length > 0 ? { _meta: meta } : {};
+  }
+
+  private async joinLinked(shared: SharedSession, sessionId: string, client: AgentContext, replay: boolean, features: ClientFeatures, cursor: ReplayCursor): Promise<void> {
+    await shared.session.updates.barrier(async () => {
       if (replay || cursor.kind === 'after') {
         const replayed = await this.hub.deps.logs.replay(sessionId);
         // Refused before anything is sent or linked: the client never gets a partial view.
@@ -171,15 +196,6 @@ export class HubConnection implements SessionSharing {
       }
       this.link(shared, client, features);
     });
-    shared.attached(shared.links.get(this)!);
-    const meta = {
-      ...this.hub.deps.isolation.get(sessionId)?.meta,
-      ...flagsMeta(shared.flags),
-      ...(session.turnRunning ? { [RUNNING_META_KEY]: true } : {}),
-      // A durable approval still pending: the joining client can draw it before its dialog opens.
-      ...waitingMeta(session),
-    };
-    return Object.keys(meta).length > 0 ? { _meta: meta } : {};
   }
 
   async attach(session: Session, client: AgentContext, flags: SessionFlags, features: ClientFeatures): Promise<void> {

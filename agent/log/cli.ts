@@ -1,9 +1,7 @@
 // `accord sessions list|remove`: the sessions on this machine, from the
 // terminal. Removing is only offered here (never over ACP) and asks first.
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { removeWorkspace, workspaceFromRecord } from '../session/isolated';
+import { removeUnfinished, removeWorkspace, workspaceFromRecord } from '../session/isolated';
 import { LogError } from './errors';
 import type { SessionSummary } from './listing';
 import { SessionStore } from './store';
@@ -103,17 +101,25 @@ async function remove(args: string[], io: CliIo): Promise<number> {
   await store.remove(id);
   // The copy lives beside the log; removing it also unpins its base in the person's repository.
   if (workspace) await removeWorkspace(workspace, store.dataDir);
-  else await rm(join(store.dataDir, 'sessions', id), { recursive: true, force: true });
+  // No finished copy named (or an unreadable log): whatever a making of one left goes too.
+  else await removeUnfinished(id, store.dataDir);
   io.stdout.write(`Removed session ${id}.\n`);
   return 0;
 }
 
-/** The workspace the log's first record names, if it is readable. */
+/**
+ * The workspace the log names, if it is readable: in its first record, or
+ * (a log started before its copy was made) in its `workspace` record.
+ */
 async function recordedWorkspace(store: SessionStore, id: string) {
   try {
+    let first = true;
     for await (const { record } of store.read(id)) {
       const recorded = (record as { workspace?: unknown }).workspace;
-      if (record.type !== 'session_created' || typeof recorded !== 'object' || recorded === null) return undefined;
+      if (first && record.type !== 'session_created') return undefined;
+      first = false;
+      if ((record.type !== 'session_created' && record.type !== 'workspace') || typeof recorded !== 'object' || recorded === null) continue;
+      if ((recorded as Record<string, unknown>).preparing === true) continue;
       const workspace = workspaceFromRecord(recorded as Record<string, unknown>);
       return workspace?.sessionId === id ? workspace : undefined;
     }

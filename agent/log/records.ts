@@ -31,6 +31,7 @@ export const payloadSchemas = {
     additionalDirectories: z.array(z.string()).optional(),
     workspace: object.optional(),
   }),
+  workspace: z.object({ workspace: object }),
   user_prompt: z.object({ prompt: z.array(tagged('type')) }),
   update: z.object({ update: tagged('sessionUpdate') }),
   permission_request: z.object({ toolCallId: z.string(), request: object }),
@@ -70,9 +71,15 @@ export type LogEvent =
       agentVersion: string;
       config: Record<string, unknown>;
       additionalDirectories?: string[];
-      /** Where the session works (its isolated workspace, as created); absent when it works in `cwd` without isolation. */
+      /**
+       * Where the session works (its isolated workspace, as created); absent when
+       * it works in `cwd` without isolation. `{ preparing: true, inPlace }`: the log
+       * started before the copy was made; a later `workspace` record names it.
+       */
       workspace?: Record<string, unknown>;
     }
+  /** The isolated workspace of a session whose log started before it was made (session_created says `preparing`). */
+  | { type: 'workspace'; workspace: Record<string, unknown> }
   | { type: 'user_prompt'; prompt: ContentBlockJson[] }
   | { type: 'update'; update: SessionUpdateJson }
   /** `request` is the `session/request_permission` params as sent. */
@@ -177,6 +184,7 @@ const payloadChecks: Record<RecordType, Check> = {
   turn_end: (r) => all(str(r, 'stopReason'), optStr(r, 'error')),
   config_change: (r) => obj(r, 'config'),
   title: (r) => str(r, 'title'),
+  workspace: (r) => obj(r, 'workspace'),
   interrupted: (r) =>
     all(
       Number.isSafeInteger(r.tornBytes) && (r.tornBytes as number) >= 0 ? undefined : 'tornBytes must be a non-negative integer',

@@ -41,6 +41,8 @@ export interface SessionReplay {
   cost: number | undefined;
   /** Durable approvals asked and never answered (--durable-requests), in the order asked. */
   pendingPermissions: Array<Record<string, unknown> & { requestId: string; toolCallId: string }>;
+  /** The workspace a `workspace` record named (made after the log started); undefined: see session_created. */
+  workspace?: Record<string, unknown>;
 }
 
 export interface ReplayOptions {
@@ -94,6 +96,7 @@ export class ReplayBuilder {
   private inTurn = false;
   private interruptedLast = false;
   private cost: number | undefined = 0;
+  private workspace: Record<string, unknown> | undefined;
   private readonly pending = new Map<string, Record<string, unknown> & { requestId: string; toolCallId: string }>();
 
   constructor(private readonly fromOffset = 0) {}
@@ -154,6 +157,9 @@ export class ReplayBuilder {
         if (typeof requestId === 'string') this.pending.delete(requestId);
         break;
       }
+      case 'workspace':
+        this.workspace ??= record.workspace;
+        break;
       case 'tool_io':
       case 'usage':
         break; // audit only: what the client saw of these is in the update records
@@ -198,6 +204,7 @@ export class ReplayBuilder {
       invalidLines: this.invalidLines,
       cost: this.cost,
       pendingPermissions: [...this.pending.values()],
+      ...(this.workspace ? { workspace: this.workspace } : {}),
     };
   }
 

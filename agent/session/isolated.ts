@@ -92,14 +92,25 @@ interface PersonRepo {
 }
 
 async function personRepo(source: string): Promise<PersonRepo | undefined> {
+  const found = await repoAt(source);
+  return found ? withExcludes(found) : undefined;
+}
+
+/** The repository `source` is in (its top, real path, and git dir), or undefined. */
+async function repoAt(source: string): Promise<{ top: string; gitDir: string } | undefined> {
   try {
     const [top, gitDir] = (await git(['rev-parse', '--show-toplevel', '--absolute-git-dir'], { cwd: source })).split('\n');
     if (!top || !gitDir) return undefined;
-    const excludes = await personalExcludesFile();
-    return { top: await realpath(top), gitDir, config: excludes ? [`core.excludesFile=${excludes}`] : [] };
+    return { top: await realpath(top), gitDir };
   } catch {
     return undefined;
   }
+}
+
+/** Never fails: the root reported before the copy must stay the clone's (personalExcludesFile swallows git's errors). */
+async function withExcludes(found: { top: string; gitDir: string }): Promise<PersonRepo> {
+  const excludes = await personalExcludesFile().catch(() => undefined);
+  return { ...found, config: excludes ? [`core.excludesFile=${excludes}`] : [] };
 }
 
 /**
@@ -285,7 +296,11 @@ export async function snapshot(workspace: IsolatedWorkspace, label: string): Pro
 }
 
 /** Creates the session's workspace. Throws WorkspaceError with a message for the person. */
-export async function createWorkspace(options: CreateWorkspaceOptions): Promise<IsolatedWorkspace> {
+/**
+ * `onRoot` learns the workspace's root as soon as it is known, before the
+ * copy is made (the first model request names it; nothing may run in it yet).
+ */
+export async function createWorkspace(options: CreateWorkspaceOptions, onRoot?: (root: string) => void | Promise<void>): Promise<IsolatedWorkspace> {
   const dir = sessionDir(options);
   const source = await realpath(options.source).catch(() => {
     throw new WorkspaceError(`The project folder ${options.source} does not exist.`);
@@ -296,6 +311,9 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   await mkdir(tmp, { recursive: true });
   const realDir = await realpath(dir);
   const realTmp = await realpath(tmp);
+  const found = options.inPlace ? undefined : await repoAt(source);
+  // The same roots createInPlace, createClone and createShadow return.
+  await onRoot?.(options.inPlace ? source : path.join(realDir, 'ws', found ? path.relative(found.top, source) : ''));
   let privateDir: string;
   try {
     privateDir = await makePrivateDir(privateRoot(options.dataDir), options.sessionId);
@@ -305,7 +323,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   }
   try {
     if (options.inPlace) return await createInPlace(resolved, realDir, realTmp, privateDir);
-    const repo = await personRepo(source);
+    const repo = found ? await withExcludes(found) : undefined;
     if (repo) return await createClone(resolved, repo, realDir, realTmp, privateDir);
     if (realDir.startsWith(source + path.sep)) {
       throw new WorkspaceError(
@@ -333,6 +351,13 @@ export function workspaceFromRecord(record: Record<string, unknown>): IsolatedWo
   // Sessions recorded before the private folder existed: it sits at the same place beside `sessions/`.
   const privateDir = recordedPrivate ?? path.join(privateRoot(path.resolve(tmp, '..', '..', '..')), sessionId);
   return { sessionId, mode, source, workTree, root, gitDir, applyTo, base, tmp, privateDir, linkedReadOnly: linked };
+}
+
+/** Deletes what an unfinished making of a session's copy left (the agent stopped mid-way); the base ref is rewritten by the next making. */
+export async function removeUnfinished(sessionId: string, dataDir: string): Promise<void> {
+  const dir = sessionDir({ sessionId, dataDir, source: '' });
+  await rm(dir, { recursive: true, force: true });
+  await rm(path.join(privateRoot(dataDir), sessionId), { recursive: true, force: true });
 }
 
 /** Deletes the session's copy and unpins its base. The person's tree is not touched. */

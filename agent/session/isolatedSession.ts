@@ -29,6 +29,14 @@ export interface SessionSetupOptions {
   withoutSandbox?: string;
 }
 
+/** What a new session's first model request needs, known before its copy is made. */
+export interface WorkspacePlan {
+  /** The workspace's root, as the finished workspace will have it. */
+  root: string;
+  /** The project's policy (its MCP servers decide whether the first request must wait for them). */
+  policy: LoadedPolicy;
+}
+
 export interface IsolatedSession {
   workspace: IsolatedWorkspace;
   gate: PolicyGate;
@@ -50,7 +58,8 @@ export interface IsolatedSession {
   dispose(removeCopy?: boolean): Promise<void>;
 }
 
-export async function setUpIsolatedSession(options: SessionSetupOptions): Promise<IsolatedSession> {
+/** `onPlan`: called (and awaited) once the root and the policy are known, before the copy is made. */
+export async function setUpIsolatedSession(options: SessionSetupOptions, onPlan?: (plan: WorkspacePlan) => void | Promise<void>): Promise<IsolatedSession> {
   // The sandbox needs only the policy's domains: it starts while the copy is made.
   const policy = loadPolicy(options.projectRoot);
   const sandbox = policy.then((loaded) => startSandbox(domainsOf(loaded), options.withoutSandbox));
@@ -59,7 +68,9 @@ export async function setUpIsolatedSession(options: SessionSetupOptions): Promis
   sandbox.catch(() => undefined);
   let workspace: IsolatedWorkspace;
   try {
-    workspace = await createWorkspace({ sessionId: options.sessionId, source: options.projectRoot, dataDir: options.dataDir, inPlace: options.inPlace });
+    // A policy that cannot be read fails the setup below; no plan is reported for it.
+    const onRoot = onPlan && ((root: string) => policy.then((loaded) => onPlan({ root, policy: loaded }), () => undefined));
+    workspace = await createWorkspace({ sessionId: options.sessionId, source: options.projectRoot, dataDir: options.dataDir, inPlace: options.inPlace }, onRoot);
   } catch (error) {
     await sandbox.then(releaseSandbox, () => undefined);
     throw error;

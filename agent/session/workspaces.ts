@@ -6,7 +6,7 @@
 // when the connection ends. The copies themselves stay on disk: a later load
 // continues in them and the person can still review and apply their changes.
 import { WorkspaceError, type IsolatedWorkspace } from './isolated';
-import { reattachIsolatedSession, setUpIsolatedSession, type IsolatedSession } from './isolatedSession';
+import { reattachIsolatedSession, setUpIsolatedSession, type IsolatedSession, type WorkspacePlan } from './isolatedSession';
 
 export interface IsolationSettings {
   /** The agent's data directory (never its config directory: that holds credentials). */
@@ -17,10 +17,14 @@ export interface IsolationSettings {
   withoutSandbox?: string;
   /** Awaited before a new session's copy is made (tests hold the copy back with it). */
   beforeSetUp?: (sessionId: string) => Promise<void>;
+  /** Awaited once the root and policy are known, before the copy is made (tests hold a copy back while its first turn runs). */
+  afterPlan?: (sessionId: string) => Promise<void>;
 }
 
 interface Preparing {
   promise: Promise<IsolatedSession>;
+  /** The root and policy, known before the copy (a model request can start with them). */
+  plan: Promise<WorkspacePlan>;
   /** Closed before the copy was ready: the copy is removed as soon as it exists. */
   abandoned: boolean;
 }
@@ -43,13 +47,22 @@ export class SessionWorkspaces {
    * Starts making a new session's workspace and returns at once; `ready(id)`
    * and the returned promise settle when it is usable. `onReady` runs before
    * the session is handed out (the log records the workspace there).
+   * `after`: the making starts once it settles (the session is known, and
+   * waited for, from now on).
    */
-  prepare(sessionId: string, projectRoot: string, inPlace: boolean, alwaysApprove?: boolean, onReady?: (session: IsolatedSession) => Promise<void>): Promise<IsolatedSession> {
-    const entry: Preparing = { abandoned: false, promise: Promise.resolve(undefined as never) };
+  prepare(sessionId: string, projectRoot: string, inPlace: boolean, alwaysApprove?: boolean, onReady?: (session: IsolatedSession) => Promise<void>, after?: Promise<void>): Promise<IsolatedSession> {
+    const entry: Preparing = { abandoned: false, promise: Promise.resolve(undefined as never), plan: Promise.resolve(undefined as never) };
+    let planned: (plan: WorkspacePlan) => void = () => undefined;
+    const plan = new Promise<WorkspacePlan>((resolve) => (planned = resolve));
     entry.promise = (async () => {
+      // `after`: the work starts then (session/new's answer goes out first: the copy's first spawn would hold it up).
+      await after;
       await this.settings.beforeSetUp?.(sessionId);
       if (entry.abandoned) throw closedWhilePreparing(sessionId);
-      const session = await this.setUp({ ...this.base(alwaysApprove), sessionId, projectRoot, inPlace });
+      const session = await this.setUp({ ...this.base(alwaysApprove), sessionId, projectRoot, inPlace }, async (plan) => {
+        planned(plan);
+        await this.settings.afterPlan?.(sessionId);
+      });
       try {
         if (entry.abandoned) throw closedWhilePreparing(sessionId);
         await onReady?.(session);
@@ -60,6 +73,9 @@ export class SessionWorkspaces {
       this.sessions.set(sessionId, session);
       return session;
     })();
+    // A setUp that never reports a plan (or fails first) settles it with its outcome.
+    entry.plan = Promise.race([plan, entry.promise.then((session) => ({ root: session.workspace.root, policy: session.policy }))]);
+    entry.plan.catch(() => undefined);
     this.preparing.set(sessionId, entry);
     entry.promise.then(
       () => this.preparing.delete(sessionId),
@@ -82,6 +98,29 @@ export class SessionWorkspaces {
     const failure = this.failed.get(sessionId);
     if (failure) throw failure;
     return this.sessions.get(sessionId);
+  }
+
+  /**
+   * What a first model request needs before the copy exists: the root the
+   * workspace will have and the project's policy. Rejects like `ready`;
+   * undefined for a session this connection has no workspace for.
+   */
+  async plan(sessionId: string): Promise<WorkspacePlan | undefined> {
+    const ready = this.sessions.get(sessionId);
+    if (ready) return { root: ready.workspace.root, policy: ready.policy };
+    const failure = this.failed.get(sessionId);
+    if (failure) throw failure;
+    return this.preparing.get(sessionId)?.plan;
+  }
+
+  /** Whether the session's copy is being made now. */
+  isPreparing(sessionId: string): boolean {
+    return this.preparing.has(sessionId);
+  }
+
+  /** Whether the session's workspace is usable now (no waiting). */
+  isReady(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
   }
 
   /** Settles when every copy being made now is ready or failed (a session is logged, so listed, once its copy exists). */

@@ -67,7 +67,8 @@ describe('isolated sessions over ACP', () => {
       assert.ok(io.every((r) => typeof r.output === 'string' && r.output.length > 0));
       assert.equal(records.filter((r) => r.type === 'usage').length, 2, 'one usage record per model request');
       assert.ok(records.find((r) => r.type === 'usage').usage.inputTokens > 0);
-      assert.equal(records[0].workspace.root, status.root, 'the log records where the session works');
+      assert.deepEqual(records[0].workspace, { preparing: true, inPlace: false }, 'the log starts before the copy is made');
+      assert.equal(records.find((r) => r.type === 'workspace').workspace.root, status.root, 'the log records where the session works');
     } finally {
       await agent.close();
       remove();

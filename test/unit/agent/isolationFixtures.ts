@@ -39,10 +39,10 @@ export interface IsolatedAgent {
   close(): Promise<void>;
 }
 
-/** `beforeSetUp`: holds each new session's copy back until it resolves. */
-export function isolatedAgent(env: Record<string, string | undefined>, dataDir: string, alwaysApprove = false, beforeSetUp?: (sessionId: string) => Promise<void>): IsolatedAgent {
+/** `beforeSetUp`: holds each new session's copy back until it resolves; `afterPlan`: the same once its root is known. */
+export function isolatedAgent(env: Record<string, string | undefined>, dataDir: string, alwaysApprove = false, beforeSetUp?: (sessionId: string) => Promise<void>, afterPlan?: (sessionId: string) => Promise<void>): IsolatedAgent {
   const logs = new SessionStore(dataDir);
-  const isolation = new SessionWorkspaces({ dataDir, alwaysApprove, ...(beforeSetUp ? { beforeSetUp } : {}) });
+  const isolation = new SessionWorkspaces({ dataDir, alwaysApprove, ...(beforeSetUp ? { beforeSetUp } : {}), ...(afterPlan ? { afterPlan } : {}) });
   const { app, closeLogs } = createLoggedAgent({ env, tools: builtinTools(), commands: new ProcessRunner(), maxRetries: 0, isolation }, logs);
   const harness = inMemoryApp(app);
   return {

@@ -18,6 +18,29 @@ async function drain(stream: ReadableStream<Uint8Array>): Promise<string> {
 }
 
 describe('the line guard', () => {
+  test('batches the lines of one event-loop turn into one write, in order; a failed write fails the later ones', async () => {
+    const written: string[] = [];
+    const rawOutput = new WritableStream<Uint8Array>({ write: (chunk) => void written.push(Buffer.from(chunk).toString('utf8')) });
+    const { output } = guardLines(new ReadableStream<Uint8Array>(), rawOutput);
+    const writer = output.getWriter();
+    const lines = Array.from({ length: 500 }, (_, i) => `{"n":${i}}\n`);
+    await Promise.all(lines.map((line) => writer.write(Buffer.from(line))));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(written.join(''), lines.join(''), 'every line, whole and in order');
+    assert.ok(written.length < lines.length, `fewer writes than lines (${written.length})`);
+    await writer.write(Buffer.from('{"n":"later"}\n'));
+    await writer.close();
+    assert.equal(written.at(-1), '{"n":"later"}\n', 'close writes what is still batched');
+
+    const broken = new WritableStream<Uint8Array>({ write: () => Promise.reject(new Error('EPIPE')) });
+    const failing = guardLines(new ReadableStream<Uint8Array>(), broken).output.getWriter();
+    await failing.write(Buffer.from('{"n":1}\n'));
+    await new Promise((resolve) => setImmediate(resolve));
+    await assert.rejects(async () => {
+      for (let i = 0; i < 3; i++) await failing.write(Buffer.from('{"n":2}\n'));
+    }, /EPIPE/);
+  });
+
   test('passes lines through whole, drops an oversized one as it streams, and answers it with its id', async () => {
     const written: string[] = [];
     const rawOutput = new WritableStream<Uint8Array>({ write: (chunk) => void written.push(Buffer.from(chunk).toString('utf8')) });

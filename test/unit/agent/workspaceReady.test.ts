@@ -110,6 +110,8 @@ describe('session/new before the isolated copy is ready', () => {
       git(project, 'commit', '-q', '-am', 'mine');
       assert.throws(() => git(project, 'merge', '-q', 'other'));
       const sessionId = await open();
+      // Known failed before the prompt: the turn fails at once (a failure after the model started: earlyTurn.test.ts).
+      await agent.isolation.ready(sessionId).catch(() => undefined);
       const requestsBefore = model.server.requests.length;
       const turn = await failure(agent.harness.prompt(sessionId, 'hello'));
       assert.equal(turn.code, -32603);
@@ -148,7 +150,7 @@ describe('session/new before the isolated copy is ready', () => {
     });
   });
 
-  test('session/close during preparation removes the copy and its pin; no log is left for it', { timeout: 120_000 }, async () => {
+  test('session/close during preparation removes the copy and its pin; its log names no copy, and a load makes a new one', { timeout: 120_000 }, async () => {
     await withProject(env(), 'a\n', true, async ({ project, data, agent, held, open }) => {
       const sessionId = await open();
       await held.waiting;
@@ -158,22 +160,26 @@ describe('session/new before the isolated copy is ready', () => {
       assert.ok(!existsSync(join(data, 'sessions', sessionId)), 'no copy');
       assert.ok(!existsSync(join(data, 'private', sessionId)), 'no private folder');
       assert.equal(pinned(project, sessionId), '', 'no pin in the person\'s repository');
-      const { sessions } = await agent.ext(methods.agent.session.list, {});
-      assert.ok(!sessions.some((s: any) => s.sessionId === sessionId), 'no log');
+      assert.equal((await agent.logs.replay(sessionId)).workspace, undefined, 'the log (started at session/new) names no copy');
       const turn = await failure(agent.harness.prompt(sessionId, 'hello'));
       assert.equal(turn.code, -32002, 'the session is gone');
+      // Nothing ran in a copy, so a load loses nothing by making a new one.
+      await agent.ext(methods.agent.session.load, { sessionId, cwd: project, mcpServers: [] });
+      const made = (await agent.logs.replay(sessionId)).workspace as { root: string } | undefined;
+      assert.ok(made && existsSync(made.root), 'the load made a copy and recorded it');
+      model.server.script(reply.text('Hi.'));
+      assert.equal(await agent.harness.prompt(sessionId, 'hello'), 'end_turn');
     });
   });
 
-  test('close at any point of the preparation leaves a copy only together with a log that names it', { timeout: 180_000 }, async () => {
+  test('close at any point of the preparation leaves a copy only together with a log record that names it', { timeout: 180_000 }, async () => {
     await withProject(env(), 'a\n', false, async ({ project, data, agent, open }) => {
       for (let i = 0; i < 3; i++) {
         const sessionId = await open();
         // Let the preparation run a little further each round (event-loop turns, not time).
         for (let k = 0; k < i * 20; k++) await new Promise((resolve) => setImmediate(resolve));
         await agent.ext(methods.agent.session.close, { sessionId });
-        const { sessions } = await agent.ext(methods.agent.session.list, {});
-        const logged = sessions.some((s: any) => s.sessionId === sessionId);
+        const logged = (await agent.logs.replay(sessionId)).workspace !== undefined;
         assert.equal(existsSync(join(data, 'sessions', sessionId)), logged, `round ${i}: a copy exists exactly when its log does`);
         assert.equal(pinned(project, sessionId) !== '', logged, `round ${i}: the base is pinned exactly when the log exists`);
       }

@@ -75,3 +75,56 @@ test('ready() always matches the model: a failed copy stays failed, a released o
     { numRuns: 200 },
   );
 });
+
+test('plan() matches the model: the root once reported (or the ready copy\'s), the failure once failed, nothing for an unknown session; isReady only when handed out', async () => {
+  type PlanState = 'none' | 'preparing' | 'planned' | 'ready' | 'failed';
+  const planOp = fc.oneof(
+    fc.record({ kind: fc.constant('prepare' as const), id: fc.constantFrom(...ids) }),
+    fc.record({ kind: fc.constant('plan' as const), id: fc.constantFrom(...ids) }),
+    fc.record({ kind: fc.constant('finish' as const), id: fc.constantFrom(...ids), fail: fc.boolean() }),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.array(planOp, { maxLength: 20 }), async (ops) => {
+      const pending = new Map<string, { plan(): void; finish(fail: boolean): void }>();
+      const setUp = (options: { sessionId: string }, onPlan?: (plan: { root: string; policy: unknown }) => void | Promise<void>) =>
+        new Promise<IsolatedSession>((resolve, reject) => {
+          pending.set(options.sessionId, {
+            plan: () => void onPlan?.({ root: `/copy/${options.sessionId}`, policy: { status: 'absent' } }),
+            finish(fail) {
+              pending.delete(options.sessionId);
+              if (fail) return reject(new Error(`copy of ${options.sessionId} failed`));
+              resolve({ workspace: { root: `/copy/${options.sessionId}` }, policy: { status: 'absent' }, dispose: async () => undefined } as unknown as IsolatedSession);
+            },
+          });
+        });
+      const workspaces = new SessionWorkspaces({ dataDir: '/unused', alwaysApprove: false }, setUp as never);
+      const model = new Map<string, PlanState>(ids.map((id) => [id, 'none']));
+      const settle = () => new Promise((resolve) => setImmediate(resolve));
+      for (const step of ops) {
+        const state = model.get(step.id)!;
+        if (step.kind === 'prepare' && state === 'none') {
+          void workspaces.prepare(step.id, '/p', false).catch(() => undefined);
+          model.set(step.id, 'preparing');
+        } else if (step.kind === 'plan' && state === 'preparing' && pending.has(step.id)) {
+          pending.get(step.id)!.plan();
+          model.set(step.id, 'planned');
+        } else if (step.kind === 'finish' && pending.has(step.id)) {
+          pending.get(step.id)!.finish(step.fail);
+          model.set(step.id, step.fail ? 'failed' : 'ready');
+        }
+        await settle();
+        for (const id of ids) {
+          const expected = model.get(id)!;
+          assert.equal(workspaces.isReady(id), expected === 'ready', `isReady(${id}) after ${JSON.stringify(step)}`);
+          if (expected === 'preparing') continue; // plan() waits for the root
+          const outcome = await workspaces.plan(id).then((plan) => (plan ? plan.root : 'none'), () => 'failed');
+          const want = expected === 'planned' || expected === 'ready' ? `/copy/${id}` : expected;
+          assert.equal(outcome, want, `plan(${id}) after ${JSON.stringify(step)}`);
+        }
+      }
+      for (const id of [...pending.keys()]) pending.get(id)!.finish(false);
+      await workspaces.releaseAll();
+    }),
+    { numRuns: 200 },
+  );
+});
