@@ -11,6 +11,7 @@ import { forgetRenderCache } from './view/items';
 import { composerDraft, restoreDraft } from './view/composer';
 import { parseSaved, restoreUi, saveState } from './state/saved';
 import { continuePending, startFrame } from './view/markdownView';
+import { RenderPacer } from './view/renderPacer';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -23,10 +24,9 @@ const store = new ChatStore((level, message) => {
 });
 
 let uiRev = 0;
-let frame = 0;
-function schedule(): void {
-  if (frame === 0) frame = requestAnimationFrame(flush);
-}
+const pacer = new RenderPacer(() => flush());
+/** The person's own actions, scrolling and measuring: the next frame. */
+const schedule = () => pacer.now();
 
 const ctx: ViewContext = {
   store,
@@ -50,7 +50,6 @@ const app = new App(root, ctx, schedule);
 let lastSaved = '';
 let restored = saved === undefined;
 function flush(): void {
-  frame = 0;
   startFrame();
   app.render();
   if (!restored && saved) {
@@ -83,7 +82,8 @@ window.addEventListener('message', (event: MessageEvent) => {
   const message = parsed.message;
   if (message.type === 'sessionStarted') forgetRenderCache();
   if (message.type === 'settings') uiRev += 1;
-  if (store.apply(message)) schedule();
+  // The extension's messages (streamed chunks above all) render paced; see view/renderPacer.ts.
+  if (store.apply(message)) pacer.paced();
 });
 
 /** Links in rendered markdown carry no href: the extension decides what a click may open. */
