@@ -1,5 +1,6 @@
 // The chat panel's entry: validate every message from the extension, reduce
 // it into the store, render at most once per animation frame.
+import { bootTimings } from './boot'; // first: its load time is when the bundle began to run
 import '@vscode/codicons/dist/codicon.css';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import './main.css';
@@ -123,4 +124,4 @@ document.addEventListener('keydown', (event) => {
 });
 
 schedule();
-post({ type: 'ready', version: PROTOCOL_VERSION });
+post({ type: 'ready', version: PROTOCOL_VERSION, boot: bootTimings() });
