@@ -68,15 +68,6 @@ describe('what the panel renders and posts', () => {
     await page.close();
   });
 
-  test('ready carries when the bundle was requested, loaded and ran, in that order (for the startup marks)', TIMEOUT, async () => {
-    const panel = await openPanel(browser, server.origin);
-    const ready = (await panel.posted()).find((m) => m.type === 'ready') as { boot?: Record<string, number> } | undefined;
-    const boot = ready?.boot;
-    assert.ok(boot, 'ready has boot timings');
-    assert.ok(boot.requested! >= 0 && boot.requested! <= boot.loaded! && boot.loaded! <= boot.ran! && boot.ran! <= boot.ready!, JSON.stringify(boot));
-    await panel.page.close();
-  });
-
   test('a usage estimate (VS Code models report none) is marked as one in the gauge', TIMEOUT, async () => {
     const panel = await pages.withFixture('gauge');
     await panel.send([{ type: 'sessionUpdate', epoch: 1, sessionId: 'sess-1', update: { sessionUpdate: 'usage_update', used: 32000, size: 64000, _meta: { 'accord/usageEstimated': true } } }]);
