@@ -1,10 +1,10 @@
 // The chat panel's entry: validate every message from the extension, reduce
 // it into the store, render at most once per animation frame.
-import { bootTimings } from './boot'; // first: its load time is when the bundle began to run
+import { onHostMessage, vscodeApi as vscode } from './boot'; // first: it says ready before the rest is evaluated
 import '@vscode/codicons/dist/codicon.css';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import './main.css';
-import { parseHostMessage, PROTOCOL_VERSION, type WebviewMessage } from './protocol';
+import { parseHostMessage, type WebviewMessage } from './protocol';
 import { ChatStore } from './state/store';
 import { App } from './view/app';
 import { newUiState, type ViewContext } from './view/context';
@@ -14,8 +14,6 @@ import { parseSaved, restoreUi, saveState } from './state/saved';
 import { continuePending, startFrame } from './view/markdownView';
 import { RenderPacer } from './view/renderPacer';
 
-declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
-const vscode = acquireVsCodeApi();
 const saved = parseSaved(vscode.getState());
 const post = (message: WebviewMessage) => vscode.postMessage(message);
 
@@ -73,7 +71,7 @@ function remember(): void {
 // Typing re-renders only when it opens a completion list; the draft is saved as it changes.
 document.addEventListener('input', () => remember());
 
-window.addEventListener('message', (event: MessageEvent) => {
+onHostMessage((event: MessageEvent) => {
   const parsed = parseHostMessage(event.data);
   if (!parsed.ok) {
     console.warn(`accord: ${parsed.error}`);
@@ -124,4 +122,3 @@ document.addEventListener('keydown', (event) => {
 });
 
 schedule();
-post({ type: 'ready', version: PROTOCOL_VERSION, boot: bootTimings() });

@@ -13,7 +13,7 @@
 // zod/mini keeps this file's share of the webview bundle small.
 import * as z from 'zod/mini';
 
-export const PROTOCOL_VERSION = 1;
+export { PROTOCOL_VERSION } from './protocolVersion';
 
 const MAX_TEXT = 4_000_000;
 const text = z.string().check(z.maxLength(MAX_TEXT));

@@ -42,6 +42,24 @@ describe('the panel while an agent streams', () => {
     await panel.page.close();
   });
 
+  test('what the extension answers to ready while the rest of the bundle is still loading is kept and shown, in order', TIMEOUT, async () => {
+    const page = await browser.context.newPage();
+    // A fast extension: its answer arrives (synchronously here) the moment ready is posted, before the panel's handler exists.
+    await page.addInitScript(`Object.defineProperty(window, 'acquireVsCodeApi', { configurable: true,
+      set(make) { this.__make = () => { const api = make(); const post = api.postMessage; api.postMessage = (m) => { post(m);
+        if (m && m.type === 'ready') for (const data of [
+          { type: 'hello', version: 1, epoch: 0 },
+          { type: 'agentStatus', status: { state: 'starting' } },
+          { type: 'agentStatus', status: { state: 'connected', agentName: 'Early Agent', agentVersion: '9.9' } },
+        ]) window.dispatchEvent(new MessageEvent('message', { data }));
+      }; return api; }; },
+      get() { return this.__make; } });`);
+    await page.goto(`${server.origin}/?theme=dark`);
+    await page.locator('#agent-status[data-state="connected"]').waitFor({ timeout: 120_000 });
+    assert.match(await page.locator('.header').first().innerText(), /Early Agent/);
+    await page.close();
+  });
+
   test('a burst of chunks over a 5,000-message session: every chunk shows, the view stays at the bottom, the start stays reachable', TIMEOUT, async () => {
     const panel = await openPanel(browser, server.origin, 'dark', { width: 480, height: 700 });
     const { page } = panel;
