@@ -2,30 +2,13 @@
 // (view/renderPacer.ts) over a long transcript (view/heightIndex.ts), and
 // nothing of them is lost; `ready` carries the panel's boot timings for the
 // startup marks. Screenshot under test-results/webview/.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { buildBundle, launch, openPanel, serve, type Browser, type Bundle, type PanelServer } from './harness';
+import { panelPages, SHOTS } from './panelPages';
 
-const SHOTS = 'test-results/webview';
 const TIMEOUT = { timeout: 180_000 };
 
-let bundle: Bundle;
-let server: PanelServer;
-let browser: Browser;
-
-before(async () => {
-  bundle = await buildBundle();
-  server = await serve(bundle);
-  browser = await launch(server.origin);
-  await mkdir(SHOTS, { recursive: true });
-}, TIMEOUT);
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await bundle?.dispose();
-});
+const pages = panelPages({ shots: true });
 
 /** Waits (no time limit of its own beyond the test's) until `check` holds in the page. */
 async function until(page: import('playwright-core').Page, check: string): Promise<void> {
@@ -34,7 +17,7 @@ async function until(page: import('playwright-core').Page, check: string): Promi
 
 describe('the panel while an agent streams', () => {
   test('ready carries when the bundle was requested, loaded and ran, in that order (for the startup marks)', TIMEOUT, async () => {
-    const panel = await openPanel(browser, server.origin);
+    const panel = await pages.open();
     const ready = (await panel.posted()).find((m) => m.type === 'ready') as { boot?: Record<string, number> } | undefined;
     const boot = ready?.boot;
     assert.ok(boot, 'ready has boot timings');
@@ -43,7 +26,7 @@ describe('the panel while an agent streams', () => {
   });
 
   test('what the extension answers to ready while the rest of the bundle is still loading is kept and shown, in order', TIMEOUT, async () => {
-    const page = await browser.context.newPage();
+    const page = await pages.browser.context.newPage();
     // A fast extension: its answer arrives (synchronously here) the moment ready is posted, before the panel's handler exists.
     await page.addInitScript(`Object.defineProperty(window, 'acquireVsCodeApi', { configurable: true,
       set(make) { this.__make = () => { const api = make(); const post = api.postMessage; api.postMessage = (m) => { post(m);
@@ -54,14 +37,14 @@ describe('the panel while an agent streams', () => {
         ]) window.dispatchEvent(new MessageEvent('message', { data }));
       }; return api; }; },
       get() { return this.__make; } });`);
-    await page.goto(`${server.origin}/?theme=dark`);
+    await page.goto(`${pages.origin}/?theme=dark`);
     await page.locator('#agent-status[data-state="connected"]').waitFor({ timeout: 120_000 });
     assert.match(await page.locator('.header').first().innerText(), /Early Agent/);
     await page.close();
   });
 
   test('a burst of chunks over a 5,000-message session: every chunk shows, the view stays at the bottom, the start stays reachable', TIMEOUT, async () => {
-    const panel = await openPanel(browser, server.origin, 'dark', { width: 480, height: 700 });
+    const panel = await pages.open('dark', { width: 480, height: 700 });
     const { page } = panel;
     const history: unknown[] = [{ type: 'sessionStarted', epoch: 1, sessionId: 's', origin: 'load' }, { type: 'replayBegin', epoch: 1 }];
     for (let i = 0; i < 5000; i += 1) {
