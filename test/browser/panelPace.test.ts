@@ -10,9 +10,9 @@ const TIMEOUT = { timeout: 180_000 };
 
 const pages = panelPages({ shots: true });
 
-/** Waits (no time limit of its own beyond the test's) until `check` holds in the page. */
-async function until(page: import('playwright-core').Page, check: string): Promise<void> {
-  await page.waitForFunction(check, undefined, { timeout: 120_000, polling: 50 });
+/** Waits until the page's text includes `text` somewhere (a function, not a string: the panel's CSP forbids eval). */
+async function untilText(page: import('playwright-core').Page, text: string): Promise<void> {
+  await page.waitForFunction((wanted) => document.body.textContent?.includes(wanted) ?? false, text, { timeout: 120_000, polling: 50 });
 }
 
 describe('the panel while an agent streams', () => {
@@ -53,7 +53,7 @@ describe('the panel while an agent streams', () => {
     }
     history.push({ type: 'replayEnd', epoch: 1 }, { type: 'agentStatus', status: { state: 'connected', agentName: 'Accord' } }, { type: 'turnStarted', epoch: 1 });
     await panel.send(history);
-    await until(page, `document.body.textContent.includes('Answer 4999 with')`);
+    await untilText(page, 'Answer 4999 with');
     // 400 chunks posted from timers, several per frame as a fast model sends them; the last one says where it ends.
     const words = Array.from({ length: 400 }, (_, i) => `w${i} `);
     // (A string, not a function: tsx would wrap the named inner functions in a helper the page lacks.)
@@ -69,7 +69,7 @@ describe('the panel while an agent streams', () => {
       };
       pump();
     })`);
-    await until(page, `[...document.querySelectorAll('.msg-agent')].some((m) => m.textContent.trim().endsWith('w399'))`);
+    await untilText(page, 'w399');
     const live = await page.locator('.msg-agent').last().innerText();
     assert.equal(live.trim(), words.join('').trim(), 'every streamed chunk, in order');
     // Pinned to the bottom: the end of the live message is inside the transcript's visible box.
