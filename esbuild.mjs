@@ -175,6 +175,9 @@ const builds = [
     format: 'esm',
     target: 'es2022',
     loader: { '.ttf': 'file', '.woff': 'file', '.woff2': 'file' },
+    // Minified in development builds too (the source map keeps it readable): the panel's bundle reaches
+    // the webview through VS Code's resource loading, and half the bytes is a faster "connected" (issue 17).
+    minify: true,
   },
 ];
 

@@ -136,6 +136,26 @@ function topSelf(p: Profile, count = 25): string[] {
   return [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, count).map(([n, t]) => `${(t / 1000).toFixed(0).padStart(6)} ms  ${n}`);
 }
 
+/** Time on the stack per function (itself and what it called), each sample counted once per function. */
+function topTotal(p: Profile, count = 25): string[] {
+  const parent = new Map<number, number>();
+  for (const node of p.nodes as Array<Profile['nodes'][number] & { children?: number[] }>) for (const child of node.children ?? []) parent.set(child, node.id);
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const total = new Map<string, number>();
+  p.samples.forEach((id, i) => {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const node = byId.get(at);
+      if (!node) break;
+      const name = `${node.callFrame.functionName || '(anon)'} ${node.callFrame.url.split('/').pop()}:${node.callFrame.lineNumber}`;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      total.set(name, (total.get(name) ?? 0) + (p.timeDeltas[i] ?? 0));
+    }
+  });
+  return [...total.entries()].sort((a, b) => b[1] - a[1]).slice(0, count).map(([n, t]) => `${(t / 1000).toFixed(0).padStart(6)} ms  ${n}`);
+}
+
 interface TraceEvent { name: string; ph: string; ts: number; dur?: number; tdur?: number; tid: number; pid: number; args?: { name?: string } }
 
 /** Milliseconds per trace event name on the renderer main thread (top-level and nested both count). */
@@ -199,19 +219,23 @@ interface Measured {
   taskCpu: number;
 }
 
-async function stream(page: Page, cdp: CDPSession): Promise<Measured> {
+async function stream(page: Page, cdp: CDPSession, ready?: () => Promise<void>): Promise<Measured> {
   await page.evaluate(WATCH);
   await page.evaluate(`${HISTORY_IN_PAGE}(${HISTORY})`);
+  // The profile covers the streaming only, not the loading of the history before it.
+  await ready?.();
   const before = await busySeconds(cdp);
   const wall = Date.now();
   const t = await traced(cdp, () => page.evaluate(`${STREAM_IN_PAGE}(${JSON.stringify({ rate: CHUNKS_PER_SECOND, seconds: SECONDS, texts: CHUNK_TEXT })})`) as Promise<{ frames: number[]; tasks: number[] }>);
   const seconds = (Date.now() - wall) / 1000;
   const busy = (await busySeconds(cdp)) - before;
+  if (process.env.ACCORD_BENCH_BYNAME) console.log(`stream, main-thread ms by trace event: ${t.byName.map(([n, ms]) => `${n} ${ms.toFixed(0)}`).join(', ')}`);
   return { busy: busy / seconds, busyCpu: t.cpu / 1000 / seconds, frame: max(t.result.frames), task: max(t.result.tasks), taskCpu: t.longestCpu };
 }
 
-async function huge(page: Page, cdp: CDPSession): Promise<Measured & { shown: number }> {
+async function huge(page: Page, cdp: CDPSession, ready?: () => Promise<void>): Promise<Measured & { shown: number }> {
   await page.evaluate(WATCH);
+  await ready?.();
   const wall = Date.now();
   const t = await traced(cdp, () => page.evaluate(`${HUGE_IN_PAGE()}(${2 * 1024 * 1024})`) as Promise<{ frames: number[]; tasks: number[]; shown: number }>);
   const seconds = (Date.now() - wall) / 1000;
@@ -238,11 +262,12 @@ async function main(): Promise<void> {
         const { page, cdp } = await open();
         await cdp.send('Profiler.enable');
         await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-        await cdp.send('Profiler.start');
-        const r = await run(page, cdp);
+        const r = await run(page, cdp, () => cdp.send('Profiler.start').then(() => undefined));
         const { profile: p } = (await cdp.send('Profiler.stop')) as { profile: Profile };
         console.log(`profile of ${label} (${JSON.stringify(r)}):`);
         for (const line of topSelf(p)) console.log(line);
+        console.log('total time (self and callees):');
+        for (const line of topTotal(p, 40)) console.log(line);
         await page.close();
       }
       return;

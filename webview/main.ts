@@ -1,9 +1,10 @@
 // The chat panel's entry: validate every message from the extension, reduce
 // it into the store, render at most once per animation frame.
+import { onHostMessage, vscodeApi as vscode } from './boot'; // first: it says ready before the rest is evaluated
 import '@vscode/codicons/dist/codicon.css';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import './main.css';
-import { parseHostMessage, PROTOCOL_VERSION, type WebviewMessage } from './protocol';
+import { parseHostMessage, type WebviewMessage } from './protocol';
 import { ChatStore } from './state/store';
 import { App } from './view/app';
 import { newUiState, type ViewContext } from './view/context';
@@ -11,9 +12,8 @@ import { forgetRenderCache } from './view/items';
 import { composerDraft, restoreDraft } from './view/composer';
 import { parseSaved, restoreUi, saveState } from './state/saved';
 import { continuePending, startFrame } from './view/markdownView';
+import { RenderPacer } from './view/renderPacer';
 
-declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
-const vscode = acquireVsCodeApi();
 const saved = parseSaved(vscode.getState());
 const post = (message: WebviewMessage) => vscode.postMessage(message);
 
@@ -23,10 +23,9 @@ const store = new ChatStore((level, message) => {
 });
 
 let uiRev = 0;
-let frame = 0;
-function schedule(): void {
-  if (frame === 0) frame = requestAnimationFrame(flush);
-}
+const pacer = new RenderPacer(() => flush());
+/** The person's own actions, scrolling and measuring: the next frame. */
+const schedule = () => pacer.now();
 
 const ctx: ViewContext = {
   store,
@@ -50,7 +49,6 @@ const app = new App(root, ctx, schedule);
 let lastSaved = '';
 let restored = saved === undefined;
 function flush(): void {
-  frame = 0;
   startFrame();
   app.render();
   if (!restored && saved) {
@@ -73,7 +71,7 @@ function remember(): void {
 // Typing re-renders only when it opens a completion list; the draft is saved as it changes.
 document.addEventListener('input', () => remember());
 
-window.addEventListener('message', (event: MessageEvent) => {
+onHostMessage((event: MessageEvent) => {
   const parsed = parseHostMessage(event.data);
   if (!parsed.ok) {
     console.warn(`accord: ${parsed.error}`);
@@ -83,7 +81,8 @@ window.addEventListener('message', (event: MessageEvent) => {
   const message = parsed.message;
   if (message.type === 'sessionStarted') forgetRenderCache();
   if (message.type === 'settings') uiRev += 1;
-  if (store.apply(message)) schedule();
+  // The extension's messages (streamed chunks above all) render paced; see view/renderPacer.ts.
+  if (store.apply(message)) pacer.paced();
 });
 
 /** Links in rendered markdown carry no href: the extension decides what a click may open. */
@@ -123,4 +122,3 @@ document.addEventListener('keydown', (event) => {
 });
 
 schedule();
-post({ type: 'ready', version: PROTOCOL_VERSION });

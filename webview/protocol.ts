@@ -13,7 +13,7 @@
 // zod/mini keeps this file's share of the webview bundle small.
 import * as z from 'zod/mini';
 
-export const PROTOCOL_VERSION = 1;
+export { PROTOCOL_VERSION } from './protocolVersion';
 
 const MAX_TEXT = 4_000_000;
 const text = z.string().check(z.maxLength(MAX_TEXT));
@@ -266,9 +266,17 @@ export const PromptImage = z.object({
 });
 export type PromptImage = z.infer<typeof PromptImage>;
 
+/** A time in the panel's boot, in ms: unknown (-1) or within a minute. */
+const bootMs = z.number().check(z.minimum(-1), z.maximum(60_000));
+
 /** Webview → extension. */
 export const WebviewMessage = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready'), version: z.number() }),
+  z.object({
+    type: z.literal('ready'),
+    version: z.number(),
+    /** When the panel's bundle was requested, had loaded and began to run, ms since its document began to load (the startup marks). */
+    boot: z.optional(z.object({ requested: bootMs, loaded: bootMs, ran: bootMs, ready: bootMs })),
+  }),
   /** The extension turns mentions into resource links or embedded resources per the agent's prompt capabilities. */
   z.object({
     type: z.literal('sendPrompt'),

@@ -45,13 +45,18 @@ export interface StartOptions {
   timeoutMs?: number;
 }
 
+/** The longest wait between two attempts to reach a daemon being started. */
+const POLL_MS = 20;
+
 /** Connects, starting the daemon first if none answers. */
 export async function connectOrStart(address: DaemonAddress, options: StartOptions): Promise<Socket> {
   const first = await tryConnect(address);
   if (first) return first;
   const started = startDaemon(address, options);
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
+  // A short, steady poll: an editor waits for this (issue 17). Backing off to 250 ms let a daemon that
+  // listened after 320 ms be found only at 560 ms; a refused connect to a missing socket costs microseconds.
+  for (let delay = 5; ; delay = Math.min(delay * 2, POLL_MS)) {
     await new Promise((resolve) => setTimeout(resolve, delay));
     const socket = await tryConnect(address);
     if (socket) return socket;

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { PROTOCOL_VERSION, WebviewMessage } from '../../webview/protocol';
 import type { PanelBridge } from './panelBridge';
-import { startupMark } from '../startup/startupMarks';
+import { startupMark, startupPanelBoot } from '../startup/startupMarks';
 
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'accord.chat';
@@ -70,6 +70,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       if (message.version !== PROTOCOL_VERSION) {
         this.log.warn(`chat panel speaks protocol ${message.version}, extension speaks ${PROTOCOL_VERSION}`);
       }
+      if (message.boot) startupPanelBoot(message.boot);
       this.bridge.panelReady((m) => this.log.info(m));
     }
     if (this.bridge.isReady) this.messageEmitter.fire(message);

@@ -12,6 +12,20 @@ export function startupMark(name: string): void {
   marks.set(name, performance.now());
 }
 
+/**
+ * The panel's own boot times (ms since its document began to load, webview/boot.ts), placed on
+ * this clock by its `ready` arriving now: each lands late by the one message's trip from the panel.
+ */
+export function startupPanelBoot(boot: { requested: number; loaded: number; ran: number; ready: number }): void {
+  if (reported || marks.has('panel document began')) return; // the first panel only, like every mark
+  const now = performance.now();
+  const at = (ms: number) => now - (boot.ready - ms);
+  marks.set('panel document began', at(0));
+  if (boot.requested >= 0) marks.set('panel script requested', at(boot.requested));
+  if (boot.loaded >= 0) marks.set('panel script loaded', at(boot.loaded));
+  if (boot.ran >= 0) marks.set('panel script ran', at(boot.ran));
+}
+
 /** Where the report goes (the Accord output channel). */
 export function setStartupLog(write: (line: string) => void): void {
   sink = write;

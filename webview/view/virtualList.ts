@@ -1,21 +1,18 @@
 // Renders only the transcript items near the viewport. Heights are measured
 // with a ResizeObserver once an item has been shown and estimated before
-// that; spacers above and below keep the scrollbar honest. The list sticks
-// to the bottom while the person has not scrolled up.
+// that (view/heightIndex.ts keeps them and their sums); spacers above and
+// below keep the scrollbar honest. The list sticks to the bottom while the
+// person has not scrolled up.
 import type { Item } from '../state/types';
+import { HeightIndex, type Window } from './heightIndex';
 
 const OVERSCAN_PX = 1200;
 const ESTIMATE_PX = 80;
 
-export interface Window {
-  start: number;
-  end: number;
-  top: number;
-  bottom: number;
-}
+export type { Window };
 
 export class VirtualList {
-  private readonly heights = new Map<string, number>();
+  private readonly heights = new HeightIndex(ESTIMATE_PX);
   private readonly observed = new Set<Element>();
   private readonly observer: ResizeObserver;
   stickToBottom = true;
@@ -30,10 +27,7 @@ export class VirtualList {
       for (const entry of entries) {
         const key = (entry.target as HTMLElement).dataset.key;
         const height = entry.borderBoxSize[0]?.blockSize ?? entry.contentRect.height;
-        if (key && this.heights.get(key) !== height) {
-          this.heights.set(key, height);
-          changed = true;
-        }
+        if (key && this.heights.set(key, height)) changed = true;
       }
       // Most size changes (the streaming message growing) leave the same items in the window:
       // then following the bottom is all there is to do, without another render.
@@ -60,33 +54,11 @@ export class VirtualList {
 
   /** The slice of `items` to render now. */
   window(items: readonly Item[]): Window {
-    let total = 0;
-    for (const item of items) total += this.heights.get(item.key) ?? ESTIMATE_PX;
+    const total = this.heights.total(items);
     const viewport = this.scroller.clientHeight || 800;
     const scrollTop = this.stickToBottom ? Math.max(0, total - viewport) : this.scroller.scrollTop;
-    const from = scrollTop - OVERSCAN_PX;
-    const to = scrollTop + viewport + OVERSCAN_PX;
-    let offset = 0;
-    let start = items.length;
-    let top = 0;
-    let end = items.length;
-    for (let i = 0; i < items.length; i += 1) {
-      const height = this.heights.get((items[i] as Item).key) ?? ESTIMATE_PX;
-      if (start === items.length && offset + height >= from) {
-        start = i;
-        top = offset;
-      }
-      if (offset > to) {
-        end = i;
-        break;
-      }
-      offset += height;
-    }
-    if (start === items.length) top = offset;
-    let bottom = 0;
-    for (let i = end; i < items.length; i += 1) bottom += this.heights.get((items[i] as Item).key) ?? ESTIMATE_PX;
     this.items = items;
-    this.shown = { start, end, top, bottom };
+    this.shown = this.heights.window(items, scrollTop - OVERSCAN_PX, scrollTop + viewport + OVERSCAN_PX);
     return this.shown;
   }
 

@@ -44,6 +44,9 @@ describe('webview protocol', () => {
 
   test('webview messages: ready, prompts, approvals; rejects forged shapes', () => {
     assert.ok(parseWebviewMessage({ type: 'ready', version: PROTOCOL_VERSION }).ok);
+    assert.ok(parseWebviewMessage({ type: 'ready', version: PROTOCOL_VERSION, boot: { requested: 12, loaded: 80, ran: 95, ready: 140 } }).ok);
+    assert.ok(!parseWebviewMessage({ type: 'ready', version: PROTOCOL_VERSION, boot: { requested: 12, loaded: 80, ran: 95, ready: 1e12 } }).ok, 'boot times stay within a minute');
+    assert.ok(!parseWebviewMessage({ type: 'ready', version: PROTOCOL_VERSION, boot: { requested: 'soon', loaded: 80, ran: 95, ready: 140 } }).ok);
     assert.ok(parseWebviewMessage({ type: 'sendPrompt', epoch: 1, text: 'x', mentions: [{ path: '/a', name: 'a', kind: 'file' }], images: [] }).ok);
     assert.ok(parseWebviewMessage({ type: 'answerApproval', epoch: 1, requestId: 'r', optionId: 'o' }).ok);
     assert.equal(parseWebviewMessage({ type: 'answerApproval', epoch: 1, requestId: 'r' }).ok, false);
