@@ -44,6 +44,14 @@ import { forwardUpdates } from './forwardUpdates';
 export { NO_MODEL_MESSAGE, WORKSPACE_META_KEY, type AccordAgentOptions } from './agentOptions';
 export { forwardUpdates } from './forwardUpdates';
 
+/** A prompt's meaning: a durable approval's answer, a declared run (`!name` or `/name`), a `!` command, `/compact`, or a model turn. */
+type PromptKind =
+  | { kind: 'answer'; answer: { requestId: string; optionId: DurableAnswer } }
+  | { kind: 'declared'; name: string; args: string }
+  | { kind: 'bang'; line: string }
+  | { kind: 'compact'; args: string }
+  | { kind: 'model'; content: ReturnType<typeof toUserContent> };
+
 declare const ACCORD_VERSION: string;
 const version = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
 
@@ -287,42 +295,61 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
 
   /** The prompt is for the model (not a `!` line, a slash command, or a durable approval's answer). */
   function isModelTurn(session: Session, params: PromptRequest): boolean {
-    const content = toUserContent(params.prompt);
-    if (bangLine(content) !== undefined || slashCommand(content, commandsOf(session))) return false;
-    if (!(sharing?.durable(session) || (durable && !sharing))) return true;
     try {
-      return promptAnswer(session, params._meta) === undefined;
+      return promptKind(session, params).kind === 'model';
     } catch {
       return false; // refused in runPrompt, with its reason
     }
   }
 
+  /** What a prompt asks for; throws for a durable answer that names no pending request or option (it never approves). */
+  function promptKind(session: Session, params: PromptRequest): PromptKind {
+    const answer = sharing?.durable(session) || (durable && !sharing) ? promptAnswer(session, params._meta) : undefined;
+    if (answer) return { kind: 'answer', answer };
+    const content = toUserContent(params.prompt);
+    const line = bangLine(content);
+    if (line !== undefined) {
+      const declared = runLine(line);
+      return declared ? { kind: 'declared', name: declared.name, args: declared.argsText } : { kind: 'bang', line };
+    }
+    const command = slashCommand(content, commandsOf(session));
+    if (command?.name === 'compact') return { kind: 'compact', args: command.args };
+    if (command) return { kind: 'declared', name: command.name, args: command.args };
+    return { kind: 'model', content };
+  }
+
   async function runPrompt(session: Session, params: PromptRequest, client: AgentContext): Promise<{ stopReason: StopReason; _meta?: Record<string, unknown> }> {
     // Refused before anything is recorded or run: a bad answer never approves.
-    const shared = sharing?.durable(session);
-    const answer = shared || (durable && !sharing) ? promptAnswer(session, params._meta) : undefined;
+    const prompt = promptKind(session, params);
     // Queued before turnStarted emits the title, so the client hears of its prompt in log order (run once the offset is set).
     const started: { offset?: number } = {};
     void session.updates.barrier(async () => notifyPromptStarted(client, session.id, params._meta, started.offset));
     const promptOffset = (started.offset = persistence?.turnStarted(session, params.prompt));
     sharing?.promptStarted(session, params.prompt, promptOffset);
-    const content = toUserContent(params.prompt);
     const turnDeps = depsFor(session, client);
-    const line = bangLine(content);
-    const declared = line !== undefined ? runLine(line) : undefined;
-    const command = line === undefined ? slashCommand(content, commandsOf(session)) : undefined;
-    const runDeps = { ...turnDeps, runs: runsOf(session) };
     let stopReason: StopReason;
-    if (answer) {
-      // The first answer wins: withdraw the dialogs.
-      if (shared) shared.settled(answer.requestId, answer.optionId);
-      else durable?.outstanding.settle(answer.requestId);
-      stopReason = await resolveApproval(session, answer.requestId, answer.optionId, turnDeps);
-    } else if (declared) stopReason = await startDeclaredRun(session, declared.name, declared.argsText, runDeps);
-    else if (line !== undefined) stopReason = await runBangCommand(session, line, turnDeps);
-    else if (command?.name === 'compact') stopReason = await runCompactCommand(session, command.args, turnDeps);
-    else if (command) stopReason = await startDeclaredRun(session, command.name, command.args, runDeps);
-    else stopReason = await runTurn(session, content, turnDeps);
+    switch (prompt.kind) {
+      case 'answer': {
+        const { requestId, optionId } = prompt.answer;
+        // The first answer wins: withdraw the dialogs.
+        const shared = sharing?.durable(session);
+        if (shared) shared.settled(requestId, optionId);
+        else durable?.outstanding.settle(requestId);
+        stopReason = await resolveApproval(session, requestId, optionId, turnDeps);
+        break;
+      }
+      case 'declared':
+        stopReason = await startDeclaredRun(session, prompt.name, prompt.args, { ...turnDeps, runs: runsOf(session) });
+        break;
+      case 'bang':
+        stopReason = await runBangCommand(session, prompt.line, turnDeps);
+        break;
+      case 'compact':
+        stopReason = await runCompactCommand(session, prompt.args, turnDeps);
+        break;
+      case 'model':
+        stopReason = await runTurn(session, prompt.content, turnDeps);
+    }
     // The response follows every update of its turn: an update still queued (a late usage_update) would reach the client after it.
     await session.updates.barrier(async () => undefined);
     try {
