@@ -14,12 +14,13 @@ import { isModeId } from '../core/modes';
 import { modeStateOf } from './sessionSettings';
 import type { StopReason } from '../core/updates';
 import { removeUnfinished, WorkspaceError, workspaceFromRecord, type IsolatedWorkspace } from '../session/isolated';
-import { checkCursor, LogError, LogWriteError, OFFSET_CURSOR_TYPE, parseReplayFrom, SessionRecorder, SessionStore, titleFromPrompt, type ReplayCursor, type ReplayedUpdate, type ContentBlockJson, type SessionLog } from '../log';
+import { checkCursor, LogError, LogWriteError, OFFSET_CURSOR_TYPE, parseReplayFrom, SessionRecorder, SessionStore, titleFromPrompt, type ReplayCursor, type ContentBlockJson, type SessionLog } from '../log';
 import type { Env } from '../models/credentials';
 import { defaultModelId } from '../models/resolve';
 import { createAccordAgent, forwardUpdates, type AccordAgentOptions } from './app';
 import { configOptionsFor } from './configOptions';
-import { ClientFeatureBook, forClient, type ClientFeatures } from './clientView';
+import { ClientFeatureBook } from './clientView';
+import { sendReplayed } from './replaySend';
 import { builtinCommands } from '../core/slashCommands';
 import type { PendingPermission } from '../core/durable';
 import type { AvailableCommand } from '../core/updates';
@@ -398,36 +399,6 @@ export class SessionLogPersistence implements SessionPersistence {
     this.titled.delete(sessionId);
     await recorder?.close().catch((error: unknown) => console.error(`accord: closing the log of session ${sessionId}: ${(error as Error).message}`));
   }
-}
-
-/** How many replayed updates may be queued on the connection before the replay waits for them to be written. */
-const REPLAY_WINDOW = 1024;
-
-/**
- * Sends a loaded session's updates in log order. The connection writes its
- * messages one after another in the order they were given, so the replay
- * does not wait for each write before queueing the next (a round trip per
- * update was most of session/load's time); it waits every REPLAY_WINDOW
- * updates, which bounds what is queued and lets other sessions' work run, and
- * at the end. A write that fails closes the connection: every later
- * notification fails with it, and the last one's failure fails the load.
- */
-async function sendReplayed(client: AgentContext, sessionId: string, updates: readonly ReplayedUpdate[], features: ClientFeatures): Promise<void> {
-  let last: Promise<void> = Promise.resolve();
-  let queued = 0;
-  for (const { update, offset } of updates) {
-    for (const shaped of forClient(sessionId, update as never, features, offset)) {
-      last = client.notify(methods.client.session.update, shaped);
-      // Handled here; the failure is seen through the last one awaited.
-      last.catch(() => undefined);
-      if (++queued % REPLAY_WINDOW === 0) {
-        await last;
-        // Writes settle in microtasks: without a turn of the event loop, other sessions would wait for the whole replay.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    }
-  }
-  await last;
 }
 
 /**

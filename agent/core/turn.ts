@@ -14,6 +14,7 @@ import { compact, currentTurnStart, pastThreshold, worthCompacting } from './com
 import { DECLINED, runToolCall, type ToolCallDeps, type ToolCallOutcome, type ToolCallRequest } from './toolCall';
 import type { DurableAnswer, PendingPermission } from './durable';
 import type { StopReason } from './updates';
+import { workspaceReady } from './workspaceWait';
 
 export interface TurnDeps {
   /** Resolves the session's current model; throws a person-readable error when it cannot. */
@@ -250,28 +251,6 @@ async function loop(session: Session, prompt: UserContent | undefined, deps: Tur
     if (signal.aborted) return 'cancelled';
     // The calls that need an approval wait for it beyond this turn; the rest have their results already.
     if (waiting.length) return 'waiting';
-  }
-}
-
-/** Waits for the workspace (or the turn's cancel) and puts what the calls run through into `deps`; returns the failure's text, if any. */
-async function workspaceReady(deps: TurnDeps, signal: AbortSignal): Promise<string | undefined> {
-  const until = deps.untilReady!;
-  let onAbort = () => undefined as void;
-  const aborted = new Promise<'aborted'>((resolve) => {
-    onAbort = () => resolve('aborted');
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    const ready = await Promise.race([until(), aborted]);
-    if (ready === 'aborted') return undefined;
-    // In place: the task tool's child turns read these same deps.
-    Object.assign(deps, ready);
-    delete deps.untilReady;
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
   }
 }
 

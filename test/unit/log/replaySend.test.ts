@@ -1,5 +1,5 @@
 // session/load sends a long log's updates without waiting for each write
-// (agent/acp/sessionLog.ts sendReplayed) through one shared writer
+// (agent/acp/replaySend.ts sendReplayed) through one shared writer
 // (agent/acp/sharedWriter.ts): the client still gets every update in log
 // order with its offset, before the load's response; a client that hangs up
 // mid-replay fails the load cleanly (no stray rejection) and leaves the log
