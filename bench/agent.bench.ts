@@ -7,7 +7,7 @@
 // on a shared machine read the ratios, not the absolute numbers.
 // `node --import tsx bench/agent.bench.ts [runs]` (default 8); BENCH_DIST=<dir> runs another build.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sessionLogPath, SessionStore } from '../agent/log';
@@ -15,10 +15,10 @@ import { startFakeModelServer, type FakeModelServer } from '../test/fakeModelSer
 import { delta, writeSessionLog } from './logFixture';
 import { rawConnection } from './rawAcp';
 import { treeRssBytes } from './processTree';
+import { benchEnv, benchProject, CHUNKS, streamedTurn } from './streamedTurn';
 import { recordResult } from './results';
 
 const RUNS = Number(process.argv[2] ?? 8);
-const CHUNKS = 200;
 const REPLAY_EVENTS = 50_000;
 // BENCH_DIST: another build's dist/ (e.g. main's, for a before/after table).
 const agentBundle = join(process.env.BENCH_DIST ?? join(process.cwd(), 'dist'), 'agent.js');
@@ -61,28 +61,15 @@ async function runOnce(kind: Kind, env: NodeJS.ProcessEnv, server: FakeModelServ
     let peak = treeRssBytes(roots());
     const sampler = setInterval(() => (peak = Math.max(peak, treeRssBytes(roots()))), 10);
 
-    const requestsBefore = server.requests.length;
-    let arrived = 0;
-    void server.waitForRequests(requestsBefore + 1).then(() => (arrived = performance.now()));
-    const firstEvent = server.sentAt.length;
-    server.script({ type: 'stream', parts: Array.from({ length: CHUNKS }, (_, i) => ({ text: delta(i) })) });
-    let firstChunkAt = 0;
-    acp.onUpdate = (update) => {
-      if (!firstChunkAt && update.sessionUpdate === 'agent_message_chunk') firstChunkAt = performance.now();
-    };
-    const promptAt = performance.now();
-    await acp.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'stream' }] });
-    const doneAt = performance.now();
+    const { firstChunkNet, turnNet } = await streamedTurn(acp, server, sessionId);
     clearInterval(sampler);
     peak = Math.max(peak, treeRssBytes(roots()));
 
-    // The model's own time: from the request reaching it to its first text event / its last event.
-    const sent = server.sentAt.slice(firstEvent);
     const run: Run = {
       initialize,
       sessionNew,
-      firstChunkNet: firstChunkAt - promptAt - (sent[0]! - arrived),
-      turnNet: doneAt - promptAt - (sent.at(-1)! - arrived),
+      firstChunkNet,
+      turnNet,
       peakRssMb: peak / 2 ** 20,
     };
     if (kind !== 'floor') run.logBytesPerChunk = textChunkLogBytes(sessionLogPath(env.ACCORD_HOME!, sessionId)) / CHUNKS;
@@ -125,15 +112,6 @@ async function replayRate(dataDir: string): Promise<{ wall: number; cpu: number 
     cpu.push(REPLAY_EVENTS / ((user + system) / 1e6));
   }
   return { wall: median(wall), cpu: median(cpu) };
-}
-
-function projectAt(dir: string): void {
-  mkdirSync(join(dir, 'src'), { recursive: true });
-  for (let i = 0; i < 20; i++) writeFileSync(join(dir, 'src', `f${i}.ts`), `export const v${i} = ${i};\n`);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=b@example.com', '-c', 'user.name=B', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'start');
 }
 
 function table(results: Map<Kind, Run[]>, replay: { wall: number; cpu: number }): string {
@@ -193,16 +171,10 @@ async function main(): Promise<void> {
   console.log(`agent bench: ${RUNS} interleaved runs per agent, ${CHUNKS} chunks of ${avgText().toFixed(0)} B on average; ${cpus().length} cores; load average before: ${load()}`);
   const home = mkdtempSync(join(tmpdir(), 'accord-bench-'));
   const project = join(home, 'project');
-  projectAt(project);
+  benchProject(project);
   const server = await startFakeModelServer();
-  // Nothing from the person's environment: a private HOME and data dir, the fake model, no local servers.
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: home,
-    ACCORD_HOME: join(home, 'data'),
-    ACCORD_CONFIG_DIR: join(home, 'config'),
-    ACCORD_LOCAL_SERVERS: '',
-    ACCORD_MODEL: `openai-compatible:${server.baseUrl}#bench`,
+    ...benchEnv(home, server),
     FLOOR_MODEL_URL: server.baseUrl,
     // Passed through so a run can compare with a feature off (e.g. ACCORD_COMPILE_CACHE=off).
     ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key === 'ACCORD_COMPILE_CACHE' || key === 'ACCORD_WARM_MODEL' || key === 'ACCORD_SMALL_HEAP')),

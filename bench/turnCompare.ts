@@ -6,17 +6,16 @@
 // prompt (from /proc; steadier than wall time on a busy machine). With
 // PROFILE_DIR set, each agent writes a `--cpu-prof` profile there.
 // `node --import tsx bench/turnCompare.ts <distA> <distB> [runs]`.
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeModelServer, type FakeModelServer } from '../test/fakeModelServer/index';
-import { delta } from './logFixture';
 import { rawConnection } from './rawAcp';
+import { benchEnv, benchProject, streamedTurn } from './streamedTurn';
 
 const [distA, distB] = [resolve(process.argv[2] ?? 'dist'), resolve(process.argv[3] ?? 'dist')];
 const RUNS = Number(process.argv[4] ?? 6);
-const CHUNKS = 200;
 const ticks = 100; // USER_HZ on Linux
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -38,25 +37,13 @@ async function runOnce(dist: string, env: NodeJS.ProcessEnv, server: FakeModelSe
     const newAt = performance.now();
     const { sessionId } = (await acp.request('session/new', { cwd: project, mcpServers: [] })) as { sessionId: string };
     const sessionNew = performance.now() - newAt;
-    const requestsBefore = server.requests.length;
-    let arrived = 0;
-    void server.waitForRequests(requestsBefore + 1).then(() => (arrived = performance.now()));
-    const firstEvent = server.sentAt.length;
-    server.script({ type: 'stream', parts: Array.from({ length: CHUNKS }, (_, i) => ({ text: delta(i) })) });
-    let firstChunkAt = 0;
-    acp.onUpdate = (update) => {
-      if (!firstChunkAt && update.sessionUpdate === 'agent_message_chunk') firstChunkAt = performance.now();
-    };
     const cpuBefore = cpuMs(child.pid!);
-    const promptAt = performance.now();
-    await acp.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'stream' }] });
-    const doneAt = performance.now();
+    const { firstChunkNet, turnNet } = await streamedTurn(acp, server, sessionId);
     const cpuAfter = cpuMs(child.pid!);
-    const sent = server.sentAt.slice(firstEvent);
     return {
       sessionNew,
-      firstChunkNet: firstChunkAt - promptAt - (sent[0]! - arrived),
-      turnNet: doneAt - promptAt - (sent.at(-1)! - arrived),
+      firstChunkNet,
+      turnNet,
       promptCpu: cpuAfter - cpuBefore,
       totalCpu: cpuAfter,
     };
@@ -68,21 +55,9 @@ async function runOnce(dist: string, env: NodeJS.ProcessEnv, server: FakeModelSe
 async function main(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'accord-turn-compare-'));
   const project = join(home, 'project');
-  mkdirSync(join(project, 'src'), { recursive: true });
-  for (let i = 0; i < 20; i++) writeFileSync(join(project, 'src', `f${i}.ts`), `export const v${i} = ${i};\n`);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=b@example.com', '-c', 'user.name=B', '-c', 'commit.gpgsign=false', ...args], { cwd: project, stdio: 'pipe' });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'start');
+  benchProject(project);
   const server = await startFakeModelServer();
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: home,
-    ACCORD_HOME: join(home, 'data'),
-    ACCORD_CONFIG_DIR: join(home, 'config'),
-    ACCORD_LOCAL_SERVERS: '',
-    ACCORD_MODEL: `openai-compatible:${server.baseUrl}#bench`,
-  };
+  const env = benchEnv(home, server);
   const results: Record<'A' | 'B', Run[]> = { A: [], B: [] };
   console.log(`turn compare: A=${distA} B=${distB}, ${RUNS} interleaved runs each (no daemon); load average before: ${load()}`);
   try {
