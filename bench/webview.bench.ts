@@ -8,6 +8,7 @@
 import type { CDPSession } from 'playwright-core';
 import { buildBundle, launch, openPanel, serve } from '../test/browser/harness';
 import { recordResult } from './results';
+import { HISTORY_IN_PAGE } from './pageScripts';
 
 const CHUNKS_PER_SECOND = 200;
 const SECONDS = 10;
@@ -54,20 +55,6 @@ const STREAM_IN_PAGE = `(async ({ rate, seconds, texts }) => {
   return { frames: frames.slice(1), items: document.querySelectorAll('.vitem').length };
 })`;
 
-/** Runs in the page: loads the session the stream continues, `count` messages, and waits until it is painted. */
-const HISTORY_IN_PAGE = `(async (count) => {
-  const post = (m) => window.postMessage(m, '*');
-  const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
-  post({ type: 'sessionStarted', epoch: 1, sessionId: 'bench', origin: 'load' });
-  post({ type: 'replayBegin', epoch: 1 });
-  for (let i = 0; i < count; i += 1) {
-    const user = i % 2 === 0;
-    post({ type: 'sessionUpdate', epoch: 1, sessionId: 'bench', update: { sessionUpdate: user ? 'user_message_chunk' : 'agent_message_chunk', messageId: 'h' + i, content: { type: 'text', text: user ? 'Question ' + i + ': why does it fail?' : 'Answer ' + i + ' with **bold**, \`code\` and a list:\\n\\n- one\\n- two\\n\\n\`\`\`ts\\nconst x' + i + ' = ' + i + ';\\n\`\`\`' } } });
-  }
-  post({ type: 'replayEnd', epoch: 1 });
-  while (!document.body.textContent.includes('Answer ' + (count - 1) + ' with')) await frame();
-  for (let i = 0; i < 10; i += 1) await frame();
-})`;
 
 /** Runs in the page: posts a 5,000-message replay and times it until painted, then scrolling to the top. */
 const REPLAY_IN_PAGE = `(async (count) => {
