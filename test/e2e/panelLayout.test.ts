@@ -7,12 +7,13 @@
 // test-results/ (the workbench opens in Light; the Dark set follows a theme switch).
 import { after, before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { openWorkbench, resultsDir, root, showAccordView, startServer, webviewFrame, type VscodeServer, vsixPath, type Workbench } from '../../scripts/vscode-harness.mjs';
-import { reply, startFakeModelServer, type FakeModelServer } from '../fakeModelServer/index';
+import { resultsDir, showAccordView, webviewFrame, type VscodeServer, type Workbench } from '../../scripts/vscode-harness.mjs';
+import { reply, type FakeModelServer } from '../fakeModelServer/index';
+import { workbenchOnFakeModel } from './fakeModelWorkbench';
 
 let model: FakeModelServer;
 let server: VscodeServer;
@@ -40,21 +41,7 @@ const paneHeader = (title: string) => page.locator('.part.sidebar .pane-header',
 const titleActions = (label: string) => page.locator(`.part.sidebar .title-actions [aria-label^="${label}"], .part.sidebar .pane-header .actions [aria-label^="${label}"]`);
 
 before(async () => {
-  assert.ok(existsSync(vsixPath), `${vsixPath} not found; run \`npm run package\` first`);
-  model = await startFakeModelServer();
-  server = await startServer({
-    vsix: vsixPath,
-    env: {
-      ANTHROPIC_API_KEY: 'test-key',
-      ACCORD_ANTHROPIC_BASE_URL: model.baseUrl,
-      ACCORD_MODEL: 'anthropic:claude-sonnet-4-5',
-      ACCORD_CONFIG_DIR: config,
-      ACCORD_LOCAL_SERVERS: '',
-      ACCORD_SANDBOX: 'off',
-    },
-  });
-  workbench = await openWorkbench(server, { folder: join(root, 'test-workspace'), onLog: () => {} });
-  page = workbench.page;
+  ({ model, server, workbench, page } = await workbenchOnFakeModel({ config }));
 });
 
 after(async () => {
