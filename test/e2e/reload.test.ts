@@ -8,12 +8,13 @@
 import { spawnSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { findMessage, openWorkbench, resultsDir, root, showAccordView, startServer, webviewFrame, type VscodeServer, vsixPath, type Workbench } from '../../scripts/vscode-harness.mjs';
-import { reply, startFakeModelServer, type FakeModelServer } from '../fakeModelServer/index';
+import { findMessage, resultsDir, root, showAccordView, webviewFrame, type VscodeServer, type Workbench } from '../../scripts/vscode-harness.mjs';
+import { reply, type FakeModelServer } from '../fakeModelServer/index';
+import { workbenchOnFakeModel } from './fakeModelWorkbench';
 
 let model: FakeModelServer;
 let server: VscodeServer;
@@ -29,22 +30,7 @@ async function screenshot(name: string): Promise<void> {
 }
 
 before(async () => {
-  assert.ok(existsSync(vsixPath), `${vsixPath} not found; run \`npm run package\` first`);
-  model = await startFakeModelServer();
-  server = await startServer({
-    vsix: vsixPath,
-    env: {
-      ANTHROPIC_API_KEY: 'test-key',
-      ACCORD_ANTHROPIC_BASE_URL: model.baseUrl,
-      ACCORD_MODEL: 'anthropic:claude-sonnet-4-5',
-      ACCORD_CONFIG_DIR: config,
-      ACCORD_HOME: home,
-      ACCORD_LOCAL_SERVERS: '',
-      ACCORD_SANDBOX: 'off',
-    },
-  });
-  workbench = await openWorkbench(server, { folder: join(root, 'test-workspace'), onLog: () => {} });
-  page = workbench.page;
+  ({ model, server, workbench, page } = await workbenchOnFakeModel({ config, home }));
 });
 
 after(async () => {
@@ -62,6 +48,22 @@ async function openPanel(): Promise<void> {
   await showAccordView(page);
   const panel = webviewFrame(page);
   await panel.locator('#agent-status[data-state="connected"]').waitFor({ timeout: 120_000 });
+}
+
+/**
+ * After a reload the reopened session asks again as soon as Accord is active:
+ * its modal dialog can come up before the view is shown (and then blocks the
+ * activity bar), or only once the view is shown. Looks for the dialog, and
+ * shows the view meanwhile.
+ */
+async function dialogAfterReload(text: string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const dialog = await findMessage(page, text, 5_000).catch(() => undefined);
+    if (dialog) return dialog;
+    await showAccordView(page, 10_000).catch(() => undefined);
+  }
+  throw new Error(`no dialog containing "${text}" within ${timeoutMs} ms of the reload`);
 }
 
 const approvalsWaiting = () => page.locator('.part.statusbar').getByText(/1 approval waiting/).first();
@@ -85,10 +87,9 @@ test('a durable approval survives a window reload with its dialog open, and the 
   await screenshot('reload-approval-before');
 
   await page.reload();
-  await openPanel();
   let again;
   try {
-    again = await findMessage(page, 'reloaded-window', 180_000);
+    again = await dialogAfterReload('reloaded-window', 180_000);
   } catch (error) {
     await screenshot('reload-no-approval-after');
     throw error;
@@ -97,6 +98,7 @@ test('a durable approval survives a window reload with its dialog open, and the 
   await screenshot('reload-approval-after');
   const requestsBefore = model.requests.length;
   await again.getByRole('button', { name: 'Allow once', exact: true }).click();
+  await openPanel();
   await webviewFrame(page).getByText('Reattached and finished.').first().waitFor({ timeout: 120_000 });
   await screenshot('reload-finished');
   await approvalsWaiting().waitFor({ state: 'detached', timeout: 60_000 });
