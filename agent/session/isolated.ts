@@ -22,10 +22,11 @@
 // `.git` when it walks the work tree).
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
-import { copyFile, cp, lstat, mkdir, readdir, realpath, rm, symlink, appendFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, readdir, realpath, rm, symlink, appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { git, gitRaw, splitZ, type GitOptions } from './isolatedGit';
 import { makePrivateDir } from './privateDir';
+import { branchesAndTags, fillGitDir, objectFormatArgs, readIfFile, type Ref } from './sharedGitDir';
 
 export type WorkspaceMode = 'git-clone' | 'shadow-copy' | 'in-place';
 
@@ -87,28 +88,26 @@ export function privateRoot(dataDir: string): string {
 interface PersonRepo {
   top: string;
   gitDir: string;
+  /** Where its objects live: the git dir, or for a linked worktree the main repository's (`--git-common-dir`). */
+  commonDir: string;
   /** The person's global excludes file, read from their config without running anything (global config is otherwise off). */
   config: string[];
 }
 
-async function personRepo(source: string): Promise<PersonRepo | undefined> {
-  const found = await repoAt(source);
-  return found ? withExcludes(found) : undefined;
-}
-
 /** The repository `source` is in (its top, real path, and git dir), or undefined. */
-async function repoAt(source: string): Promise<{ top: string; gitDir: string } | undefined> {
+async function repoAt(source: string): Promise<Omit<PersonRepo, 'config'> | undefined> {
   try {
-    const [top, gitDir] = (await git(['rev-parse', '--show-toplevel', '--absolute-git-dir'], { cwd: source })).split('\n');
-    if (!top || !gitDir) return undefined;
-    return { top: await realpath(top), gitDir };
+    const [top, gitDir, commonDir] = (await git(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], { cwd: source })).split('\n');
+    if (!top || !gitDir || !commonDir) return undefined;
+    // --git-common-dir may be relative to the directory git ran in.
+    return { top: await realpath(top), gitDir, commonDir: path.resolve(source, commonDir) };
   } catch {
     return undefined;
   }
 }
 
 /** Never fails: the root reported before the copy must stay the clone's (personalExcludesFile swallows git's errors). */
-async function withExcludes(found: { top: string; gitDir: string }): Promise<PersonRepo> {
+async function withExcludes(found: Omit<PersonRepo, 'config'>): Promise<PersonRepo> {
   const excludes = await personalExcludesFile().catch(() => undefined);
   return { ...found, config: excludes ? [`core.excludesFile=${excludes}`] : [] };
 }
@@ -124,10 +123,22 @@ async function personalExcludesFile(): Promise<string | undefined> {
   const xdg = process.env.XDG_CONFIG_HOME || path.join(home, '.config');
   let found: string | undefined;
   for (const file of [path.join(xdg, 'git', 'config'), path.join(home, '.gitconfig')]) {
+    // A file that is not there has nothing to say: no git run for it. Anything
+    // else (a link, even a dangling one, or an lstat error) is left to git to
+    // read exactly as before.
+    if (await isAbsent(file)) continue;
     const value = await git(['config', '--file', file, '--path', '--get', 'core.excludesFile'], { cwd: home }).catch(() => '');
     if (value) found = value;
   }
   return found;
+}
+
+/** True only when nothing at all is at `file` (lstat: a link counts as there, whatever it points to). */
+async function isAbsent(file: string): Promise<boolean> {
+  return lstat(file).then(
+    () => false,
+    (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
+  );
 }
 
 const inRepo = (repo: PersonRepo): GitOptions => ({ cwd: repo.top, gitDir: repo.gitDir, workTree: repo.top, config: repo.config });
@@ -170,22 +181,24 @@ async function linkBuildInputs(repo: PersonRepo, workTree: string, names: readon
 }
 
 /**
- * The agent's own repository in the work tree (`.git`): a clone borrowing the
- * session git dir's objects, on the session branch, with an index matching
- * the checkout, so `git status`/`commit` in a command behave as in any
- * clone. Made before any command runs; from then on it is the agent's, and
- * nothing host-side reads it.
+ * The agent's own repository in the work tree (`.git`): borrowing the
+ * session git dir's objects, with its branches and tags, on the session
+ * branch, with the checkout's index, so `git status`/`commit` in a command
+ * behave as in any clone. Made before any command runs; from then on it is
+ * the agent's, and nothing host-side reads it. One `git init`; the rest is
+ * copied from the session git dir, which is ours (see sharedGitDir.ts).
  */
-async function makeAgentGit(workTree: string, gitDir: string): Promise<void> {
+async function makeAgentGit(workTree: string, gitDir: string, refs: readonly Ref[], base: string): Promise<void> {
   const agentGit = path.join(workTree, '.git');
   await rm(agentGit, { recursive: true, force: true });
-  await git(['clone', '--bare', '--shared', '--quiet', '--template=', gitDir, agentGit], { cwd: workTree });
-  const inAgentGit: GitOptions = { cwd: workTree, gitDir: agentGit, workTree };
-  await git(['config', 'core.bare', 'false'], inAgentGit);
-  await git(['remote', 'remove', 'origin'], inAgentGit).catch(() => undefined);
-  await git(['read-tree', 'HEAD'], inAgentGit);
-  await mkdir(path.join(agentGit, 'info'), { recursive: true });
-  await copyFile(path.join(gitDir, 'info', 'exclude'), path.join(agentGit, 'info', 'exclude')).catch(() => undefined);
+  await git(['init', '--quiet', '--template=', ...objectFormatArgs(base), workTree], { cwd: workTree });
+  const own = (name: string) => readIfFile(path.join(gitDir, name));
+  const head = (await own('HEAD'))?.toString('utf8');
+  if (!head || !/^ref: refs\/heads\/[^\s]+\n?$/.test(head)) throw new WorkspaceError(`The session's git dir ${gitDir} has no branch checked out.`);
+  const index = await own('index');
+  const shallow = await own('shallow');
+  const exclude = await own('info/exclude');
+  await fillGitDir(workTree, '.git', { objects: path.join(gitDir, 'objects'), refs, head, ...(index ? { index } : {}), ...(shallow ? { shallow } : {}), ...(exclude ? { exclude } : {}) });
 }
 
 async function excludeFromChanges(gitDir: string, lines: readonly string[]): Promise<void> {
@@ -198,19 +211,23 @@ async function createClone(options: CreateWorkspaceOptions, repo: PersonRepo, di
   await git(['update-ref', `refs/accord/sessions/${options.sessionId}`, base], inRepo(repo));
   const workTree = path.join(dir, 'ws');
   const gitDir = path.join(dir, 'git');
-  // --shared borrows objects through alternates (never hardlinks: a sandboxed
-  // command could rewrite a hardlinked object and corrupt the person's repo).
-  // --bare + an explicit work tree: the git dir is never inside the copy.
-  await git(['clone', '--bare', '--shared', '--quiet', '--template=', repo.top, gitDir], { cwd: dir, config: repo.config });
+  // What `git clone --bare --shared` of the person's repository holds, made
+  // without its children (sharedGitDir.ts): the person's branches and tags,
+  // their objects borrowed through alternates (never hardlinks: a sandboxed
+  // command could rewrite a hardlinked object and corrupt the person's repo),
+  // no remote. `init` with an explicit work tree writes core.bare=false and
+  // core.worktree: the git dir is never inside the copy.
+  const refs = await branchesAndTags(inRepo(repo));
+  await git(['init', '--quiet', '--template=', ...objectFormatArgs(base)], { cwd: dir, gitDir, workTree });
+  const shallow = await readIfFile(path.join(repo.commonDir, 'shallow'));
+  await fillGitDir(dir, 'git', { objects: path.join(repo.commonDir, 'objects'), refs, ...(shallow ? { shallow } : {}) });
   const inClone: GitOptions = { cwd: dir, gitDir };
-  await git(['config', 'core.bare', 'false'], inClone);
-  await git(['config', 'core.worktree', workTree], inClone);
-  await git(['remote', 'remove', 'origin'], inClone).catch(() => undefined);
   await mkdir(workTree);
-  await git(['checkout', '--quiet', '-b', `accord/${options.sessionId}`, base], { ...inClone, cwd: workTree, workTree });
+  const branch = `accord/${options.sessionId}`;
+  await git(['checkout', '--quiet', '-b', branch, base], { ...inClone, cwd: workTree, workTree });
   const linkedReadOnly = await linkBuildInputs(repo, workTree, options.buildInputs ?? DEFAULT_BUILD_INPUTS);
   await excludeFromChanges(gitDir, [...linkedReadOnly.map((p) => `/${p}`), ...SANDBOX_ARTIFACTS.map((p) => `/${p}`)]);
-  await makeAgentGit(workTree, gitDir);
+  await makeAgentGit(workTree, gitDir, [...refs, { sha: base, name: `refs/heads/${branch}` }], base);
   const root = path.join(workTree, path.relative(repo.top, options.source));
   return { sessionId: options.sessionId, mode: 'git-clone', source: options.source, workTree, root, gitDir, applyTo: repo.top, base, tmp, privateDir, linkedReadOnly };
 }
@@ -263,15 +280,16 @@ async function createShadow(options: CreateWorkspaceOptions, dir: string, tmp: s
   const workTree = path.join(dir, 'ws');
   await copyTree(options.source, workTree);
   const gitDir = path.join(dir, 'git');
-  await git(['init', '--quiet', '--bare', '--template=', gitDir], { cwd: dir });
-  await git(['config', 'core.bare', 'false'], { cwd: dir, gitDir });
-  await git(['config', 'core.worktree', workTree], { cwd: dir, gitDir });
+  // With an explicit work tree, init writes core.bare=false and core.worktree itself.
+  await git(['init', '--quiet', '--template='], { cwd: dir, gitDir, workTree });
   // A copied `.git` (a broken repository the folder held) is not carried over.
   await rm(path.join(workTree, '.git'), { recursive: true, force: true });
   await excludeFromChanges(gitDir, SANDBOX_ARTIFACTS.map((p) => `/${p}`));
   const base = await commitEverything(gitDir, workTree, `Accord session ${options.sessionId}: base (copy of ${options.source})`);
   await git(['update-ref', 'HEAD', base], { cwd: dir, gitDir });
-  await makeAgentGit(workTree, gitDir);
+  const head = (await readIfFile(path.join(gitDir, 'HEAD')))?.toString('utf8').match(/^ref: (refs\/heads\/\S+)/)?.[1];
+  if (!head) throw new WorkspaceError(`The copy's git dir ${gitDir} has no branch checked out.`);
+  await makeAgentGit(workTree, gitDir, [{ sha: base, name: head }], base);
   return { sessionId: options.sessionId, mode: 'shadow-copy', source: options.source, workTree, root: workTree, gitDir, applyTo: options.source, base, tmp, privateDir, linkedReadOnly: [] };
 }
 
@@ -363,8 +381,9 @@ export async function removeUnfinished(sessionId: string, dataDir: string): Prom
 /** Deletes the session's copy and unpins its base. The person's tree is not touched. */
 export async function removeWorkspace(workspace: IsolatedWorkspace, dataDir: string): Promise<void> {
   if (workspace.mode === 'git-clone') {
-    const repo = await personRepo(workspace.applyTo);
-    if (repo) await git(['update-ref', '-d', `refs/accord/sessions/${workspace.sessionId}`], inRepo(repo)).catch(() => undefined);
+    // Dropping a ref reads no ignore rules: the person's excludes are not looked up for it.
+    const repo = await repoAt(workspace.applyTo);
+    if (repo) await git(['update-ref', '-d', `refs/accord/sessions/${workspace.sessionId}`], inRepo({ ...repo, config: [] })).catch(() => undefined);
   }
   await rm(path.join(dataDir, 'sessions', workspace.sessionId), { recursive: true, force: true });
   await rm(path.join(privateRoot(dataDir), workspace.sessionId), { recursive: true, force: true });
