@@ -142,7 +142,13 @@ async function makeParents(root: string, parts: readonly string[], relative: str
   for (const part of parts.slice(0, -1)) {
     dir = path.join(dir, part);
     const existing = await lstat(dir).catch(() => undefined);
-    if (existing && !existing.isDirectory() && replace) await unlink(dir);
+    if (existing?.isDirectory()) continue;
+    if (existing && !replace) {
+      // Refused here, before a folder below it is made: mkdir would follow a link and make it where the link points.
+      if (existing.isSymbolicLink()) throw new UnsafePathError(`${relative} goes through ${path.relative(root, dir)}, which is a symbolic link; links are never followed`);
+      break; // a file: reported below
+    }
+    if (existing) await unlink(dir);
     await mkdir(dir).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'EEXIST') throw error;
     });
