@@ -6,6 +6,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { ProbeCache } from './probeCache';
+import { ProgramPaths } from './programs';
 
 type Srt = typeof import('@anthropic-ai/sandbox-runtime');
 type Manager = Srt['SandboxManager'];
@@ -53,9 +54,12 @@ export class SandboxHost {
   private lingerMs = 0;
 
   private readonly probe: () => Promise<SandboxStatus>;
+  /** bubblewrap and socat, found in-process and handed to srt (which would otherwise spawn `which` for each, at each check). */
+  private readonly programs: ProgramPaths;
 
-  /** `probe` and `cache` are for tests: the machine's answer and the clock. */
-  constructor(probe?: () => Promise<SandboxStatus>, cache: { recheckMs?: number; now?: () => number } = {}) {
+  /** `probe`, `cache` and `programs` are for tests: the machine's answer, the clock and the PATH lookup. */
+  constructor(probe?: () => Promise<SandboxStatus>, cache: { recheckMs?: number; now?: () => number } = {}, programs = new ProgramPaths()) {
+    this.programs = programs;
     this.probe = probe ?? (() => this.detectNow());
     this.detected = new ProbeCache({
       lasting: (status) => status.state === 'sandboxed',
@@ -97,6 +101,13 @@ export class SandboxHost {
       return { state: 'unsandboxed', reason: `commands cannot be sandboxed on ${process.platform} yet` };
     }
     if (!manager.isSupportedPlatform()) return { state: 'unsandboxed', reason: `this ${process.platform} system is not supported by the sandbox` };
+    if (process.platform === 'linux') {
+      // srt's check reads the paths from its config, and nothing runs yet
+      // (a negative detection means no session holds srt): it is set here so
+      // the check looks only for what was not found (srt then says it is missing).
+      await Promise.all([this.programs.get('bwrap'), this.programs.get('socat')]);
+      manager.updateConfig(this.config());
+    }
     const check = await manager.checkDependenciesAsync();
     if (check.errors.length > 0) {
       const hint = process.platform === 'linux' ? ' (install bubblewrap and socat, e.g. "apt-get install bubblewrap socat")' : '';
@@ -176,6 +187,7 @@ export class SandboxHost {
 
   private config() {
     return {
+      ...this.programs.srtConfig(),
       network: { allowedDomains: this.allowedDomains(), deniedDomains: [], strictAllowlist: true },
       filesystem: { denyRead: secretPaths(), allowWrite: [], denyWrite: [] },
     };
