@@ -143,15 +143,24 @@ async function isAbsent(file: string): Promise<boolean> {
 
 const inRepo = (repo: PersonRepo): GitOptions => ({ cwd: repo.top, gitDir: repo.gitDir, workTree: repo.top, config: repo.config });
 
-/** Commits the project's current state (HEAD + uncommitted + untracked, minus ignored) without touching its index or files. */
-async function captureBase(repo: PersonRepo, indexFile: string, sessionId: string): Promise<string> {
-  const top = repo.top;
+async function refuseUnmerged(repo: PersonRepo): Promise<void> {
   const unmerged = await git(['ls-files', '--unmerged'], inRepo(repo));
   if (unmerged) {
-    throw new WorkspaceError(`${top} has unresolved merge conflicts, so its current state cannot be copied. Resolve them (or abort the merge) and start the session again, or start it in place.`);
+    throw new WorkspaceError(`${repo.top} has unresolved merge conflicts, so its current state cannot be copied. Resolve them (or abort the merge) and start the session again, or start it in place.`);
   }
+}
+
+/** Commits the project's current state (HEAD + uncommitted + untracked, minus ignored) without touching its index or files. */
+async function captureBase(repo: PersonRepo, indexFile: string, sessionId: string): Promise<string> {
   const head = await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], inRepo(repo)).catch(() => '');
-  const stash = head ? await git(['stash', 'create'], inRepo(repo)) : '';
+  // `stash create` refuses unmerged paths, so they are looked for only when it fails (or when there is no commit to stash on).
+  const stash = head
+    ? await git(['stash', 'create'], inRepo(repo)).catch(async (error: unknown) => {
+        await refuseUnmerged(repo);
+        throw error;
+      })
+    : '';
+  if (!head) await refuseUnmerged(repo);
   const scratch = { ...inRepo(repo), indexFile };
   await git(['read-tree', ...(stash ? [`${stash}^{tree}`] : head ? [head] : ['--empty'])], scratch);
   const untracked = splitZ((await gitRaw(['ls-files', '-z', '--others', '--exclude-standard'], inRepo(repo))).stdout);

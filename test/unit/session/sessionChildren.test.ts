@@ -95,9 +95,8 @@ describe('children started to make a session copy', { timeout: 300_000 }, () => 
     const ws = await createWorkspace({ sessionId: 'count1', source: repo, dataDir });
     assert.deepEqual(await runs(), [
       'rev-parse', // the repository, its git dir and common dir
-      'ls-files', // unmerged paths
       'rev-parse', // HEAD
-      'stash', // uncommitted work
+      'stash', // uncommitted work (unmerged paths are looked for only if it fails)
       'read-tree',
       'ls-files', // untracked
       'update-index',
@@ -137,6 +136,26 @@ describe('children started to make a session copy', { timeout: 300_000 }, () => 
     assert.deepEqual((await listChanges(ws)).map((c) => [c.path, c.status]), [['b.txt', 'added']]);
     // The person's repository got only the pin.
     assert.equal(sh(repo, 'for-each-ref', '--format=%(refname)', 'refs/accord').trim(), 'refs/accord/sessions/clone1');
+    await runs();
+  });
+
+  test("a linked worktree (git worktree add) and a shallow clone: objects are borrowed from where they are, history stops where the person's does", async () => {
+    const { repo, dataDir } = await project();
+    const linked = path.join(path.dirname(repo), 'linked');
+    sh(repo, 'worktree', 'add', '-q', linked, 'feature');
+    await writeFile(path.join(linked, 'w.txt'), 'in the worktree\n');
+    const ws = await createWorkspace({ sessionId: 'wt1', source: linked, dataDir });
+    assert.equal(await readFile(path.join(ws.gitDir, 'objects/info/alternates'), 'utf8'), `${path.join(repo, '.git', 'objects')}\n`);
+    assert.equal(sh(ws.workTree, 'status', '--porcelain').trim(), '');
+    assert.equal(await readFile(path.join(ws.root, 'w.txt'), 'utf8'), 'in the worktree\n');
+    assert.deepEqual((await listChanges(ws)).map((c) => c.path), []);
+
+    const shallow = path.join(path.dirname(repo), 'shallow');
+    sh(repo, 'commit', '-q', '-a', '-m', 'second');
+    sh(path.dirname(repo), 'clone', '-q', '--depth', '1', `file://${repo}`, shallow);
+    const copy = await createWorkspace({ sessionId: 'sh1', source: shallow, dataDir });
+    assert.equal(sh(copy.workTree, 'log', '--format=%s').trim(), ['Accord session sh1: base (HEAD + uncommitted + untracked)', 'second'].join('\n'));
+    assert.equal(sh(copy.workTree, 'status', '--porcelain').trim(), '');
     await runs();
   });
 
