@@ -289,8 +289,14 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
 
   /** A model turn may start before the session's copy is ready; anything else waits for it (earlyStart.ts). */
   async function runPromptInWorkspace(session: Session, params: PromptRequest, client: AgentContext): Promise<{ stopReason: StopReason; _meta?: Record<string, unknown> }> {
-    if (early && (await early.beforePrompt(session, () => isModelTurn(session, params))) === 'cancelled') return { stopReason: 'cancelled' };
-    return runPrompt(session, params, client);
+    // A copy still being made waits for this prompt's first model request (earlyStart.ts holdCopy).
+    early?.holdCopy(session);
+    try {
+      if (early && (await early.beforePrompt(session, () => isModelTurn(session, params))) === 'cancelled') return { stopReason: 'cancelled' };
+      return await runPrompt(session, params, client);
+    } finally {
+      early?.releaseCopy(session);
+    }
   }
 
   /** The prompt is for the model (not a `!` line, a slash command, or a durable approval's answer). */

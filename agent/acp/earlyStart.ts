@@ -6,6 +6,10 @@
 // `untilReady`), a `!` line, a declared run, an approval's answer, the
 // review methods. A copy that fails fails those with its reason and never
 // falls back to the person's tree; session/cancel ends any of these waits.
+// The other way round, a prompt that arrives while the copy is prepared
+// holds the copy (and the sandbox's start) at its plan until its first model
+// request went out: their ~20 children would otherwise fork the agent while
+// that request is built (holdCopy).
 import { RequestError } from '@agentclientprotocol/sdk/unstable';
 import type { Session } from '../core/session';
 import type { TurnDeps, WorkspaceDeps } from '../core/turn';
@@ -15,6 +19,7 @@ import type { SessionWorkspaces } from '../session/workspaces';
 import type { SessionPersistence } from './sessionLog';
 import type { SessionFlags } from './sharing';
 import { SessionSetupError, setupFailure, untilReadyOr, workspaceFor } from './workspaceReady';
+import { afterNextModelRequest } from '../models/requestSent';
 
 export class EarlyStarts {
   /** Prompts waiting for their session's workspace; session/cancel ends the wait. */
@@ -25,6 +30,8 @@ export class EarlyStarts {
   private readonly plannedPolicies = new WeakMap<Session, LoadedPolicy>();
   /** Sessions this connection created with a workspace of their own. */
   private readonly madeIsolated = new WeakSet<Session>();
+  /** A prompt's hold on its session's copy (holdCopy): released once its first model request went out, or it needs the copy, or it ends. */
+  private readonly holds = new WeakMap<Session, () => void>();
 
   constructor(
     private readonly isolation: SessionWorkspaces,
@@ -56,6 +63,33 @@ export class EarlyStarts {
   }
 
   /**
+   * A prompt arrived while its session's copy is being prepared: the copy's
+   * children (git, the sandbox's start) wait until this prompt's first model
+   * request went out, so they do not fork the agent while the request is
+   * built and sent. Released by that request, by anything of the prompt that
+   * needs the copy (beforePrompt's wait, a tool call's untilReady), or by
+   * `releaseCopy` when the prompt ends, whichever comes first.
+   */
+  holdCopy(session: Session): void {
+    if (!this.madeIsolated.has(session) || !this.isolation.isPreparing(session.id) || this.holds.has(session)) return;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const stopListening = afterNextModelRequest(() => this.releaseCopy(session));
+    this.holds.set(session, () => {
+      stopListening();
+      release();
+    });
+    this.isolation.holdUntil(session.id, released);
+  }
+
+  /** Ends the session's hold on its copy (see holdCopy); nothing if there is none. */
+  releaseCopy(session: Session): void {
+    const release = this.holds.get(session);
+    this.holds.delete(session);
+    release?.();
+  }
+
+  /**
    * Before a prompt runs: "run" once it may (a model turn early; anything
    * else once the whole workspace is ready), "cancelled" on session/cancel.
    * Throws the setup failure, or session-not-found for a copy closed meanwhile.
@@ -66,6 +100,7 @@ export class EarlyStarts {
     try {
       const early = this.madeIsolated.has(session) && !this.isolation.isReady(session.id) ? await this.earlyStart(session, isModelTurn, wait.signal) : 'wait';
       if (early !== 'wait') return early;
+      this.releaseCopy(session); // it waits for the copy: the copy must not wait for it
       const ready = await workspaceFor(this.isolation, session.id, wait.signal);
       if (ready === 'cancelled') return 'cancelled';
       // Made for a copy that is gone (closed meanwhile): never run in the person's tree instead.
@@ -95,6 +130,7 @@ export class EarlyStarts {
     return {
       ...refused(session),
       untilReady: async () => {
+        this.releaseCopy(session);
         const made = await this.isolation.ready(session.id).catch((error: unknown) => {
           throw new Error(setupFailure(session.id, error).message);
         });

@@ -15,6 +15,7 @@ import type {
   SharedV3Warning,
 } from '@ai-sdk/provider';
 import type { LmChatParams, LmChatResult, LmMessage, LmMessagePart, LmModelInfo, LmStreamPart, LmTool } from '../../protocol/accordMethods';
+import { modelRequestSent } from './requestSent';
 
 /** The client's side of `_accord/lm/*`, as the agent core sees it (no protocol types). */
 export interface ClientModelHost {
@@ -48,7 +49,9 @@ export function clientLanguageModel(host: ClientModelHost, vendor: string, model
             }
           }
         };
-        host.chat({ vendor, model, messages, tools, toolMode }, onParts, options.abortSignal).then(
+        const chat = host.chat({ vendor, model, messages, tools, toolMode }, onParts, options.abortSignal);
+        modelRequestSent();
+        chat.then(
           (result) => {
             if (textOpen) controller.enqueue({ type: 'text-end', id: 'text' });
             controller.enqueue({

@@ -10,6 +10,7 @@ import type { LmModelInfo } from '../../protocol/accordMethods';
 import { detectLocalServers } from './detect';
 import { KEYED_PROVIDERS, PROVIDER_MODELS } from './catalog';
 import { formatModelId, parseModelId, type ModelId } from './modelId';
+import { observedFetch } from './requestSent';
 
 type ProviderOptions = Record<string, Record<string, any>>;
 
@@ -64,7 +65,7 @@ export async function resolveModel(id: string, env: Env, clientModels?: ClientMo
     if (!apiKey) throw new MissingKeyError(missingKeyMessage('Anthropic', 'ANTHROPIC_API_KEY', 'anthropic'));
     const baseURL = baseUrlFor(env, 'anthropic');
     const { createAnthropic } = await import('@ai-sdk/anthropic');
-    const provider = createAnthropic({ apiKey, ...(baseURL ? { baseURL } : {}) });
+    const provider = createAnthropic({ apiKey, fetch: observedFetch, ...(baseURL ? { baseURL } : {}) });
     return {
       id: canonical,
       parsed,
@@ -79,7 +80,7 @@ export async function resolveModel(id: string, env: Env, clientModels?: ClientMo
     if (!apiKey) throw new MissingKeyError(missingKeyMessage('OpenAI', 'OPENAI_API_KEY', 'openai'));
     const baseURL = baseUrlFor(env, 'openai');
     const { createOpenAI } = await import('@ai-sdk/openai');
-    const provider = createOpenAI({ apiKey, ...(baseURL ? { baseURL } : {}) });
+    const provider = createOpenAI({ apiKey, fetch: observedFetch, ...(baseURL ? { baseURL } : {}) });
     return {
       id: canonical,
       parsed,
@@ -100,13 +101,13 @@ export async function resolveModel(id: string, env: Env, clientModels?: ClientMo
     if (!apiKey) throw new MissingKeyError(missingKeyMessage(hosted.name, hosted.variable, parsed.provider));
     const baseURL = baseUrlFor(env, parsed.provider) ?? hosted.baseURL;
     const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
-    const provider = createOpenAICompatible({ name: parsed.provider, baseURL, apiKey, includeUsage: true });
+    const provider = createOpenAICompatible({ name: parsed.provider, baseURL, apiKey, includeUsage: true, fetch: observedFetch });
     return { id: canonical, parsed, language: provider.chatModel(parsed.model), endpoint: baseURL, providerOptions: () => undefined };
   }
   const baseURL = parsed.baseUrl!;
   const apiKey = apiKeyFor(env, 'openai-compatible');
   const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
-  const provider = createOpenAICompatible({ name: 'local', baseURL, includeUsage: true, ...(apiKey ? { apiKey } : {}) });
+  const provider = createOpenAICompatible({ name: 'local', baseURL, includeUsage: true, fetch: observedFetch, ...(apiKey ? { apiKey } : {}) });
   return {
     id: canonical,
     parsed,

@@ -60,23 +60,36 @@ export interface IsolatedSession {
 
 /** `onPlan`: called (and awaited) once the root and the policy are known, before the copy is made. */
 export async function setUpIsolatedSession(options: SessionSetupOptions, onPlan?: (plan: WorkspacePlan) => void | Promise<void>): Promise<IsolatedSession> {
-  // The sandbox needs only the policy's domains: it starts while the copy is made.
+  // The sandbox needs only the policy's domains: it starts while the copy is
+  // made, once the plan has been reported (onPlan may hold both back until a
+  // first model request went out: srt's start blocks the event loop).
   const policy = loadPolicy(options.projectRoot);
-  const sandbox = policy.then((loaded) => startSandbox(domainsOf(loaded), options.withoutSandbox));
   // Awaited below; marked handled now so a failure while the copy is made is not an unhandled rejection.
   policy.catch(() => undefined);
-  sandbox.catch(() => undefined);
+  let sandbox: Promise<StartedSandbox> | undefined;
+  const startingSandbox = (): Promise<StartedSandbox> => {
+    sandbox ??= policy.then((loaded) => startSandbox(domainsOf(loaded), options.withoutSandbox));
+    sandbox.catch(() => undefined);
+    return sandbox;
+  };
+  if (!onPlan) startingSandbox();
   let workspace: IsolatedWorkspace;
   try {
     // A policy that cannot be read fails the setup below; no plan is reported for it.
-    const onRoot = onPlan && ((root: string) => policy.then((loaded) => onPlan({ root, policy: loaded }), () => undefined));
+    const onRoot =
+      onPlan &&
+      (async (root: string) => {
+        await policy.then((loaded) => onPlan({ root, policy: loaded }), () => undefined);
+        startingSandbox();
+      });
     workspace = await createWorkspace({ sessionId: options.sessionId, source: options.projectRoot, dataDir: options.dataDir, inPlace: options.inPlace }, onRoot);
   } catch (error) {
-    await sandbox.then(releaseSandbox, () => undefined);
+    // A copy that failed before its plan never started the sandbox.
+    await sandbox?.then(releaseSandbox, () => undefined);
     throw error;
   }
   try {
-    return await attach(workspace, options, { policy: await policy, sandbox: await sandbox });
+    return await attach(workspace, options, { policy: await policy, sandbox: await startingSandbox() });
   } catch (error) {
     await removeWorkspace(workspace, options.dataDir).catch(() => undefined);
     throw error;

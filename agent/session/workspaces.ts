@@ -34,6 +34,8 @@ export class SessionWorkspaces {
   private readonly preparing = new Map<string, Preparing>();
   /** Why a session's copy could not be made: every later use fails with it, never falls back to the person's tree. */
   private readonly failed = new Map<string, Error>();
+  /** What a copy waits for once its plan is known (a prompt's first model request going out): see holdUntil. */
+  private readonly holds = new Map<string, Promise<void>>();
 
   /** `setUp`: how a new session's workspace is made (the real copy; the bookkeeping's model test swaps it). */
   constructor(
@@ -61,6 +63,8 @@ export class SessionWorkspaces {
       if (entry.abandoned) throw closedWhilePreparing(sessionId);
       const session = await this.setUp({ ...this.base(alwaysApprove), sessionId, projectRoot, inPlace }, async (plan) => {
         planned(plan);
+        // A prompt waiting on this plan sends its first request before the copy's and the sandbox's children start.
+        await this.holds.get(sessionId);
         await this.settings.afterPlan?.(sessionId);
       });
       try {
@@ -111,6 +115,28 @@ export class SessionWorkspaces {
     const failure = this.failed.get(sessionId);
     if (failure) throw failure;
     return this.preparing.get(sessionId)?.plan;
+  }
+
+  /**
+   * The copy of a session being prepared (and its sandbox) goes on from its
+   * plan only once `until` settles: a prompt that runs before the copy
+   * exists sends its first model request first, without ~20 children
+   * forking the agent meanwhile. Whoever holds must settle `until` on every
+   * way out (and before it waits for `ready` itself). A hold placed after
+   * the plan is known changes nothing.
+   */
+  holdUntil(sessionId: string, until: Promise<void>): void {
+    if (!this.preparing.has(sessionId)) return;
+    const held = until.catch(() => undefined);
+    this.holds.set(sessionId, held);
+    void held.then(() => {
+      if (this.holds.get(sessionId) === held) this.holds.delete(sessionId);
+    });
+  }
+
+  /** Whether a hold is placed on the session's copy now (tests wait for it). */
+  isHeld(sessionId: string): boolean {
+    return this.holds.has(sessionId);
   }
 
   /** Whether the session's copy is being made now. */

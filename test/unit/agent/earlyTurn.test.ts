@@ -15,6 +15,7 @@ import { methods } from '@agentclientprotocol/sdk';
 import { sessionLogPath } from '../../../agent/log';
 import { reply } from '../../fakeModelServer/index';
 import { fakeModelFor } from './harness';
+import { afterNextModelRequest } from '../../../agent/models/requestSent';
 import { failure, gitProject, isolatedAgent } from './isolationFixtures';
 
 function hold() {
@@ -189,6 +190,39 @@ describe('the first turn before the isolated copy exists', () => {
       assert.match(JSON.stringify(model.server.requests.at(-1)!.body.tools), /mcp__fake__echo/, "the first request offers the MCP server's tools");
     } finally {
       held.release();
+      await agent.close();
+      remove();
+    }
+  });
+
+  test("a prompt that arrives while the copy is being prepared sends its first model request before the copy's children start; a tool call then waits for the copy", { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    const order: string[] = [];
+    let sessionOfTest = '';
+    // The copy starts only once the prompt holds it (waited for by condition, not time), so the order below is the prompt's doing.
+    const untilHeld = async () => {
+      while (!agent.isolation.isHeld(sessionOfTest)) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const agent = isolatedAgent(env(), data, false, untilHeld, async () => {
+      order.push('copy goes on');
+    });
+    try {
+      await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      const { sessionId } = await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+      sessionOfTest = sessionId;
+      model.server.script({ type: 'stream', parts: [{ toolCall: { id: 'w1', name: 'write_file', args: { path: 'b.txt', content: 'agent\n' } } }] }, reply.text('Done.'));
+      const stop = afterNextModelRequest(() => order.push('first model request sent'));
+      try {
+        assert.equal(await agent.harness.prompt(sessionId, 'write b.txt'), 'end_turn');
+      } finally {
+        stop();
+      }
+      assert.deepEqual(order, ['first model request sent', 'copy goes on']);
+      assert.equal(agent.isolation.isHeld(sessionId), false, 'the hold outlived the prompt');
+      const { root } = (await agent.logs.replay(sessionId)).workspace as { root: string };
+      assert.equal(readFileSync(join(root, 'b.txt'), 'utf8'), 'agent\n', 'the call waited for the copy and ran in it');
+      assert.ok(!existsSync(join(project, 'b.txt')), "the person's tree is untouched");
+    } finally {
       await agent.close();
       remove();
     }
