@@ -159,6 +159,26 @@ describe('children started to make a session copy', { timeout: 300_000 }, () => 
     await runs();
   });
 
+  test('a sha256 repository: both git dirs are made in its object format', async (t) => {
+    const dir = await scratch();
+    const repo = path.join(dir, 'repo');
+    try {
+      sh(dir, 'init', '-q', '--object-format=sha256', '-b', 'main', repo);
+    } catch {
+      return t.skip('this git cannot make sha256 repositories');
+    }
+    await writeFile(path.join(repo, 'a.txt'), 'one\n');
+    sh(repo, 'add', '-A');
+    sh(repo, 'commit', '-q', '-m', 'initial');
+    const ws = await createWorkspace({ sessionId: 'sha1', source: repo, dataDir: path.join(dir, 'data') });
+    assert.equal(ws.base.length, 64);
+    assert.equal(sh(ws.workTree, 'rev-parse', '--show-object-format').trim(), 'sha256');
+    assert.equal(sh(ws.workTree, 'status', '--porcelain').trim(), '');
+    await writeFile(path.join(ws.root, 'a.txt'), 'two\n');
+    assert.deepEqual((await listChanges(ws)).map((c) => [c.path, c.status]), [['a.txt', 'modified']]);
+    await runs();
+  });
+
   test('a symlinked ~/.gitconfig naming core.excludesFile is still read: globally ignored files stay out of the copy', async () => {
     const { repo, dataDir } = await project();
     const elsewhere = await scratch();
