@@ -161,13 +161,19 @@ async function captureBase(repo: PersonRepo, indexFile: string, sessionId: strin
       })
     : '';
   if (!head) await refuseUnmerged(repo);
-  const scratch = { ...inRepo(repo), indexFile };
-  await git(['read-tree', ...(stash ? [`${stash}^{tree}`] : head ? [head] : ['--empty'])], scratch);
   const untracked = splitZ((await gitRaw(['ls-files', '-z', '--others', '--exclude-standard'], inRepo(repo))).stdout);
   const tracked = head ? [] : splitZ((await gitRaw(['ls-files', '-z', '--cached'], inRepo(repo))).stdout);
   const files = [...tracked, ...untracked].filter((f) => !f.endsWith('/'));
-  if (files.length > 0) await gitRaw(['update-index', '--add', '-z', '--stdin'], { ...scratch, input: files.join('\0') + '\0' });
-  const tree = await git(['write-tree'], scratch);
+  let tree: string;
+  if (head && files.length === 0) {
+    // Nothing to add to what git recorded: the stash's (or HEAD's) tree as it is, without a scratch index.
+    tree = `${stash || head}^{tree}`;
+  } else {
+    const scratch = { ...inRepo(repo), indexFile };
+    await git(['read-tree', ...(stash ? [`${stash}^{tree}`] : head ? [head] : ['--empty'])], scratch);
+    if (files.length > 0) await gitRaw(['update-index', '--add', '-z', '--stdin'], { ...scratch, input: files.join('\0') + '\0' });
+    tree = await git(['write-tree'], scratch);
+  }
   const message = `Accord session ${sessionId}: base (HEAD + uncommitted + untracked)`;
   return git(['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', message], inRepo(repo));
 }

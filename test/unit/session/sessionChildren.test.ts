@@ -97,8 +97,8 @@ describe('children started to make a session copy', { timeout: 300_000 }, () => 
       'rev-parse', // the repository, its git dir and common dir
       'rev-parse', // HEAD
       'stash', // uncommitted work (unmerged paths are looked for only if it fails)
-      'read-tree',
       'ls-files', // untracked
+      'read-tree', // a scratch index, for the untracked files
       'update-index',
       'write-tree',
       'commit-tree',
@@ -111,6 +111,23 @@ describe('children started to make a session copy', { timeout: 300_000 }, () => 
     ]);
     await removeWorkspace(ws, dataDir);
     assert.deepEqual(await runs(), ['rev-parse', 'update-ref']);
+  });
+
+  test('no untracked files: the base is the stash\'s tree as it is, without a scratch index (11 git runs)', async () => {
+    const { repo, dataDir } = await project();
+    await rm(path.join(repo, 'new.txt'));
+    await runs();
+    const ws = await createWorkspace({ sessionId: 'count2', source: repo, dataDir });
+    assert.deepEqual(await runs(), ['rev-parse', 'rev-parse', 'stash', 'ls-files', 'commit-tree', 'update-ref', 'for-each-ref', 'init', 'checkout', 'ls-files', 'init']);
+    assert.equal(await readFile(path.join(ws.root, 'a.txt'), 'utf8'), 'one, edited\n', 'the uncommitted edit is in the base');
+    assert.equal(sh(repo, 'rev-parse', `${ws.base}^`).trim(), sh(repo, 'rev-parse', 'HEAD').trim(), 'the base sits on HEAD');
+    assert.equal(sh(repo, 'status', '--porcelain').trim(), 'M a.txt', "the person's tree and index are untouched");
+    assert.deepEqual(await listChanges(ws), []);
+    // A clean tree: HEAD's own tree.
+    sh(repo, 'checkout', '-q', '--', 'a.txt');
+    const clean = await createWorkspace({ sessionId: 'count3', source: repo, dataDir });
+    assert.equal(sh(repo, 'rev-parse', `${clean.base}^{tree}`).trim(), sh(repo, 'rev-parse', 'HEAD^{tree}').trim());
+    await runs();
   });
 
   test("the agent's repository behaves as a clone: the person's branches and tags, on the session branch, clean, and it can commit", async () => {
