@@ -1,27 +1,57 @@
+// V8 flags the agent core sets on itself before it is compiled, to keep the
+// process's resident memory down. Set at run time because an editor starts
+// `node dist/agent.js` with no flags of ours (startup-only flags such as
+// --max-semi-space-size have no run-time effect). They must be set before any
+// bundle is compiled (agent/cli/main.ts core()): V8's flags are part of the
+// compile cache's key, so processes with other flags keep separate cache files
+// (v8FlagsTag). The stdio bridge never calls these: it allocates little,
+// fetches nothing, and loading node:v8 costs it ~10 ms.
+
+/** Flags applied in this process, in the order v8FlagsTag names them. */
+const APPLIED = Symbol.for('accord.v8Flags');
+
+type Applied = { small?: true; wasmBaseline?: true };
+
+const applied = (): Applied => ((globalThis as Record<symbol, unknown>)[APPLIED] ??= {}) as Applied;
+
+function setFlag(flag: string): void {
+  // Required here, not imported: an import would load node:v8 in the bridge too.
+  const { setFlagsFromString } = require('node:v8') as typeof import('node:v8');
+  setFlagsFromString(flag);
+}
+
 // Keeps V8's young generation at its initial 1 MB semi-spaces. By default it
 // grows to 16 MB semi-spaces (32 MB resident) under a turn's short-lived
 // garbage, the largest single item of the agent's resident memory (peak of a
 // streamed turn 127-141 MB without this, about 100 MB with it, load ~12; the
 // cost is more scavenges, mostly while the core loads: ~50 ms more CPU per
-// start at load ~23). Set at run time because an editor starts
-// `node dist/agent.js` with no flags of ours (the startup flag
-// --max-semi-space-size has no run-time effect). It must run before any bundle
-// is compiled (agent/cli/main.ts core()): V8's flags are part of the compile
-// cache's key: processes with and without it keep separate cache files
-// (v8FlagsTag). The daemon does not use it (agent/cli/main.ts).
-// ACCORD_SMALL_HEAP=off keeps V8's default (for comparing). The stdio bridge
-// never calls it: it allocates little, and loading node:v8 costs ~10 ms.
+// start at load ~23). The daemon does not use it (agent/cli/main.ts).
+// ACCORD_SMALL_HEAP=off keeps V8's default (for comparing).
 export function keepYoungGenerationSmall(): void {
   if (process.env.ACCORD_SMALL_HEAP === 'off') return;
-  // Required here, not imported: an import would load node:v8 in the bridge too.
-  const { setFlagsFromString } = require('node:v8') as typeof import('node:v8');
-  setFlagsFromString('--semi-space-growth-factor=1');
-  (globalThis as Record<symbol, unknown>)[SMALL] = true;
+  setFlag('--semi-space-growth-factor=1');
+  applied().small = true;
 }
 
-const SMALL = Symbol.for('accord.smallYoungGeneration');
+// Keeps WebAssembly on V8's baseline compiler (Liftoff). Node's fetch parses
+// HTTP with llhttp compiled to WebAssembly; on the first request V8 compiles it
+// with Liftoff, then recompiles its hot functions with TurboFan on background
+// threads, whose compile zones hold ~30 MB of malloc'ed memory at once
+// (v8.getHeapStatistics().peak_malloced_memory 5 -> 34 MB during the first
+// model turn). It is freed a moment later, but glibc keeps the pages: ~30 MB
+// of the agent's peak RSS, in the daemon too, for a tier-up that buys nothing
+// a model stream needs (a 37 MB event stream read through fetch took no more
+// CPU with Liftoff alone; a bare fetch's peak RSS 86 -> 57 MB; the agent's
+// peak during a 200-chunk turn 115 -> 88 MB, load ~0.5). Nothing else the
+// agent loads is WebAssembly. ACCORD_WASM_TIER_UP=on keeps V8's default (for comparing).
+export function keepWasmOnBaseline(): void {
+  if (process.env.ACCORD_WASM_TIER_UP === 'on') return;
+  setFlag('--liftoff-only');
+  applied().wasmBaseline = true;
+}
 
 /** For compile cache names: processes with other V8 flags (the daemon) keep a cache of their own instead of rejecting each other's. */
 export function v8FlagsTag(): string {
-  return (globalThis as Record<symbol, unknown>)[SMALL] ? '-small' : '';
+  const flags = applied();
+  return `${flags.wasmBaseline ? '-liftoff' : ''}${flags.small ? '-small' : ''}`;
 }

@@ -28,3 +28,36 @@ test('the young generation stays small under churn; ACCORD_SMALL_HEAP=off lets i
   const kept = newSpaceAfterChurn({});
   assert.ok(kept <= 4 * MB, `new space ${kept / MB} MB (default: ${grown / MB} MB)`);
 });
+
+/** V8's peak of malloc'ed (compile zone) memory once a fetch has streamed a response, in a child that may keep WebAssembly on its baseline compiler first. */
+function peakMallocedAfterFetch(baseline: boolean, waitForTierUp: boolean): number {
+  // A 2,000-chunk streamed body makes llhttp's functions hot enough to tier up where V8 does that.
+  const script = `${baseline ? `require(${JSON.stringify(heapFlags)}).keepWasmOnBaseline();` : ''}
+const http = require('node:http');
+const v8 = require('node:v8');
+const peak = () => v8.getHeapStatistics().peak_malloced_memory;
+const server = http.createServer((req, res) => {
+  for (let i = 0; i < 2000; i++) res.write('data: {"delta":"chunk ' + i + '"}\\n\\n');
+  res.end();
+});
+server.listen(0, '127.0.0.1', async () => {
+  const response = await fetch('http://127.0.0.1:' + server.address().port + '/');
+  await response.text();
+  server.close();
+  // The tier-up runs on background threads: give it time to start where it happens.
+  const until = Date.now() + ${waitForTierUp ? 10_000 : 1_000};
+  while (peak() <= ${16 * MB} && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  process.stdout.write(String(peak()));
+});`;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { env: { ...process.env, ACCORD_WASM_TIER_UP: '' }, encoding: 'utf8' });
+  assert.equal(result.status, 0, result.stderr);
+  return Number(result.stdout);
+}
+
+test("fetch's WebAssembly HTTP parser stays on V8's baseline compiler: no ~30 MB of TurboFan compile zones held during a model's first stream", (t) => {
+  const tieredUp = peakMallocedAfterFetch(false, true);
+  // Where this V8 does not tier WebAssembly up by itself there is nothing to keep on the baseline.
+  if (tieredUp <= 16 * MB) return t.skip(`this V8 peaked at ${(tieredUp / MB).toFixed(1)} MB of malloc'ed memory by itself`);
+  const kept = peakMallocedAfterFetch(true, false);
+  assert.ok(kept <= 16 * MB, `peak malloc'ed ${(kept / MB).toFixed(1)} MB (default: ${(tieredUp / MB).toFixed(1)} MB)`);
+});
