@@ -25,8 +25,12 @@ function setFlag(flag: string): void {
 // garbage, the largest single item of the agent's resident memory (peak of a
 // streamed turn 127-141 MB without this, about 100 MB with it, load ~12; the
 // cost is more scavenges, mostly while the core loads: ~50 ms more CPU per
-// start at load ~23). The daemon does not use it (agent/cli/main.ts).
-// ACCORD_SMALL_HEAP=off keeps V8's default (for comparing).
+// start at load ~23). The daemon uses it too: its heap holds ~25 MB however
+// many sessions it served, and the default young generation added ~25 MB to
+// its RSS (119-124 -> 90-99 MB over 8 bridged sessions, load ~4) while a
+// bridge's initialize costs the daemon ~0.8 ms of CPU and ~180 KB of garbage,
+// so it saw no slower initialize (an earlier daemon's allocated far more per
+// connection). ACCORD_SMALL_HEAP=off keeps V8's default (for comparing).
 export function keepYoungGenerationSmall(): void {
   if (process.env.ACCORD_SMALL_HEAP === 'off') return;
   setFlag('--semi-space-growth-factor=1');
@@ -50,7 +54,7 @@ export function keepWasmOnBaseline(): void {
   applied().wasmBaseline = true;
 }
 
-/** For compile cache names: processes with other V8 flags (the daemon) keep a cache of their own instead of rejecting each other's. */
+/** For compile cache names: processes with other V8 flags (e.g. ACCORD_SMALL_HEAP=off) keep a cache of their own instead of rejecting each other's. */
 export function v8FlagsTag(): string {
   const flags = applied();
   return `${flags.wasmBaseline ? '-liftoff' : ''}${flags.small ? '-small' : ''}`;

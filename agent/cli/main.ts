@@ -15,10 +15,10 @@ interface Core {
 }
 
 /** The agent core, loaded only by commands that run the agent here (esbuild leaves this require alone). */
-function core(youngGeneration: 'small' | 'default' = 'small'): Core {
+function core(): Core {
   // Before the core is compiled (its cache is keyed by V8's flags), and not in the bridge: node:v8 alone costs it ~10 ms.
   keepWasmOnBaseline();
-  if (youngGeneration === 'small') keepYoungGenerationSmall();
+  keepYoungGenerationSmall();
   return requireWithCompileCache(join(__dirname, 'agent-core.js'), join(dataDirOf(process.env), 'cache')) as Core;
 }
 
@@ -51,8 +51,7 @@ async function daemon(args: string[]): Promise<number> {
     if (rest.length > 0) throw new UsageError(`unknown option ${rest.join(' ')}`);
     return daemonControl(args[0], listen, json);
   }
-  // The daemon keeps V8's default: with 1 MB semi-spaces every bridge's initialize took ~28 ms longer (load ~17).
-  return core('default').runCommand('daemon', args);
+  return core().runCommand('daemon', args);
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -112,7 +112,7 @@ exports.answer = () => ({ shared: z.id, sep, calls: 1 });`);
     assert.deepEqual(names.map((n) => n.replace(/-\d.*$/, '')).sort(), ['core', 'core-extra']);
   });
 
-  test('processes with the small young generation (agent/cli/heapFlags.ts) and without it (the daemon) keep one cache each', { skip: process.platform === 'win32' }, () => {
+  test('processes with the small young generation (agent/cli/heapFlags.ts) and without it (ACCORD_SMALL_HEAP=off) keep one cache each', { skip: process.platform === 'win32' }, () => {
     const path = moduleAt(join(root, 'h'), CORE);
     const cache = join(root, 'h-cache');
     const heapFlags = join(process.cwd(), 'agent/cli/heapFlags.ts');
