@@ -2,7 +2,7 @@
 // that works in the copy (a turn's tools, the review methods) waits here
 // first. A copy that could not be made fails each of them with the reason,
 // as session/new itself used to; it never falls back to the person's tree.
-import { RequestError } from '@agentclientprotocol/sdk';
+import { RequestError } from '@agentclientprotocol/sdk/unstable';
 import type { IsolatedSession } from '../session/isolatedSession';
 import type { SessionWorkspaces } from '../session/workspaces';
 

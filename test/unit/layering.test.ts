@@ -43,3 +43,9 @@ test('the pattern catches every import form', () => {
 test('protocol/ (shared by the agent and the extension) imports neither vscode nor the ACP SDK', () => {
   assert.deepEqual(importersOf('protocol', importOf('(vscode|@agentclientprotocol/sdk[^\'"]*)')), []);
 });
+
+// The SDK's stable entry carries its own copy of the v1 zod schemas (~2 MB of heap in every agent process, beside
+// the unstable copy the agent speaks); everything it exports (RequestError, methods, types) the unstable entry has too.
+test("agent/ imports the ACP SDK's v1 through its unstable entry only: one set of v1 schemas in the agent's heap", () => {
+  assert.deepEqual(importersOf('agent', importOf('@agentclientprotocol/sdk')), []);
+});
