@@ -177,7 +177,7 @@ async function main(): Promise<void> {
     ...benchEnv(home, server),
     FLOOR_MODEL_URL: server.baseUrl,
     // Passed through so a run can compare with a feature off (e.g. ACCORD_COMPILE_CACHE=off).
-    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key === 'ACCORD_COMPILE_CACHE' || key === 'ACCORD_WARM_MODEL' || key === 'ACCORD_SMALL_HEAP')),
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key === 'ACCORD_COMPILE_CACHE' || key === 'ACCORD_WARM_MODEL' || key === 'ACCORD_SMALL_HEAP' || key === 'ACCORD_WASM_TIER_UP')),
     // BENCH_NODE_OPTIONS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the agent processes (never the bench itself).
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };

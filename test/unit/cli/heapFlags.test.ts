@@ -61,3 +61,16 @@ test("fetch's WebAssembly HTTP parser stays on V8's baseline compiler: no ~30 MB
   const kept = peakMallocedAfterFetch(true, false);
   assert.ok(kept <= 16 * MB, `peak malloc'ed ${(kept / MB).toFixed(1)} MB (default: ${(tieredUp / MB).toFixed(1)} MB)`);
 });
+
+test('the compile cache tag names each flag applied, so processes with other flags never share (and reject) a cache', () => {
+  const tag = (env: NodeJS.ProcessEnv) => {
+    const script = `const f = require(${JSON.stringify(heapFlags)}); f.keepWasmOnBaseline(); f.keepYoungGenerationSmall(); process.stdout.write(f.v8FlagsTag());`;
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { env: { ...process.env, ACCORD_SMALL_HEAP: '', ACCORD_WASM_TIER_UP: '', ...env }, encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    return result.stdout;
+  };
+  assert.equal(tag({}), '-liftoff-small');
+  assert.equal(tag({ ACCORD_WASM_TIER_UP: 'on' }), '-small');
+  assert.equal(tag({ ACCORD_SMALL_HEAP: 'off' }), '-liftoff');
+  assert.equal(tag({ ACCORD_SMALL_HEAP: 'off', ACCORD_WASM_TIER_UP: 'on' }), '');
+});
