@@ -11,6 +11,7 @@ import * as esbuild from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { resolve } from 'node:path';
+import { lazyTlsInterception } from './scripts/lazyTlsInterception.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -165,7 +166,8 @@ const builds = [
   ...Object.entries(lazyBundles).map(([name, { entry }]) => ({
     ...agentNode,
     entryPoints: { [`agent-${name}`]: `accord-lazy-entry:${name}` },
-    plugins: [lazyEntry(entry), sharedFromCore()],
+    // srt's TLS interception (node-forge) is left unevaluated until called: Accord never turns it on.
+    plugins: [lazyEntry(entry), sharedFromCore(), ...(name === 'sandbox' ? [lazyTlsInterception()] : [])],
   })),
   {
     ...common,
