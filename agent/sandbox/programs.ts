@@ -4,9 +4,12 @@
 // dependency check (detection, then again in initialize); it takes their
 // paths instead when given (`bwrapPath`, `socatPath`), so the agent finds
 // them here, once per process once found.
+// The candidates are whichSync's (agent/sandbox/whichSync.ts), which answers
+// the same question for the runtime's own lookups.
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { pathCandidates } from './whichSync';
 
 /**
  * The first executable regular file named `name` in PATH's folders, or
@@ -15,9 +18,7 @@ import path from 'node:path';
  */
 export async function findOnPath(name: string, searchPath = process.env.PATH ?? ''): Promise<string | undefined> {
   if (name.includes('/') || name.includes(path.sep)) return undefined;
-  for (const dir of searchPath.split(path.delimiter)) {
-    if (!path.isAbsolute(dir)) continue;
-    const candidate = path.join(dir, name);
+  for (const candidate of pathCandidates(name, searchPath)) {
     const found = await stat(candidate).then((s) => s.isFile(), () => false);
     if (found && (await access(candidate, constants.X_OK).then(() => true, () => false))) return candidate;
   }

@@ -1,16 +1,21 @@
-// bubblewrap and socat are found in-process and handed to sandbox-runtime,
-// which otherwise spawns `which` (spawnSync: a blocking fork of the agent)
-// for each, at detection and again when it starts. Counted through a `which`
-// shim first on PATH that logs each run into a temp dir (no timing).
+// Programs are found in-process, never with `which`: bubblewrap and socat are
+// looked up here and handed to sandbox-runtime, and the runtime's own lookups
+// (ripgrep at each dependency check, the shell for every command it wraps)
+// are answered by agent/sandbox/whichSync.ts, which esbuild.mjs puts in place
+// of the runtime's spawnSync('which'). The bundled agent's which runs are
+// counted through a `which` shim first on PATH (test/support/execShim.ts).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { findOnPath, ProgramPaths } from '../../../agent/sandbox/programs';
-import { SandboxHost } from '../../../agent/sandbox/sandboxHost';
+import { whichSync } from '../../../agent/sandbox/whichSync';
+import { execShim } from '../../support/execShim';
+import { childAgent, ensureAgentBundle, fakeModelFor, preparedMeta, updatesOf } from '../agent/harness';
+import { gitProject } from '../agent/isolationFixtures';
 
 const cleanups: string[] = [];
 after(() => Promise.all(cleanups.map((d) => rm(d, { recursive: true, force: true }))));
@@ -60,46 +65,100 @@ describe('finding a program on PATH without running which', () => {
   });
 });
 
-describe('which runs for a sandboxed session start (real sandbox-runtime)', { timeout: 120_000 }, () => {
-  test('detection and start look up only ripgrep with which (srt has no path option that skips it); bubblewrap and socat never', async (t) => {
-    const saved = { PATH: process.env.PATH, ACCORD_SANDBOX: process.env.ACCORD_SANDBOX };
+describe("sandbox-runtime's whichSync, answered in-process (agent/sandbox/whichSync.ts)", () => {
+  test('a program on PATH is found; a missing one is null', async () => {
     const dir = await scratch();
-    const log = path.join(dir, 'which.log');
+    const tool = await program(path.join(dir, 'bin'), 'tool');
+    assert.equal(whichSync('tool', path.join(dir, 'bin')), tool);
+    assert.equal(whichSync('absent', path.join(dir, 'bin')), null);
+    assert.equal(whichSync('', path.join(dir, 'bin')), null);
+    assert.equal(whichSync('tool', ''), null, 'an empty PATH finds nothing');
+  });
+
+  test('a non-executable file and a directory named like the program are passed over for a later executable', async () => {
+    const dir = await scratch();
+    await program(path.join(dir, 'plain'), 'tool', 0o644);
+    await mkdir(path.join(dir, 'folder', 'tool'), { recursive: true });
+    const later = await program(path.join(dir, 'later'), 'tool');
+    assert.equal(whichSync('tool', [path.join(dir, 'plain'), path.join(dir, 'folder'), path.join(dir, 'later')].join(path.delimiter)), later);
+    assert.equal(whichSync('tool', [path.join(dir, 'plain'), path.join(dir, 'folder')].join(path.delimiter)), null);
+  });
+
+  test('relative and empty PATH entries are ignored, even when the working directory holds the program', async (t) => {
+    const dir = await scratch();
+    await program(path.join(dir, 'rel'), 'tool');
+    await program(dir, 'tool');
+    const cwd = process.cwd();
+    process.chdir(dir);
+    t.after(() => process.chdir(cwd));
+    assert.equal(whichSync('tool', ['', '.', 'rel', './rel'].join(path.delimiter)), null);
+    assert.equal(whichSync('rel/tool', dir), null, 'a relative name with a slash is no lookup');
+  });
+
+  test('a symlink to an executable is found under its own name, as which finds it; a dangling one is not', async () => {
+    const dir = await scratch();
+    const target = await program(path.join(dir, 'real'), 'tool-1.2');
+    await mkdir(path.join(dir, 'links'));
+    await symlink(target, path.join(dir, 'links', 'tool'));
+    await symlink(path.join(dir, 'nowhere'), path.join(dir, 'links', 'gone'));
+    assert.equal(whichSync('tool', path.join(dir, 'links')), path.join(dir, 'links', 'tool'));
+    assert.equal(whichSync('gone', path.join(dir, 'links')), null);
     const realWhich = execFileSync('sh', ['-c', 'command -v which || true'], { encoding: 'utf8' }).trim();
-    if (!realWhich) return t.skip('no which on this machine');
-    const shims = path.join(dir, 'bin');
-    await mkdir(shims);
-    await writeFile(path.join(shims, 'which'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${realWhich}' "$@"\n`);
-    await chmod(path.join(shims, 'which'), 0o755);
-    process.env.PATH = `${shims}${path.delimiter}${saved.PATH}`;
-    delete process.env.ACCORD_SANDBOX;
-    const host = new SandboxHost();
-    try {
-      const runs = async () => {
-        const text = existsSync(log) ? await readFile(log, 'utf8') : '';
-        await writeFile(log, '');
-        return text.split('\n').filter(Boolean);
-      };
-      const status = await host.detect();
-      if (status.state === 'unsandboxed') return t.skip(`no usable sandbox on this machine: ${status.reason}`);
-      assert.deepEqual(await runs(), ['rg'], 'detection');
-      // srt gives each `which` 1 s (spawnSync timeout): on a machine too busy for that it reports ripgrep missing, which is not what this counts.
-      const lease = await host.acquire([]).catch((error: Error) => {
-        if (/ripgrep .* not found/.test(error.message)) return undefined;
-        throw error;
-      });
-      if (!lease) return t.skip('which did not answer within srt\'s 1 s on this busy machine');
-      assert.deepEqual(await runs(), ['rg'], 'starting the sandbox');
-      lease.release();
-      await host.settled();
-      // A later session of the same process: detection is kept, nothing is looked up.
-      assert.deepEqual(await host.detect(), status);
-      assert.deepEqual(await runs(), []);
-    } finally {
-      await host.settled();
-      process.env.PATH = saved.PATH;
-      if (saved.ACCORD_SANDBOX === undefined) delete process.env.ACCORD_SANDBOX;
-      else process.env.ACCORD_SANDBOX = saved.ACCORD_SANDBOX;
+    if (realWhich) {
+      const answered = execFileSync(realWhich, ['tool'], { encoding: 'utf8', env: { PATH: path.join(dir, 'links') } }).trim();
+      assert.equal(whichSync('tool', path.join(dir, 'links')), answered, "the same answer as this machine's which");
     }
+  });
+
+  test('an absolute name is itself when executable (srt may be given a ripgrep command as a path)', async () => {
+    const dir = await scratch();
+    const tool = await program(dir, 'tool');
+    const plain = await program(dir, 'plain', 0o644);
+    assert.equal(whichSync(tool, ''), tool);
+    assert.equal(whichSync(plain, ''), null);
+  });
+
+  test('the default search path is the process PATH, read at each call', async (t) => {
+    const dir = await scratch();
+    const tool = await program(dir, 'accord-which-probe');
+    const saved = process.env.PATH;
+    t.after(() => {
+      process.env.PATH = saved;
+    });
+    assert.equal(whichSync('accord-which-probe'), null);
+    process.env.PATH = `${dir}${path.delimiter}${saved}`;
+    assert.equal(whichSync('accord-which-probe'), tool);
+  });
+});
+
+describe('no which child from the bundled agent (sandbox-runtime takes whichSync.ts in the bundle)', { timeout: 180_000 }, () => {
+  ensureAgentBundle();
+  const model = fakeModelFor('accord-which-children-');
+
+  test('a session start and a sandboxed command run no which', async (t) => {
+    const dir = await scratch();
+    const which = await execShim(dir, 'which');
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    t.after(remove);
+    const agent = childAgent({ ...model.env(), PATH: `${which.bin}${path.delimiter}${process.env.PATH}`, ACCORD_HOME: data });
+    try {
+      const sessionId = await agent.newSession(project);
+      const sandbox = (await preparedMeta(agent, sessionId))['accord/sandbox'];
+      assert.deepEqual(await which.runs(), [], 'session start');
+      if (sandbox.state !== 'sandboxed') {
+        assert.ok(spawnSync('bwrap', ['--version']).status !== 0, `bubblewrap is here but the session is not sandboxed: ${JSON.stringify(sandbox)}`);
+        return t.skip(`no sandbox on this machine: ${sandbox.reason}`);
+      }
+      // srt wraps the command with the shell it looks up (`which bash` in its own code).
+      assert.equal(await agent.prompt(sessionId, '!touch ran.txt'), 'end_turn');
+      const ran = updatesOf(agent, sessionId, 'tool_call_update').filter((u) => u.status).at(-1);
+      assert.equal(ran?.status, 'completed', JSON.stringify(ran));
+      const { root } = await agent.connection.agent.request<{ root: string }>('_accord/workspace/status', { sessionId });
+      assert.ok(existsSync(path.join(root, 'ran.txt')), 'the command ran in the session copy');
+      assert.deepEqual(await which.runs(), [], 'a sandboxed command');
+    } finally {
+      await agent.close();
+    }
+    assert.deepEqual(await which.runs(), [], 'closing');
   });
 });

@@ -7,13 +7,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createWorkspace, removeWorkspace } from '../../../agent/session/isolated';
 import { fillGitDir } from '../../../agent/session/sharedGitDir';
 import { listChanges } from '../../../agent/session/isolatedDiff';
+import { execShim, type ExecShim } from '../../support/execShim';
 
 const cleanups: string[] = [];
 after(() => Promise.all(cleanups.map((d) => rm(d, { recursive: true, force: true }))));
@@ -30,8 +31,7 @@ function sh(cwd: string, ...args: string[]): string {
 }
 
 /** The git subcommand of a logged argv: the first word that is neither an option nor a `-c` value. */
-function subcommand(line: string): string {
-  const words = line.split('\u001f');
+function subcommand(words: string[]): string {
   for (let i = 0; i < words.length; i++) {
     if (words[i] === '-c') i++;
     else if (!words[i]!.startsWith('-')) return words[i]!;
@@ -40,22 +40,16 @@ function subcommand(line: string): string {
 }
 
 describe('children started to make a session copy', { timeout: 300_000 }, () => {
-  let log: string;
+  let git: ExecShim;
   let home: string;
   const saved = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
 
   before(async () => {
     const dir = await scratch();
-    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    const shims = path.join(dir, 'bin');
-    await mkdir(shims);
-    log = path.join(dir, 'git.log');
-    // Each run is one line, its words separated by \x1f (argv words may hold spaces).
-    await writeFile(path.join(shims, 'git'), `#!/bin/sh\n(IFS="$(printf '\\037')"; printf '%s\\n' "$*") >> '${log}'\nexec '${realGit}' "$@"\n`);
-    await chmod(path.join(shims, 'git'), 0o755);
+    git = await execShim(dir, 'git');
     home = path.join(dir, 'home');
     await mkdir(home);
-    process.env.PATH = `${shims}${path.delimiter}${saved.PATH}`;
+    process.env.PATH = `${git.bin}${path.delimiter}${saved.PATH}`;
     process.env.HOME = home;
     delete process.env.XDG_CONFIG_HOME;
   });
@@ -67,11 +61,7 @@ describe('children started to make a session copy', { timeout: 300_000 }, () => 
     }
   });
 
-  const runs = async (): Promise<string[]> => {
-    const text = existsSync(log) ? await readFile(log, 'utf8') : '';
-    await writeFile(log, '');
-    return text.split('\n').filter(Boolean).map(subcommand);
-  };
+  const runs = async (): Promise<string[]> => (await git.runs()).map(subcommand);
 
   async function project(): Promise<{ repo: string; dataDir: string }> {
     const dir = await scratch();
