@@ -1,7 +1,7 @@
 // `accord sessions list|remove`: the sessions on this machine, from the
 // terminal. Removing is only offered here (never over ACP) and asks first.
 import { createInterface } from 'node:readline';
-import { removeUnfinished, removeWorkspace, workspaceFromRecord } from '../session/isolated';
+import { removeUnfinished, removeWorkspace, workspaceFromRecord, type IsolatedWorkspace } from '../session/isolated';
 import { LogError } from './errors';
 import type { SessionSummary } from './listing';
 import { SessionStore } from './store';
@@ -97,36 +97,46 @@ async function remove(args: string[], io: CliIo): Promise<number> {
       return 1;
     }
   }
-  const workspace = await recordedWorkspace(store, id);
+  const { workspace, unfinishedIn } = await recordedWorkspace(store, id);
   await store.remove(id);
   // The copy lives beside the log; removing it also unpins its base in the person's repository.
   if (workspace) await removeWorkspace(workspace, store.dataDir);
-  // No finished copy named (or an unreadable log): whatever a making of one left goes too.
-  else await removeUnfinished(id, store.dataDir);
+  // No finished copy named (or an unreadable log): whatever a making of one left goes too, the
+  // base ref it may have pinned in the session's folder's repository included.
+  else await removeUnfinished(id, store.dataDir, unfinishedIn);
   io.stdout.write(`Removed session ${id}.\n`);
   return 0;
 }
 
 /**
  * The workspace the log names, if it is readable: in its first record, or
- * (a log started before its copy was made) in its `workspace` record.
+ * (a log started before its copy was made) in its `workspace` record. A log
+ * whose copy was being made and never recorded (the agent stopped mid-way)
+ * names the folder it was made from instead, `unfinishedIn`.
  */
-async function recordedWorkspace(store: SessionStore, id: string) {
+async function recordedWorkspace(store: SessionStore, id: string): Promise<{ workspace?: IsolatedWorkspace; unfinishedIn?: string }> {
+  let unfinishedIn: string | undefined;
   try {
     let first = true;
     for await (const { record } of store.read(id)) {
       const recorded = (record as { workspace?: unknown }).workspace;
-      if (first && record.type !== 'session_created') return undefined;
+      if (first && record.type !== 'session_created') return {};
+      if (first) {
+        const { cwd } = record as { cwd?: unknown };
+        const preparing = typeof recorded === 'object' && recorded !== null && (recorded as Record<string, unknown>).preparing === true;
+        // An in-place session pins no base.
+        if (preparing && (recorded as Record<string, unknown>).inPlace !== true && typeof cwd === 'string') unfinishedIn = cwd;
+      }
       first = false;
       if ((record.type !== 'session_created' && record.type !== 'workspace') || typeof recorded !== 'object' || recorded === null) continue;
       if ((recorded as Record<string, unknown>).preparing === true) continue;
       const workspace = workspaceFromRecord(recorded as Record<string, unknown>);
-      return workspace?.sessionId === id ? workspace : undefined;
+      return workspace?.sessionId === id ? { workspace } : {};
     }
   } catch {
     // A log too damaged to read names no workspace; its folder is still removed.
   }
-  return undefined;
+  return unfinishedIn === undefined ? {} : { unfinishedIn };
 }
 
 /** What the confirmation shows; a log too damaged to read can still be removed. */

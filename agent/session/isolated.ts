@@ -223,7 +223,7 @@ async function excludeFromChanges(gitDir: string, lines: readonly string[]): Pro
 
 async function createClone(options: CreateWorkspaceOptions, repo: PersonRepo, dir: string, tmp: string, privateDir: string): Promise<IsolatedWorkspace> {
   const base = await captureBase(repo, path.join(privateDir, 'base-index'), options.sessionId);
-  await git(['update-ref', `refs/accord/sessions/${options.sessionId}`, base], inRepo(repo));
+  await git(['update-ref', '--no-deref', `refs/accord/sessions/${options.sessionId}`, base], inRepo(repo));
   const workTree = path.join(dir, 'ws');
   const gitDir = path.join(dir, 'git');
   // What `git clone --bare --shared` of the person's repository holds, made
@@ -386,20 +386,37 @@ export function workspaceFromRecord(record: Record<string, unknown>): IsolatedWo
   return { sessionId, mode, source, workTree, root, gitDir, applyTo, base, tmp, privateDir, linkedReadOnly: linked };
 }
 
-/** Deletes what an unfinished making of a session's copy left (the agent stopped mid-way); the base ref is rewritten by the next making. */
-export async function removeUnfinished(sessionId: string, dataDir: string): Promise<void> {
+/**
+ * Deletes what an unfinished making of a session's copy left (the agent
+ * stopped mid-way). `source`, the session's folder as its log names it, is
+ * where the base may already be pinned: that ref goes too.
+ */
+export async function removeUnfinished(sessionId: string, dataDir: string, source?: string): Promise<void> {
+  if (source !== undefined) await unpinBase(sessionId, source);
   const dir = sessionDir({ sessionId, dataDir, source: '' });
   await rm(dir, { recursive: true, force: true });
   await rm(path.join(privateRoot(dataDir), sessionId), { recursive: true, force: true });
 }
 
+// The ids a session log may have (agent/log/paths.ts): one ref name component, nothing git resolves specially.
+const PINNABLE_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * Drops `refs/accord/sessions/<id>` in the repository `source` is in, and
+ * only that ref: the id comes from a log, so it must be one plain name
+ * component, and `--no-deref` deletes a symbolic ref planted there itself,
+ * never the branch it points at. A ref that is not there is no error.
+ */
+async function unpinBase(sessionId: string, source: string): Promise<void> {
+  if (!PINNABLE_ID.test(sessionId) || !path.isAbsolute(source)) return;
+  // Dropping a ref reads no ignore rules: the person's excludes are not looked up for it.
+  const repo = await repoAt(source);
+  if (repo) await git(['update-ref', '--no-deref', '-d', `refs/accord/sessions/${sessionId}`], inRepo({ ...repo, config: [] })).catch(() => undefined);
+}
+
 /** Deletes the session's copy and unpins its base. The person's tree is not touched. */
 export async function removeWorkspace(workspace: IsolatedWorkspace, dataDir: string): Promise<void> {
-  if (workspace.mode === 'git-clone') {
-    // Dropping a ref reads no ignore rules: the person's excludes are not looked up for it.
-    const repo = await repoAt(workspace.applyTo);
-    if (repo) await git(['update-ref', '-d', `refs/accord/sessions/${workspace.sessionId}`], inRepo({ ...repo, config: [] })).catch(() => undefined);
-  }
+  if (workspace.mode === 'git-clone') await unpinBase(workspace.sessionId, workspace.applyTo);
   await rm(path.join(dataDir, 'sessions', workspace.sessionId), { recursive: true, force: true });
   await rm(path.join(privateRoot(dataDir), workspace.sessionId), { recursive: true, force: true });
 }
