@@ -8,10 +8,11 @@
 // price data. A lazy bundle takes zod and the ai SDK's provider code from the
 // core (agent/bundle/shared.ts), so a process holds one copy of each.
 import * as esbuild from 'esbuild';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire, isBuiltin } from 'node:module';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { resolve } from 'node:path';
 import { lazyTlsInterception } from './scripts/lazyTlsInterception.mjs';
+import { srtWhichInProcess } from './scripts/srtWhichPlugin.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -109,46 +110,6 @@ function sharedFromCore() {
               throw new Error(`esbuild.mjs: a lazy bundle requires ${imported.path}, which nothing provides at run time`);
             }
           }
-        }
-      });
-    },
-  };
-}
-
-/**
- * sandbox-runtime's dist/utils/which.js runs `spawnSync('which', …)` (a
- * blocking fork of the agent, with a 1 s timeout that a busy machine turns
- * into "not found") for ripgrep at each dependency check and for the shell on
- * every command it wraps; agent/sandbox/whichSync.ts answers in-process
- * instead. Any bundle holding the runtime must take ours in that file's
- * place, and the sandbox bundle must hold it: a dependency upgrade that moves
- * or stops importing the file fails the build rather than losing this.
- */
-function srtWhichInProcess({ required }) {
-  const srtDist = dirname(createRequire(import.meta.url).resolve('@anthropic-ai/sandbox-runtime'));
-  const replaced = join(srtDist, 'utils', 'which.js');
-  const ours = resolve('agent/sandbox/whichSync.ts');
-  if (!existsSync(replaced)) throw new Error(`esbuild.mjs: ${relative(process.cwd(), replaced)} is gone: check what sandbox-runtime looks programs up with now (agent/sandbox/whichSync.ts replaced it)`);
-  return {
-    name: 'accord-srt-which-in-process',
-    setup(build) {
-      let redirected = 0;
-      build.onStart(() => {
-        redirected = 0;
-      });
-      build.onResolve({ filter: /(^|\/)which\.js$/ }, (args) => {
-        if (resolve(args.resolveDir, args.path) !== replaced) return undefined;
-        redirected++;
-        return { path: ours };
-      });
-      build.onEnd((result) => {
-        if (result.errors.length > 0 || !result.metafile) return;
-        const inputs = Object.keys(result.metafile.inputs).map((input) => resolve(input));
-        const holdsSrt = inputs.some((input) => input.startsWith(srtDist + sep));
-        const name = Object.keys(build.initialOptions.entryPoints ?? {}).join(', ');
-        if (inputs.includes(replaced)) throw new Error(`esbuild.mjs: ${name} bundles sandbox-runtime's which.js (it spawns which): it must take agent/sandbox/whichSync.ts`);
-        if ((holdsSrt || required) && (redirected === 0 || !inputs.includes(ours))) {
-          throw new Error(`esbuild.mjs: ${name} ${holdsSrt ? 'holds sandbox-runtime' : 'is the sandbox bundle'} but nothing imported its utils/which.js, so agent/sandbox/whichSync.ts replaced nothing: check how this sandbox-runtime looks programs up`);
         }
       });
     },

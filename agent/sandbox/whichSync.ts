@@ -4,7 +4,8 @@
 // wraps, each a blocking fork of the whole agent, and on a busy machine the
 // 1 s timeout reads as "not found" (ripgrep missing: the session runs
 // unsandboxed; the shell missing: the command fails). esbuild.mjs
-// (srtWhichInProcess) puts this module in that file's place in the bundle.
+// (srtWhichInProcess, scripts/srtWhichPlugin.mjs) puts this module in that
+// file's place in the bundle.
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 
