@@ -12,7 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { findOnPath, ProgramPaths } from '../../../agent/sandbox/programs';
+import { SandboxHost } from '../../../agent/sandbox/sandboxHost';
 import { whichSync } from '../../../agent/sandbox/whichSync';
+import '../../support/srtWhich.mjs';
 import { execShim } from '../../support/execShim';
 import { childAgent, ensureAgentBundle, fakeModelFor, preparedMeta, updatesOf } from '../agent/harness';
 import { gitProject } from '../agent/isolationFixtures';
@@ -128,6 +130,33 @@ describe("sandbox-runtime's whichSync, answered in-process (agent/sandbox/whichS
     assert.equal(whichSync('accord-which-probe'), null);
     process.env.PATH = `${dir}${path.delimiter}${saved}`;
     assert.equal(whichSync('accord-which-probe'), tool);
+  });
+});
+
+describe('no which child from sandbox-runtime run from source (test/support/srtWhich.mjs, as the bundle does)', { timeout: 120_000 }, () => {
+  test('detection, a sandbox start and a wrapped command run no which; bubblewrap and socat are handed over', async (t) => {
+    const saved = { PATH: process.env.PATH, ACCORD_SANDBOX: process.env.ACCORD_SANDBOX };
+    const which = await execShim(await scratch(), 'which');
+    process.env.PATH = `${which.bin}${path.delimiter}${saved.PATH}`;
+    delete process.env.ACCORD_SANDBOX;
+    const host = new SandboxHost();
+    try {
+      const status = await host.detect();
+      assert.deepEqual(await which.runs(), [], 'detection');
+      if (status.state === 'unsandboxed') return t.skip(`no usable sandbox on this machine: ${status.reason}`);
+      const lease = await host.acquire([]);
+      assert.deepEqual(await which.runs(), [], 'starting the sandbox');
+      const { argv } = await lease.manager.wrapWithSandboxArgv('true');
+      assert.ok(argv.some((word) => /\/bash$/.test(word)), `the shell srt looked up is in the wrapped command: ${argv.join(' ')}`);
+      assert.deepEqual(await which.runs(), [], 'wrapping a command');
+      lease.release();
+      await host.settled();
+    } finally {
+      await host.settled();
+      process.env.PATH = saved.PATH;
+      if (saved.ACCORD_SANDBOX === undefined) delete process.env.ACCORD_SANDBOX;
+      else process.env.ACCORD_SANDBOX = saved.ACCORD_SANDBOX;
+    }
   });
 });
 
