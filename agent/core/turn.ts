@@ -15,6 +15,7 @@ import { DECLINED, runToolCall, type ToolCallDeps, type ToolCallOutcome, type To
 import type { DurableAnswer, PendingPermission } from './durable';
 import type { StopReason } from './updates';
 import { workspaceReady } from './workspaceWait';
+import { UpdateWindow } from './updateWindow';
 
 export interface TurnDeps {
   /** Resolves the session's current model; throws a person-readable error when it cannot. */
@@ -333,7 +334,8 @@ async function streamOnce(
   let error: unknown;
   let finishReason = 'other';
   let streamedText = '';
-  const emit = session.updates.emit.bind(session.updates);
+  // Chunks are not awaited one by one: those that arrive together are recorded and delivered together (updateWindow.ts).
+  const updates = new UpdateWindow(session.updates.emit.bind(session.updates));
   const providerOptions = model.providerOptions(session.settings.reasoningEffort);
   const { streamText } = await import('ai'); // loaded on the first prompt, not at startup
   const stall = idleWatch(signal, deps.streamIdleTimeoutMs);
@@ -354,16 +356,16 @@ async function streamOnce(
       switch (part.type) {
         case 'text-delta':
           streamedText += part.text;
-          await emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: part.text } });
+          await updates.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: part.text } });
           break;
         case 'reasoning-delta':
-          if (part.text) await emit({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: part.text } });
+          if (part.text) await updates.send({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: part.text } });
           break;
         case 'tool-call':
           if (part.invalid) {
             // The SDK already answers the model with a tool error for calls it could not parse.
             invalidCalls++;
-            await emit({ sessionUpdate: 'tool_call', toolCallId: part.toolCallId, title: part.toolName, kind: 'other', status: 'failed', rawInput: part.input,
+            await updates.send({ sessionUpdate: 'tool_call', toolCallId: part.toolCallId, title: part.toolName, kind: 'other', status: 'failed', rawInput: part.input,
               content: [{ type: 'content', content: { type: 'text', text: `The model sent input that could not be read: ${String((part.error as Error | undefined)?.message ?? part.error).split('\n')[0]}` } }] });
           } else {
             calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
@@ -375,7 +377,7 @@ async function streamOnce(
           const measured = await measureRequest(model.parsed, part.usage, model.contextWindow);
           session.cost = session.cost === undefined || measured.cost === undefined ? undefined : session.cost + measured.cost;
           session.context = { used: measured.used, size: measured.size };
-          await emit({
+          await updates.send({
             sessionUpdate: 'usage_update',
             used: measured.used,
             size: measured.size,
@@ -396,6 +398,8 @@ async function streamOnce(
   } finally {
     stall.stop();
   }
+  // Everything streamed reaches the client before the turn goes on (or ends and answers the prompt).
+  await updates.drain();
   if (stall.stalled()) error = new StalledStreamError(deps.streamIdleTimeoutMs);
   if (signal.aborted) {
     // Keep what the person already saw, so the next turn's model knows it.
@@ -410,24 +414,35 @@ async function streamOnce(
   return { kind: 'done', messages: response.messages, calls, invalidCalls, finishReason };
 }
 
-/** A per-request signal that follows the turn's and also fires after `idleMs` without a stream part. */
-function idleWatch(turn: AbortSignal, idleMs: number) {
+/**
+ * A per-request signal that follows the turn's and also fires after `idleMs`
+ * without a stream part. A part only stamps the time: one timer checks the
+ * stamp when it fires and sleeps again for what is left, instead of every
+ * part clearing and re-arming a timer.
+ */
+export function idleWatch(turn: AbortSignal, idleMs: number, now: () => number = () => performance.now()) {
   const controller = new AbortController();
   let stalled = false;
   const onTurnAbort = () => controller.abort(turn.reason);
   turn.addEventListener('abort', onTurnAbort, { once: true });
+  let lastPart = now();
   let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      stalled = true;
-      controller.abort(new StalledStreamError(idleMs));
-    }, idleMs);
+  const check = () => {
+    const idle = now() - lastPart;
+    if (idle < idleMs) {
+      timer = setTimeout(check, idleMs - idle);
+      return;
+    }
+    timer = undefined;
+    stalled = true;
+    controller.abort(new StalledStreamError(idleMs));
   };
-  arm();
+  timer = setTimeout(check, idleMs);
   return {
     signal: controller.signal,
-    touch: arm,
+    touch: () => {
+      lastPart = now();
+    },
     stalled: () => stalled && !turn.aborted,
     stop: () => {
       clearTimeout(timer);
