@@ -14,6 +14,7 @@ export class UpdateWindow {
   private head = 0;
   private count = 0;
   private last: Promise<void> = Promise.resolve();
+  private first = true;
 
   constructor(
     private readonly emit: (update: SessionUpdate) => Promise<void>,
@@ -23,13 +24,16 @@ export class UpdateWindow {
   }
 
   /**
-   * Emits `update`. Returns the oldest outstanding update's delivery when the
-   * window is full, to be awaited; undefined otherwise.
+   * Emits `update`. Returns what to await: the first update's own delivery,
+   * or the oldest outstanding update's when the window is full; undefined
+   * otherwise.
    */
   send(update: SessionUpdate): Promise<void> | undefined {
     const sent = this.emit(update);
     this.last = sent;
-    let wait: Promise<void> | undefined;
+    // The first update of a response goes out at once, before the stream is read on: it is what the person waits for.
+    let wait: Promise<void> | undefined = this.first ? sent : undefined;
+    this.first = false;
     if (this.count === this.size) {
       wait = this.ring[this.head];
       this.head = (this.head + 1) % this.size;
