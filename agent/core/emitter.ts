@@ -79,10 +79,14 @@ export class UpdateEmitter {
   private async run(updates: readonly SessionUpdate[]): Promise<void> {
     if (this.listeners.record.size > 0) {
       const recorded: Promise<void>[] = [];
+      let last: unknown;
       for (const update of updates) {
         for (const listener of this.listeners.record) {
-          const settled = settleNow(listener, update);
-          if (settled) recorded.push(settled);
+          // A log returns one commit for the records it writes together: wait for each such promise once.
+          const result = call(listener, update);
+          if (result === undefined || result === last) continue;
+          last = result;
+          recorded.push(Promise.resolve(result).catch((error: unknown) => report(update, error)));
         }
       }
       if (recorded.length > 0) await Promise.all(recorded);
@@ -90,7 +94,17 @@ export class UpdateEmitter {
     const deliver = this.listeners.deliver;
     for (const update of updates) {
       if (deliver.size === 1) {
-        for (const listener of deliver) await settleNow(listener, update);
+        // The usual case (one client): no promise of ours around the listener's.
+        for (const listener of deliver) {
+          const result = call(listener, update);
+          if (result !== undefined) {
+            try {
+              await result;
+            } catch (error) {
+              report(update, error);
+            }
+          }
+        }
       } else if (deliver.size > 1) {
         await Promise.all([...deliver].map((listener) => settleNow(listener, update)));
       }
@@ -98,15 +112,20 @@ export class UpdateEmitter {
   }
 }
 
-/** Calls `listener`; a promise only if it returned one (never rejecting), so a synchronous listener costs no promise. */
-function settleNow(listener: UpdateListener, update: SessionUpdate): Promise<void> | undefined {
+/** Calls `listener`, reporting a throw; what it returned otherwise. */
+function call(listener: UpdateListener, update: SessionUpdate): void | Promise<void> {
   try {
-    const result = listener(update);
-    return result === undefined ? undefined : Promise.resolve(result).catch((error: unknown) => report(update, error));
+    return listener(update);
   } catch (error) {
     report(update, error);
     return undefined;
   }
+}
+
+/** Calls `listener`; a promise only if it returned one (never rejecting), so a synchronous listener costs no promise. */
+function settleNow(listener: UpdateListener, update: SessionUpdate): Promise<void> | undefined {
+  const result = call(listener, update);
+  return result === undefined ? undefined : Promise.resolve(result).catch((error: unknown) => report(update, error));
 }
 
 function report(update: SessionUpdate, error: unknown): void {

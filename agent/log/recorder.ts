@@ -17,6 +17,8 @@ export interface RecordableSession {
 export class SessionRecorder {
   private readonly detachers: Array<() => void>;
   private attached = true;
+  private lastCommit: Promise<void> | undefined;
+  private lastQuiet: Promise<void> | undefined;
 
   /**
    * Starts recording `session` into `log`. Attach after restoring a loaded
@@ -54,7 +56,12 @@ export class SessionRecorder {
       return undefined; // the failure reaches the owner through onFailure
     }
     if (update) noteLogOffset(update, appended.offset);
-    return appended.committed.catch(() => undefined);
+    // Records written together share one commit: one quiet promise per write, not per record.
+    if (appended.committed !== this.lastCommit) {
+      this.lastCommit = appended.committed;
+      this.lastQuiet = appended.committed.catch(() => undefined);
+    }
+    return this.lastQuiet;
   }
 
   /** Before the turn runs: the prompt exactly as the client sent it. Returns the prompt record's offset (its replay cursor). */

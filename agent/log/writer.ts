@@ -27,14 +27,43 @@ export interface Appended {
   committed: Promise<void>;
 }
 
-interface Waiter {
+/** What the records appended before the next write wait for together: one promise, however many records. */
+interface Batch {
+  readonly committed: Promise<void>;
   resolve(): void;
   reject(error: unknown): void;
 }
 
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const committed = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  committed.catch(() => undefined);
+  return { committed, resolve, reject };
+}
+
+/** An append's result; its ISO timestamp is made only if asked for (a compact chunk record has no use for it). */
+class AppendedRecord implements Appended {
+  constructor(
+    readonly seq: number,
+    private readonly ms: number,
+    private iso: string | undefined,
+    readonly offset: number,
+    readonly committed: Promise<void>,
+  ) {}
+
+  get ts(): string {
+    return (this.iso ??= new Date(this.ms).toISOString());
+  }
+}
+
 export class LogWriter {
   private queue: string[] = [];
-  private waiters: Waiter[] = [];
+  /** The batch the records in `queue` belong to; undefined when nothing waits to be written. */
+  private waiting: Batch | undefined;
   private syncRequested = false;
   private pumping: Promise<void> | undefined;
   private scheduled = false;
@@ -89,7 +118,7 @@ export class LogWriter {
     if (this.closed) throw new Error(`The session log ${this.path} is closed; open it again to append.`);
     const seq = this.seq;
     const now = Date.now();
-    const ts = new Date(now).toISOString();
+    let ts: string | undefined;
     let line: string;
     if (event.type === 'update') {
       // A text chunk continuing the last full chunk record is written compactly (compact.ts).
@@ -97,24 +126,28 @@ export class LogWriter {
       // A clock set back writes a full record: the delta is never negative.
       if (key !== undefined && key === this.templateKey && now >= this.templateMs) line = formatMore(seq, now - this.templateMs, (event.update.content as { text: string }).text);
       else {
+        ts = new Date(now).toISOString();
         line = formatRecord({ seq, ts, ...event });
         this.templateKey = key;
         this.templateMs = now;
       }
-    } else line = formatRecord({ seq, ts, ...event } as LogRecord);
+    } else {
+      ts = new Date(now).toISOString();
+      line = formatRecord({ seq, ts, ...event } as LogRecord);
+    }
     const offset = this.endOffset;
     this.seq += 1;
     this.endOffset += Buffer.byteLength(line);
     this.queue.push(line);
     if (options.durable) this.syncRequested = true;
-    return { seq, ts, offset, committed: this.enqueueWaiter() };
+    return new AppendedRecord(seq, now, ts, offset, this.batch().committed);
   }
 
   /** Writes everything appended so far and fdatasyncs it. */
   sync(): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
     this.syncRequested = true;
-    return this.enqueueWaiter();
+    return this.batch().committed;
   }
 
   /** Syncs and closes. Rejects with the LogWriteError if the log broke at any point. */
@@ -130,11 +163,13 @@ export class LogWriter {
     if (this.failed) throw this.failed;
   }
 
-  private enqueueWaiter(): Promise<void> {
-    const promise = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
-    promise.catch(() => undefined);
-    this.schedule();
-    return promise;
+  /** The batch the next write settles, started (and its write scheduled) by the first record that joins it. */
+  private batch(): Batch {
+    if (!this.waiting) {
+      this.waiting = newBatch();
+      this.schedule();
+    }
+    return this.waiting;
   }
 
   private schedule(): void {
@@ -145,18 +180,18 @@ export class LogWriter {
       this.scheduled = false;
       this.pumping = this.pump().finally(() => {
         this.pumping = undefined;
-        if (this.waiters.length > 0 && !this.failed) this.schedule();
+        if (this.waiting && !this.failed) this.schedule();
       });
     });
   }
 
   private async pump(): Promise<void> {
-    while (this.waiters.length > 0 && !this.failed) {
+    while (this.waiting && !this.failed) {
       const lines = this.queue;
-      const waiters = this.waiters;
+      const batch = this.waiting;
       const durable = this.syncRequested;
       this.queue = [];
-      this.waiters = [];
+      this.waiting = undefined;
       this.syncRequested = false;
       try {
         if (lines.length > 0) {
@@ -169,21 +204,22 @@ export class LogWriter {
           await this.handle.datasync();
           this.unsynced = false;
         }
-        for (const waiter of waiters) waiter.resolve();
+        batch.resolve();
       } catch (error) {
-        await this.fail(error, waiters);
+        await this.fail(error, batch);
       }
     }
   }
 
-  private async fail(error: unknown, waiters: Waiter[]): Promise<void> {
+  private async fail(error: unknown, batch: Batch): Promise<void> {
     const failure = new LogWriteError(this.path, (error as NodeJS.ErrnoException).code, error);
     this.failed = failure;
     // Cut a partially written batch so the file ends on a complete record;
     // if even that fails, the next open treats the rest as a torn tail.
     await this.handle.truncate(this.writtenSize).catch(() => undefined);
-    for (const waiter of [...waiters, ...this.waiters]) waiter.reject(failure);
-    this.waiters = [];
+    batch.reject(failure);
+    this.waiting?.reject(failure);
+    this.waiting = undefined;
     this.queue = [];
     for (const listener of this.listeners) listener(failure);
   }
