@@ -10,6 +10,7 @@ import { describeModelError } from '../models/errors';
 import type { ResolvedModel } from '../models/resolve';
 import { measureRequest } from '../models/usage';
 import type { Session } from './session';
+import { UpdateWindow } from './updateWindow';
 
 /** Where auto-compaction starts, as a share of the context window (ACCORD_COMPACT_AT, in percent). */
 export const DEFAULT_COMPACT_AT = 0.8;
@@ -91,11 +92,13 @@ export async function compact(session: Session, request: CompactionRequest): Pro
     maxRetries: request.maxRetries,
     onError: () => {},
   });
+  // Streamed like a response: chunks that arrive together are recorded and delivered together.
+  const chunks = new UpdateWindow(emit);
   try {
     for await (const part of result.fullStream) {
       if (part.type === 'text-delta' && part.text) {
         summary += part.text;
-        await emit({ sessionUpdate: 'compaction_summary_chunk', compactionId, content: { type: 'text', text: part.text } });
+        await chunks.send({ sessionUpdate: 'compaction_summary_chunk', compactionId, content: { type: 'text', text: part.text } });
       } else if (part.type === 'finish-step') {
         request.onUsage?.({ ...part.usage } as Record<string, unknown>);
         // The summary is a paid request like any other.
@@ -108,6 +111,7 @@ export async function compact(session: Session, request: CompactionRequest): Pro
   } catch (thrown) {
     error ??= thrown;
   }
+  await chunks.drain();
   if (request.signal.aborted) return fail('Cancelled before the summary was complete; the history is unchanged.', true);
   if (error !== undefined) return fail(await describeModelError(error, request.model.id, request.model.endpoint), false);
   if (!summary.trim()) return fail('The model returned an empty summary; the history is unchanged.', false);
