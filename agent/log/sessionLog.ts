@@ -1,5 +1,6 @@
 // An open session log: the lock, the recovery done on open, and the writer.
-import { mkdir, open, stat } from 'node:fs/promises';
+import { closeSync, fsync, mkdirSync, openSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { LogError, type LogWriteError } from './errors';
 import { readFully, readLines } from './lines';
@@ -44,16 +45,26 @@ export class SessionLog {
   /** Creates a new session's log. Throws if one with this id exists or is locked. */
   static async create(dataDir: string, id: string, session: NewSession): Promise<SessionLog> {
     const path = sessionLogPath(dataDir, id);
-    await mkdir(dirname(path), { recursive: true });
+    // The cheap steps are synchronous (as the lock's are): a new session's
+    // first prompt waits for its log, and in a process still loading its code
+    // each trip through the thread pool waits behind the loading too.
+    mkdirSync(dirname(path), { recursive: true });
     const lock = acquireLock(`${path}.lock`);
     try {
-      const file = await open(path, 'wx').catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'EEXIST') throw new LogError('already_exists', `A session with id ${id} already exists (${path}).`);
+      try {
+        closeSync(openSync(path, 'wx'));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new LogError('already_exists', `A session with id ${id} already exists (${path}).`);
         throw error;
-      });
-      await file.close();
-      await syncDirectory(dirname(path));
-      const writer = await LogWriter.open(path, { size: 0, nextSeq: 1 });
+      }
+      // The new name is durable before the first record is; the writer opens meanwhile.
+      const [synced, opened] = await Promise.allSettled([syncDirectory(dirname(path)), LogWriter.open(path, { size: 0, nextSeq: 1 })]);
+      if (synced.status === 'rejected') {
+        if (opened.status === 'fulfilled') await opened.value.close().catch(() => undefined);
+        throw synced.reason;
+      }
+      if (opened.status === 'rejected') throw opened.reason;
+      const writer = opened.value;
       const event = { type: 'session_created', sessionId: id, ...session } satisfies LogEvent;
       const appended = writer.append(event, { durable: true });
       await appended.committed.catch(async (error: unknown) => {
@@ -179,10 +190,10 @@ async function saveTornBytes(path: string, handle: Awaited<ReturnType<typeof ope
 /** Makes a new file's directory entry durable (Linux/macOS; not possible on Windows). */
 async function syncDirectory(dir: string): Promise<void> {
   if (process.platform === 'win32') return;
-  const handle = await open(dir, 'r');
+  const fd = openSync(dir, 'r');
   try {
-    await handle.sync();
+    await new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
