@@ -1,5 +1,7 @@
-// Appends records to one open log file. Records written in the same event-loop
-// turn go out in one (synchronous) write(2); fdatasync happens only when a caller asks for
+// Appends records to one open log file. Records appended together go out in
+// one (synchronous) write(2): the first batch of an event-loop turn as soon as
+// the code appending it yields, later ones when the loop turns, with everything
+// appended meanwhile; fdatasync happens only when a caller asks for
 // durability (turn boundaries, approvals). The first failed write or sync
 // breaks the writer for good: the error reaches every waiting caller, every
 // later append throws it, and the file keeps only complete records.
@@ -67,6 +69,8 @@ export class LogWriter {
   private syncRequested = false;
   private pumping: Promise<void> | undefined;
   private scheduled = false;
+  /** A write was started in this turn of the event loop (reset when the loop turns). */
+  private wroteThisTurn = false;
   /** Bytes known to be on disk; a failed batch is cut back to this. */
   private writtenSize: number;
   private unsynced = false;
@@ -175,14 +179,23 @@ export class LogWriter {
   private schedule(): void {
     if (this.scheduled || this.pumping) return;
     this.scheduled = true;
-    // setImmediate lets everything appended in this turn join one write.
-    setImmediate(() => {
+    const write = () => {
       this.scheduled = false;
       this.pumping = this.pump().finally(() => {
         this.pumping = undefined;
         if (this.waiting && !this.failed) this.schedule();
       });
-    });
+    };
+    if (this.wroteThisTurn) {
+      // Later writes of this loop turn wait for the next: everything appended meanwhile joins one write.
+      setImmediate(write);
+      return;
+    }
+    // The first write of a loop turn goes out as soon as the code appending yields: a lone record
+    // (a response's first chunk) does not wait behind whatever else the loop has to do.
+    this.wroteThisTurn = true;
+    setImmediate(() => (this.wroteThisTurn = false));
+    queueMicrotask(write);
   }
 
   private async pump(): Promise<void> {

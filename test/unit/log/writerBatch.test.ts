@@ -38,3 +38,23 @@ test('records appended together share one commit; a record after the write waits
   assert.equal((await readFile(path, 'utf8')).split('\n').filter(Boolean).length, 4);
   await writer.close();
 });
+
+test('the first write of a loop turn goes out without waiting for the loop; later ones in that turn gather behind it', async (t) => {
+  const { dir, cleanup } = await tempDataDir();
+  t.after(cleanup);
+  const path = join(dir, 'log.jsonl');
+  await writeFile(path, '');
+  const writer = await LogWriter.open(path, { size: 0, nextSeq: 1 });
+  await new Promise((resolve) => setImmediate(resolve)); // a fresh loop turn
+  let turned = false;
+  setImmediate(() => (turned = true));
+  const first = writer.append(chunk('first'));
+  await first.committed;
+  assert.equal(turned, false, 'a lone record does not wait for the loop to turn');
+  const later = ['b', 'c'].map((text) => writer.append(chunk(text)));
+  assert.equal(later[0]!.committed, later[1]!.committed);
+  await later[1]!.committed;
+  assert.equal(turned, true, 'the next write of the same turn waited for the loop');
+  assert.equal((await readFile(path, 'utf8')).split('\n').filter(Boolean).length, 3);
+  await writer.close();
+});
