@@ -236,6 +236,8 @@ export class SessionLogPersistence implements SessionPersistence {
       }
     };
     const reattachChecked = async (params: { sessionId: string; cwd: string }, client: AgentContext, replayUpdates: boolean, cursor: ReplayCursor) => {
+      // A session that just left memory (its last client gone) still holds its log until released: reopened after that.
+      await sharing?.released(params.sessionId);
       // A session whose copy is still being made: joined once it is ready; a failed setup fails the join with its reason.
       if (sharing?.isLive(params.sessionId)) {
         await isolation?.ready(params.sessionId).catch((error: unknown) => {

@@ -31,6 +31,8 @@ export interface SessionSharing {
   readonly project?: string;
   /** The session is live in this process (perhaps mid-turn): load/resume join it instead of reopening its log. */
   isLive(sessionId: string): boolean;
+  /** Resolves once a session that left memory has released its log and workspace (at once if none is leaving): a load must not open a log still held. */
+  released(sessionId: string): Promise<void>;
   /**
    * Joins a live session: replays its log to `client` (for load) and forwards
    * what follows, each update shaped for what the client can read

@@ -70,6 +70,8 @@ class SharedSession {
 export class SessionHub {
   readonly sessions = new Map<string, SharedSession>();
   readonly connections = new Set<HubConnection>();
+  /** Sessions gone from `sessions` whose workspace and log are still being released. */
+  private readonly releasing = new Map<string, Promise<void>>();
 
   constructor(readonly deps: HubDeps) {}
 
@@ -115,11 +117,26 @@ export class SessionHub {
       }
       this.sessions.delete(sessionId);
       this.deps.live.remove(sessionId);
-      // The workspace before the log: a copy still being made is finished (and logged) or removed first.
-      await this.deps.isolation.release(sessionId);
-      await this.deps.persistence.release(sessionId);
+      const release = this.release(sessionId);
+      this.releasing.set(sessionId, release);
+      try {
+        await release;
+      } finally {
+        if (this.releasing.get(sessionId) === release) this.releasing.delete(sessionId);
+      }
     }
     this.deps.onMaybeIdle();
+  }
+
+  /** Resolves once `sessionId` is not being released (its failure is the release's to report, not the waiter's). */
+  released(sessionId: string): Promise<void> {
+    return this.releasing.get(sessionId)?.catch(() => undefined) ?? Promise.resolve();
+  }
+
+  private async release(sessionId: string): Promise<void> {
+    // The workspace before the log: a copy still being made is finished (and logged) or removed first.
+    await this.deps.isolation.release(sessionId);
+    await this.deps.persistence.release(sessionId);
   }
 
   /** Ends every turn (stop, shutdown) and waits for them to finish recording. */
@@ -154,6 +171,10 @@ export class HubConnection implements SessionSharing {
 
   isLive(sessionId: string): boolean {
     return this.hub.sessions.has(sessionId) && this.hub.deps.live.get(sessionId) !== undefined;
+  }
+
+  released(sessionId: string): Promise<void> {
+    return this.hub.released(sessionId);
   }
 
   async join(sessionId: string, cwd: string, client: AgentContext, replay: boolean, features: ClientFeatures, cursor: ReplayCursor = { kind: 'start' }): Promise<{ _meta?: Record<string, unknown> }> {
