@@ -76,8 +76,16 @@ export async function connectOrStart(address: DaemonAddress, options: StartOptio
  * nobody's descendant: clients that kill their agent's whole process tree
  * when they end (acpx does) must not take the daemon, and every session
  * with it, down too. The launcher prints the daemon's pid.
+ *
+ * On POSIX the launcher is /bin/sh (about 1 ms to start): a Node launcher
+ * was one more Node start (40-100 ms) on the path of every editor that finds
+ * no daemon (issue 17). The daemon, an asynchronous command of a
+ * non-interactive shell, starts with SIGINT and SIGQUIT ignored; Node
+ * resets every disposition at start-up, so its SIGINT handler still works.
+ * Windows has no /bin/sh: there the launcher is Node.
  */
-const LAUNCHER = [
+const SHELL_LAUNCHER = '"$@" </dev/null >&2 & echo $!';
+const NODE_LAUNCHER = [
   "const { spawn } = require('node:child_process');",
   "const child = spawn(process.execPath, process.argv.slice(1), { detached: true, stdio: ['ignore', 2, 2] });",
   "child.on('error', () => process.exit(127));",
@@ -85,16 +93,24 @@ const LAUNCHER = [
   "process.stdout.write(String(child.pid), () => process.exit(0));",
 ].join('\n');
 
+/** The launcher's command line for `daemonArgs` (the daemon's own arguments after the runtime). */
+export function launcherCommand(daemonArgs: string[], platform: NodeJS.Platform = process.platform): { command: string; args: string[] } {
+  if (platform === 'win32') return { command: process.execPath, args: ['-e', NODE_LAUNCHER, ...daemonArgs] };
+  // $0 names the shell in `ps`; "$@" is the runtime and the daemon's arguments, never parsed by the shell.
+  return { command: '/bin/sh', args: ['-c', SHELL_LAUNCHER, 'accord-daemon-launcher', process.execPath, ...daemonArgs] };
+}
+
 function startDaemon(address: DaemonAddress, options: StartOptions): { pid?: number; failed: boolean } {
   mkdirSync(join(options.logPath, '..'), { recursive: true });
   const log = openSync(options.logPath, 'a', 0o600);
   const state: { pid?: number; failed: boolean } = { failed: false };
   try {
-    const args = ['-e', LAUNCHER, options.cliPath, 'daemon', ...(options.explicit ? ['--listen', address.path] : [])];
-    const launcher = spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'pipe', log], env: options.env ?? process.env });
+    const { command, args } = launcherCommand([options.cliPath, 'daemon', ...(options.explicit ? ['--listen', address.path] : [])]);
+    const launcher = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', log], env: options.env ?? process.env });
     let out = '';
     launcher.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    launcher.on('exit', (code) => {
+    // 'close', not 'exit': the pid it printed is read to the end (the daemon does not hold this pipe).
+    launcher.on('close', (code) => {
       const pid = Number(out.trim());
       if (Number.isInteger(pid) && pid > 0) state.pid = pid;
       if (code !== 0) state.failed = true;

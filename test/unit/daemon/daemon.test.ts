@@ -54,6 +54,36 @@ describe('accord daemon lifecycle', () => {
     assert.match(again.stdout, /No Accord daemon is running/);
   });
 
+  test('the launcher (a shell on POSIX) leaves the daemon no ignored SIGINT: Ctrl-C and kill -INT still stop it', { timeout: 120_000 }, async () => {
+    await world.stopDaemon();
+    const bridge = await world.bridge();
+    const pid = world.daemonPid();
+    assert.ok(pid && pidAlive(pid), 'the daemon runs');
+    // A shell starts an asynchronous command with SIGINT and SIGQUIT ignored; Node resets that at start-up.
+    const ignored = BigInt(`0x${/^SigIgn:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '0'}`);
+    assert.equal(ignored & ((1n << 1n) | (1n << 2n)), 0n, 'neither SIGINT (2) nor SIGQUIT (3) is ignored');
+    await bridge.close();
+    process.kill(pid!, 'SIGINT');
+    await waitFor('the daemon to exit on SIGINT', () => !pidAlive(pid!));
+    const status = await world.cli(['daemon', 'status']);
+    assert.equal(status.code, 3, 'status says none runs');
+  });
+
+  test('a daemon that cannot start is reported with its log, never waited for until the deadline', { timeout: 120_000 }, async () => {
+    await world.stopDaemon();
+    // The launcher runs the daemon from a bundle path that does not exist: the shell echoes a pid that dies at once.
+    const { connectOrStart } = await import('../../../agent/daemon/connect');
+    const { addressAt } = await import('../../../agent/daemon/address');
+    const dir = join(world.home, 'broken-run');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const logPath = join(world.home, 'broken-daemon.log');
+    await assert.rejects(
+      connectOrStart(addressAt(join(dir, 'daemon.sock')), { cliPath: join(world.home, 'no-such-agent.js'), explicit: true, logPath, timeoutMs: 100_000 }),
+      /exited before listening/,
+    );
+    assert.match(readFileSync(logPath, 'utf8'), /no-such-agent\.js/, "the daemon log has the runtime's own complaint");
+  });
+
   test('four bridges starting at once leave exactly one daemon', { timeout: 120_000 }, async () => {
     await world.stopDaemon();
     const bridges = await Promise.all([0, 1, 2, 3].map(() => world.bridge()));
