@@ -1,6 +1,6 @@
 // The chat panel's entry: validate every message from the extension, reduce
 // it into the store, render at most once per animation frame.
-import { onHostMessage, vscodeApi as vscode } from './boot'; // first: it says ready before the rest is evaluated
+import { onHostMessage, vscodeApi as vscode } from './bootLink'; // webview-boot.js said `ready` already, and keeps what arrives
 import '@vscode/codicons/dist/codicon.css';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import './main.css';
@@ -14,6 +14,8 @@ import { parseSaved, restoreUi, saveState } from './state/saved';
 import { continuePending, startFrame } from './view/markdownView';
 import { RenderPacer } from './view/renderPacer';
 
+// For the activation bench: the bundle (and every module it imports) has been evaluated.
+performance.mark('accord: bundle evaluated');
 const saved = parseSaved(vscode.getState());
 const post = (message: WebviewMessage) => vscode.postMessage(message);
 
@@ -90,8 +92,12 @@ onHostMessage((event: MessageEvent) => {
   const message = parsed.message;
   if (message.type === 'sessionStarted') forgetRenderCache();
   if (message.type === 'settings') uiRev += 1;
-  // The extension's messages (streamed chunks above all) render paced; see view/renderPacer.ts.
-  if (store.apply(message)) pacer.paced();
+  // The extension's messages (streamed chunks above all) render paced; see view/renderPacer.ts. The agent's
+  // status is rare and is what a person waits for on opening the view ("connected"): the next frame.
+  if (store.apply(message)) {
+    if (message.type === 'agentStatus') pacer.now();
+    else pacer.paced();
+  }
 });
 
 /** Links in rendered markdown carry no href: the extension decides what a click may open. */

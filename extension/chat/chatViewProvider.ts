@@ -92,6 +92,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   <meta charset="UTF-8">
   <meta http-equiv="Content-Security-Policy" content="${csp}">
   <meta name="viewport" content="width=device-width, initial-scale=1.0">
+  <!-- First and async: the boot script says ready while the style sheet and the bundle still load (webview/boot.ts). -->
+  <script async nonce="${nonce}" src="${asset('webview-boot.js')}"></script>
   <link rel="stylesheet" href="${asset('webview.css')}">
   <title>Accord</title>
 </head>

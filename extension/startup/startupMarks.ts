@@ -13,7 +13,7 @@ export function startupMark(name: string): void {
 }
 
 /**
- * The panel's own boot times (ms since its document began to load, webview/boot.ts), placed on
+ * The panel's boot script's times (ms since its document began to load, webview/boot.ts), placed on
  * this clock by its `ready` arriving now: each lands late by the one message's trip from the panel.
  */
 export function startupPanelBoot(boot: { requested: number; loaded: number; ran: number; ready: number }): void {
@@ -21,9 +21,9 @@ export function startupPanelBoot(boot: { requested: number; loaded: number; ran:
   const now = performance.now();
   const at = (ms: number) => now - (boot.ready - ms);
   marks.set('panel document began', at(0));
-  if (boot.requested >= 0) marks.set('panel script requested', at(boot.requested));
-  if (boot.loaded >= 0) marks.set('panel script loaded', at(boot.loaded));
-  if (boot.ran >= 0) marks.set('panel script ran', at(boot.ran));
+  if (boot.requested >= 0) marks.set('panel boot script requested', at(boot.requested));
+  if (boot.loaded >= 0) marks.set('panel boot script loaded', at(boot.loaded));
+  if (boot.ran >= 0) marks.set('panel boot script ran', at(boot.ran));
 }
 
 /** Where the report goes (the Accord output channel). */

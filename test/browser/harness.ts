@@ -33,6 +33,17 @@ export async function buildBundle(options: { minify?: boolean; entry?: string } 
     define: { ACCORD_VERSION: '"test"' },
     logLevel: 'error',
   });
+  // The boot script the page runs first (webview/boot.ts), as esbuild.mjs builds it.
+  await esbuild.build({
+    entryPoints: { 'webview-boot': 'webview/boot.ts' },
+    outdir: dir,
+    bundle: true,
+    minify: options.minify ?? true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    logLevel: 'error',
+  });
   return { dir, dispose: () => rm(dir, { recursive: true, force: true }) };
 }
 
@@ -62,6 +73,7 @@ function page(nonce: string, origin: string, theme: ThemeName): string {
 <title>Accord</title></head>
 <body class="vscode-${theme}" data-vscode-theme-kind="vscode-${theme}">
 <script nonce="${nonce}" src="/stub.js"></script>
+<script async nonce="${nonce}" src="/webview-boot.js"></script>
 <script type="module" nonce="${nonce}" src="/webview.js"></script>
 </body></html>`;
 }
@@ -150,6 +162,8 @@ export async function openPanel(browser: Browser, origin: string, theme: ThemeNa
   if (size) await page.setViewportSize(size);
   await page.goto(`${origin}/?theme=${theme}`);
   await page.waitForFunction(() => (window as unknown as { __posted: Array<{ type: string }> }).__posted.some((m) => m.type === 'ready'));
+  // `ready` comes from the boot script, before the bundle has run: wait for the bundle's first frame too.
+  await page.waitForFunction(() => performance.getEntriesByName('accord: first render').length > 0);
   const settle = () => page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
   return {
     page,

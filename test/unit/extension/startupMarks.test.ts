@@ -14,7 +14,7 @@ test('startup marks: each taken once, logged in order in one line when the panel
   // The panel's boot, on its own clock, lands before its ready in order; a second panel's does not count.
   startupPanelBoot({ requested: 100, loaded: 180, ran: 190, ready: 250 });
   const began = startupMarks().get('panel document began') as number;
-  assert.equal((startupMarks().get('panel script loaded') as number) - began, 180);
+  assert.equal((startupMarks().get('panel boot script loaded') as number) - began, 180);
   startupPanelBoot({ requested: 1, loaded: 2, ran: 3, ready: 4 });
   assert.equal(startupMarks().get('panel document began'), began);
   startupConnected();
@@ -23,6 +23,7 @@ test('startup marks: each taken once, logged in order in one line when the panel
   assert.equal(lines.length, 1);
   const names = [...(lines[0] ?? '').matchAll(/([a-z][a-z ]+?) \d+ \([+-]?\d+\)/g)].map((m) => m[1]?.replace(/^, /, '').trim());
   assert.deepEqual(names.filter((n) => !n?.startsWith('panel ') || n === 'panel ready' || n === 'panel told connected'), ['bundle evaluated', 'activate start', 'view resolved', 'panel ready', 'panel told connected']);
-  assert.deepEqual(names.filter((n) => n?.startsWith('panel ') && n !== 'panel ready' && n !== 'panel told connected'), ['panel document began', 'panel script requested', 'panel script loaded', 'panel script ran']);
+  assert.deepEqual(names.filter((n) => n?.startsWith('panel ') && n !== 'panel ready' && n !== 'panel told connected'), ['panel document began', 'panel boot script requested', 'panel boot script loaded', 'panel boot script ran']);
   assert.ok(!startupMarks().has('late'));
+  assert.match(lines[0] ?? '', /; clock origin \d+(\.\d)? ms since the epoch$/, 'the clock origin, for a bench to place the marks on its own clock');
 });

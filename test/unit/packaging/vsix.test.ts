@@ -21,6 +21,7 @@ const REQUIRED = [
   // The core's lazy bundles (esbuild.mjs): a missing one fails only when first used, so each is required here.
   ...['ai', 'openai', 'anthropic', 'openai-compatible', 'prices', 'sandbox', 'mcp'].map((name) => `extension/dist/agent-${name}.js`),
   'extension/dist/webview.js',
+  'extension/dist/webview-boot.js',
   'extension/dist/webview.css',
   'extension/dist/vendor/java-proxy-agent/srt-proxy-agent.jar',
 ];
@@ -28,7 +29,7 @@ const ALLOWED: RegExp[] = [
   /^extension\.vsixmanifest$/,
   /^\[Content_Types\]\.xml$/,
   /^extension\/(package\.json|package\.nls\.json|readme\.md|changelog\.md|LICENSE\.txt)$/,
-  /^extension\/dist\/(extension|agent|agent-core|agent-[a-z-]+|webview)\.js$/,
+  /^extension\/dist\/(extension|agent|agent-core|agent-[a-z-]+|webview|webview-boot)\.js$/,
   /^extension\/dist\/webview\.css$/,
   /^extension\/dist\/[\w.-]+\.(ttf|woff2?)$/, // fonts the webview CSS references (codicons)
   /^extension\/media\/[\w.-]+\.(svg|png)$/,
