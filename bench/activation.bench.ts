@@ -178,11 +178,15 @@ async function once(build: Build, situation: Situation): Promise<Run> {
       // Also when its bundle was requested and had loaded (resource timing) and had been evaluated.
       const panelMarks = (await status.evaluate(`(() => {
         const at = (ms) => performance.timeOrigin + ms;
-        const marks = Object.fromEntries(['accord: bundle evaluated', 'accord: first render', 'accord: connected shown']
+        const marks = Object.fromEntries(['accord: page loaded', 'accord: first message', 'accord: bundle evaluated', 'accord: first render', 'accord: connected shown']
           .map((name) => [name.slice(8), performance.getEntriesByName(name)[0]]).filter(([, e]) => e)
           .map(([name, e]) => ['panel ' + name, at(e.startTime)]));
         const bundle = performance.getEntriesByType('resource').find((e) => /\\/webview\\.js(\\?|$)/.test(e.name));
         if (bundle) Object.assign(marks, { 'panel bundle requested': at(bundle.startTime), 'panel bundle loaded': at(bundle.responseEnd) });
+        for (const e of performance.getEntriesByType('resource').filter((e) => /\\.(ttf|woff2?|css)(\\?|$)/.test(e.name))) {
+          const name = e.name.replace(/^.*\\//, '').replace(/\\?.*$/, '').replace(/-[A-Z0-9]{8}\\./, '.');
+          Object.assign(marks, { ['panel ' + name + ' requested']: at(e.startTime), ['panel ' + name + ' loaded']: at(e.responseEnd) });
+        }
         return marks;
       })()`)) as Record<string, number>;
       const workbenchMarks = (await page.evaluate('window.accordBench')) as Record<string, number>;

@@ -54,9 +54,8 @@ export interface AccordClient {
   viewHost(): AgentHost;
 }
 
-export function activateClient(context: vscode.ExtensionContext, chat: ChatViewProvider, bridge: PanelBridge, log: vscode.LogOutputChannel, review: ReviewController): AccordClient {
+export function activateClient(context: vscode.ExtensionContext, chat: ChatViewProvider, bridge: PanelBridge, log: vscode.LogOutputChannel, review: ReviewController, apiKeys = new ApiKeys(context.secrets)): AccordClient {
   const workspaceRoot = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const apiKeys = new ApiKeys(context.secrets);
   const traffic = new TrafficLog(() => apiKeys.knownValues());
   const router = new UpdateRouter((m) => log.debug(m));
   const diffs = new DiffPreview();

@@ -1,79 +1,41 @@
-// Wires the extension together; the parts live in their own files.
+// The extension's entry. Its own imports are few and light; the rest of the
+// extension (extension/main.ts: the ACP SDK, zod and every schema, about
+// 100 ms of evaluation) is loaded only after the bundled agent has been
+// started, so the agent's start (a Node process, and the daemon's when none
+// runs) runs meanwhile (issue 17: opening the view to "connected").
 // First: its load time is when the bundle began to run (it has no imports of its own).
-import { setStartupLog, startupMark } from './startup/startupMarks';
-import './zodJitless'; // first: before any schema exists
+import { startupMark } from './startup/startupMarks';
+import './zodJitless'; // before any schema exists (main.ts's are built later, but the setting is process-wide and cheap)
 import * as vscode from 'vscode';
-import { activateClient, type AccordClient } from './accordClient';
-import type { AgentHost } from './agents/agentHost';
-import { ChatViewProvider } from './chat/chatViewProvider';
-import { PanelBridge } from './chat/panelBridge';
-import { ReviewController } from './review/reviewController';
-import { registerTestCommands } from './testCommands';
-import { registerTestApprovalCommand } from './approvals/testApprovalCommand';
-import { addAgent } from './agents/addAgent';
-import { authChoices } from './agents/signIn';
-import { forIconLabel, quotedForNotification } from './text/agentText';
-import { useTranslation } from './text/l10n';
+import { ApiKeys } from './secrets/apiKeys';
+import { bundledAgentSpawnCommand } from './agents/agentCommand';
+import { startEarly, type EarlyAgent } from './startup/earlyAgent';
+import type { AccordApi } from './main';
 
-/** What activate() returns; the extension-host tests use it to look inside. */
-export interface AccordApi {
-  /** The bundled agent. */
-  readonly agent: AgentHost;
-  readonly chat: ChatViewProvider;
-  /** The only writer of chat panel messages; `onDidPost` shows each one. */
-  readonly panel: PanelBridge;
-  readonly client: AccordClient;
-  /** Diff review of agent changes (extension/review). */
-  readonly review: ReviewController;
-}
+export type { AccordApi } from './main';
 
-export function activate(context: vscode.ExtensionContext): AccordApi {
+export async function activate(context: vscode.ExtensionContext): Promise<AccordApi> {
   startupMark('activate start');
-  useTranslation((message, ...args) => vscode.l10n.t(message, ...args));
-  const log = vscode.window.createOutputChannel('Accord', { log: true });
-  setStartupLog((line) => log.info(line));
-  let client: AccordClient | undefined;
-  const panel = new PanelBridge({
-    epoch: () => client?.controller.epoch ?? 0,
-    status: () => client?.viewHost().status ?? { state: 'stopped' },
-  });
-  const chat = new ChatViewProvider(context.extensionUri, log, panel);
-  context.subscriptions.push(log, panel, chat, vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat, {
-    // Hiding the view (another side bar view, a collapsed side bar) keeps the live panel: no rebuild, scroll position kept.
-    // A panel that is created again anyway is rebuilt from the chat view's journal.
-    webviewOptions: { retainContextWhenHidden: true },
-  }));
-  const review = new ReviewController();
-  context.subscriptions.push(review);
-  client = activateClient(context, chat, panel, log, review);
-  const { bundled } = client;
-  context.subscriptions.push(
-    // The log of the agent the panel is about, even when it failed before it had a session.
-    vscode.commands.registerCommand('accord.showAgentLog', () => (client?.viewHost() ?? bundled).showLog()),
-    vscode.commands.registerCommand('accord.addAgent', () => addAgent({ log: (m) => log.info(m) })),
-    vscode.commands.registerCommand('accord.signIn', async () => {
-      const host = client!.viewHost();
-      await host.ensureStarted();
-      const choices = authChoices(host.info?.authMethods);
-      if (choices.length === 0) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('Accord: {0} offers no sign-in.', quotedForNotification(host.name, 80)));
-        return;
-      }
-      const pick = await vscode.window.showQuickPick(
-        choices.map((c) => ({ label: forIconLabel(c.name, 80), description: c.terminal ? vscode.l10n.t('in a terminal') : '', detail: c.description ? forIconLabel(c.description, 300) : undefined, methodId: c.methodId })),
-        { title: vscode.l10n.t('Accord: sign in to {0}', forIconLabel(host.name, 60)) },
-      );
-      if (pick) await client!.controller.authenticate(host, pick.methodId);
-    }),
-  );
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.ACCORD_TEST_COMMANDS === '1') {
-    registerTestCommands(context, client.approvals);
-    registerTestApprovalCommand(context, client.approvals);
+  const apiKeys = new ApiKeys(context.secrets);
+  let early: EarlyAgent | undefined;
+  // The same start activateMain() asks for (bundled.ensureStarted()), only sooner; restricted workspaces start no agent.
+  if (vscode.workspace.isTrusted) {
+    try {
+      const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      early = startEarly(await bundledAgentSpawnCommand(context.extensionUri, () => apiKeys.environment(), cwd));
+      startupMark('agent spawned early');
+    } catch {
+      // The regular start tries again and reports whatever is wrong.
+    }
   }
-  // Restricted workspaces: ensureStarted() refuses and the panel says why; trust starts it (see activateClient).
-  void bundled.ensureStarted();
-  startupMark('activate end');
-  return { agent: bundled, chat, panel, client, review };
+  // A require, not an import: esbuild evaluates main.ts and everything only it needs here, not when the bundle loads.
+  const main = require('./main') as typeof import('./main');
+  try {
+    return main.activateMain(context, { apiKeys, early });
+  } catch (error) {
+    early?.child.kill();
+    throw error;
+  }
 }
 
 export function deactivate(): void {}

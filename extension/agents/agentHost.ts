@@ -4,13 +4,14 @@
 // presses "Restart".
 import * as vscode from 'vscode';
 import type { ClientConnection, InitializeResponse } from '@agentclientprotocol/sdk/unstable';
-import { AgentProcess, bundledAgentCommand, type AgentCommand, type StartFailure } from './agentProcess';
+import { AgentProcess, type AgentCommand, type StartFailure } from './agentProcess';
+import { bundledAgentSpawnCommand, sameCommand } from './agentCommand';
+import type { EarlyAgent } from '../startup/earlyAgent';
 import { CLIENT_CAPABILITIES, registerClientHandlers, type ClientServices } from '../client/clientHandlers';
 import type { TrafficLog } from '../traffic/trafficLog';
 import type { AgentStatus } from '../../webview/protocol';
-import { BUNDLED_AGENT_NAME, modelSetting, reasoningEffort, type AgentDefinition } from '../settings/settings';
+import { BUNDLED_AGENT_NAME, type AgentDefinition } from '../settings/settings';
 import { RestartPolicy } from './restartPolicy';
-import { policyPassList } from './policyPass';
 import { agentEnvironment } from './agentEnv';
 import { quotedForNotification } from '../text/agentText';
 import { startupMark } from '../startup/startupMarks';
@@ -45,6 +46,10 @@ export class AgentHost implements vscode.Disposable {
   initializeTimeoutMs: number | undefined;
   private connectedOnce = false;
   private startPromise: Promise<void> | undefined;
+  /** The bundled agent's process extension.ts started early, until the first start adopts or stops it. */
+  private early: EarlyAgent | undefined;
+  private started = false;
+  private firstAdopted = false;
 
   constructor(readonly definition: AgentDefinition | 'bundled', private readonly deps: AgentHostDeps) {
     this.log = vscode.window.createOutputChannel(`Accord Agent: ${this.name}`, { log: true });
@@ -76,8 +81,19 @@ export class AgentHost implements vscode.Disposable {
     return this.info;
   }
 
+  /** The first process of this agent was the one extension.ts started while the extension loaded (for tests). */
+  get firstStartedEarly(): boolean {
+    return this.firstAdopted;
+  }
+
   showLog(): void {
     this.log.show(true);
+  }
+
+  /** The process extension.ts started for this (bundled) agent: the next start uses it if its command is still the one. */
+  adoptEarly(early: EarlyAgent): void {
+    this.early?.child.kill();
+    this.early = early;
   }
 
   /** Starts the agent if needed and resolves once it is connected (or failed). */
@@ -116,8 +132,16 @@ export class AgentHost implements vscode.Disposable {
     startupMark('agent start');
     const command = await this.command();
     startupMark('agent command ready');
+    const early = this.early;
+    this.early = undefined;
+    // Started with another command (a setting or key changed meanwhile): not this agent any more.
+    if (early && !sameCommand(early.command, command)) early.child.kill();
+    const adopt = early && sameCommand(early.command, command) ? early : undefined;
+    if (!this.started) this.firstAdopted = adopt !== undefined;
+    this.started = true;
     const agentProcess = new AgentProcess({
       agent: command,
+      adopt,
       log: this.log,
       configureClient: (app) => {
         const served = registerClientHandlers(app, this.name, this.deps.services);
@@ -165,6 +189,8 @@ export class AgentHost implements vscode.Disposable {
   }
 
   private stopProcess(): void {
+    this.early?.child.kill();
+    this.early = undefined;
     this.stoppingOnPurpose = true;
     this.process?.stop();
     this.process?.dispose();
@@ -173,17 +199,7 @@ export class AgentHost implements vscode.Disposable {
 
   private async command(): Promise<AgentCommand> {
     const cwd = this.deps.workspaceRoot();
-    if (this.definition === 'bundled') {
-      const base = bundledAgentCommand(this.deps.extensionUri);
-      const own: Record<string, string> = { ...base.env };
-      const model = modelSetting();
-      if (model) own.ACCORD_MODEL = model;
-      const effort = reasoningEffort();
-      if (effort !== 'default') own.ACCORD_REASONING_EFFORT = effort;
-      const [secrets, policyPass] = await Promise.all([this.deps.apiKeyEnv(), policyPassList(cwd)]);
-      const env = agentEnvironment({ host: process.env, kind: 'bundled', own, secrets, policyPass });
-      return { ...base, env, cwd };
-    }
+    if (this.definition === 'bundled') return bundledAgentSpawnCommand(this.deps.extensionUri, this.deps.apiKeyEnv, cwd);
     // Third-party agents get the minimal environment (or the host's, opted in) and their own env, never Accord's stored keys.
     const env = agentEnvironment({ host: process.env, kind: 'configured', inheritEnv: this.definition.inheritEnv, own: this.definition.env });
     return { command: this.definition.command, args: this.definition.args, env, cwd };

@@ -1,7 +1,7 @@
 // Runs the agent as a child process and speaks ACP to it over its stdio.
 // The bundled agent runs on VS Code's own runtime (process.execPath with
 // ELECTRON_RUN_AS_NODE=1), so users need no separate Node install.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as vscode from 'vscode';
 import {
@@ -18,28 +18,11 @@ import {
 import type { AgentStatus } from '../../webview/protocol';
 import { forLog } from '../text/agentText';
 import { startupMark } from '../startup/startupMarks';
+import { spawnAgent, type AgentCommand } from './agentCommand';
+import type { EarlyAgent } from '../startup/earlyAgent';
 
-export interface AgentCommand {
-  command: string;
-  args: string[];
-  /** The agent's whole environment (agents/agentEnv.ts builds it); nothing of the extension host's is added. */
-  env: Record<string, string>;
-  cwd?: string;
-}
-
-/**
- * The bundled agent: `dist/agent.js acp` on VS Code's own Node runtime. With
- * --durable-requests its approvals outlive the turn, a window reload and a
- * VS Code restart: the turn ends `waiting` and the answer goes back on the
- * next prompt (extension/approvals/durableAnswers.ts).
- */
-export function bundledAgentCommand(extensionUri: vscode.Uri): AgentCommand {
-  return {
-    command: process.execPath,
-    args: [vscode.Uri.joinPath(extensionUri, 'dist', 'agent.js').fsPath, 'acp', '--durable-requests'],
-    env: { ELECTRON_RUN_AS_NODE: '1' },
-  };
-}
+// Where they were defined before agentCommand.ts: callers keep importing them from here.
+export { bundledAgentCommand, type AgentCommand } from './agentCommand';
 
 export interface AgentProcessOptions {
   agent: AgentCommand;
@@ -53,6 +36,8 @@ export interface AgentProcessOptions {
   tapStream?: (stream: Stream) => Stream;
   /** How long the agent has to answer `initialize` before Accord gives up on it. */
   initializeTimeoutMs?: number;
+  /** The process extension.ts already started with this very command: use it instead of starting one. */
+  adopt?: EarlyAgent;
 }
 
 /** Long enough for an agent fetched by npx on a slow network; an agent that takes longer is told it did not answer. */
@@ -101,6 +86,11 @@ export class AgentProcess implements vscode.Disposable {
     return this.initializeResult !== undefined;
   }
 
+  /** True when this is the process extension.ts started while the extension loaded (options.adopt). */
+  get adopted(): boolean {
+    return this.options.adopt !== undefined;
+  }
+
   /** The live ACP connection, once connected. */
   get connection(): ClientConnection | undefined {
     return this.connectionValue;
@@ -111,25 +101,29 @@ export class AgentProcess implements vscode.Disposable {
     const { agent } = this.options;
     const log = lateSafe(this.options.log);
     this.setStatus({ state: 'starting' });
-    log.info(`starting agent: ${agent.command} ${agent.args.join(' ')}`);
+    const early = this.options.adopt;
+    log.info(`starting agent: ${agent.command} ${agent.args.join(' ')}${early ? ' (started while the extension loaded)' : ''}`);
 
-    const child = spawn(agent.command, agent.args, {
-      cwd: agent.cwd,
-      env: agent.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = early?.child ?? spawnAgent(agent);
     this.child = child;
-    startupMark('agent spawned');
+    startupMark(early ? 'agent adopted' : 'agent spawned');
     const lastStderr: string[] = [];
     pipeLines(child.stderr!, (line) => {
       log.info(`[agent] ${forLog(line)}`);
       lastStderr.push(line.slice(0, 500));
       if (lastStderr.length > 3) lastStderr.shift();
     });
-    const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
-    const exitedEarly = new Promise<Error>((resolve) => child.once('exit', (code, signal) =>
+    // An adopted process may have failed or ended already: its events are gone, what they said was kept.
+    const earlyError = early?.error();
+    const earlyExit = early?.exit();
+    const spawnFailed = new Promise<Error>((resolve) => (earlyError ? resolve(earlyError) : child.once('error', resolve)));
+    const onceExited = (listener: (code: number | null, signal: NodeJS.Signals | null) => void) => {
+      if (earlyExit) setTimeout(() => listener(earlyExit.code, earlyExit.signal), 0);
+      else child.once('exit', listener);
+    };
+    const exitedEarly = new Promise<Error>((resolve) => onceExited((code, signal) =>
       resolve(new Error(`the agent exited (${signal ? `signal ${signal}` : `code ${code}`}) before answering initialize`))));
-    child.once('exit', (code, signal) => {
+    onceExited((code, signal) => {
       this.child = undefined;
       this.connectionValue?.close();
       this.connectionValue = undefined;

@@ -27,6 +27,8 @@ describe('Accord in a real VS Code', () => {
     assert.equal(status.agentName, 'Accord');
     assert.equal(status.agentVersion, packageVersion);
     assert.equal(api.agent.agentInfo?.protocolVersion, 1);
+    // Started by extension.ts before the rest of the extension was evaluated, and that very process was the first one used.
+    assert.equal(api.agent.firstStartedEarly, true, 'the bundled agent started while the extension loaded was adopted');
   });
 
   it('contributes its commands', async () => {

@@ -1,0 +1,56 @@
+// How an agent process is started: its command line and environment, and the
+// spawn itself. No ACP here (and nothing heavy): extension.ts starts the
+// bundled agent with it before the rest of the extension has been evaluated
+// (extension/startup/earlyAgent.ts).
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as vscode from 'vscode';
+import { modelSetting, reasoningEffort } from '../settings/settings';
+import { policyPassList } from './policyPass';
+import { agentEnvironment } from './agentEnv';
+
+export interface AgentCommand {
+  command: string;
+  args: string[];
+  /** The agent's whole environment (agents/agentEnv.ts builds it); nothing of the extension host's is added. */
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+/**
+ * The bundled agent: `dist/agent.js acp` on VS Code's own Node runtime. With
+ * --durable-requests its approvals outlive the turn, a window reload and a
+ * VS Code restart: the turn ends `waiting` and the answer goes back on the
+ * next prompt (extension/approvals/durableAnswers.ts).
+ */
+export function bundledAgentCommand(extensionUri: vscode.Uri): AgentCommand {
+  return {
+    command: process.execPath,
+    args: [vscode.Uri.joinPath(extensionUri, 'dist', 'agent.js').fsPath, 'acp', '--durable-requests'],
+    env: { ELECTRON_RUN_AS_NODE: '1' },
+  };
+}
+
+/** The bundled agent's full command: the settings it reads, the stored provider keys, the policy's passed variables. */
+export async function bundledAgentSpawnCommand(extensionUri: vscode.Uri, apiKeyEnv: () => Promise<Record<string, string>>, cwd: string | undefined): Promise<AgentCommand> {
+  const base = bundledAgentCommand(extensionUri);
+  const own: Record<string, string> = { ...base.env };
+  const model = modelSetting();
+  if (model) own.ACCORD_MODEL = model;
+  const effort = reasoningEffort();
+  if (effort !== 'default') own.ACCORD_REASONING_EFFORT = effort;
+  const [secrets, policyPass] = await Promise.all([apiKeyEnv(), policyPassList(cwd)]);
+  const env = agentEnvironment({ host: process.env, kind: 'bundled', own, secrets, policyPass });
+  return { ...base, env, cwd };
+}
+
+/** Starts the agent's process with its stdio piped (the ACP connection is made on it afterwards). */
+export function spawnAgent(agent: AgentCommand): ChildProcess {
+  return spawn(agent.command, agent.args, { cwd: agent.cwd, env: agent.env, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/** The same process would be started: command line, working directory and every variable. */
+export function sameCommand(a: AgentCommand, b: AgentCommand): boolean {
+  const envA = Object.entries(a.env).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+  const envB = Object.entries(b.env).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+  return a.command === b.command && a.cwd === b.cwd && JSON.stringify(a.args) === JSON.stringify(b.args) && JSON.stringify(envA) === JSON.stringify(envB);
+}
