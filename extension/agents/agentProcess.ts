@@ -112,7 +112,7 @@ export class AgentProcess implements vscode.Disposable {
       log.info(`[agent] ${forLog(line)}`);
       lastStderr.push(line.slice(0, 500));
       if (lastStderr.length > 3) lastStderr.shift();
-    });
+    }, early?.takeStderr() ?? '');
     // An adopted process may have failed or ended already: its events are gone, what they said was kept.
     const earlyError = early?.error();
     const earlyExit = early?.exit();
@@ -150,6 +150,12 @@ export class AgentProcess implements vscode.Disposable {
     });
     let stage: StartFailure['stage'] = 'initialize';
     try {
+      // An adopted process that already failed: its streams are gone, so say why without asking it anything.
+      if (earlyError) {
+        stage = 'start';
+        throw earlyError;
+      }
+      if (earlyExit) throw await exitedEarly;
       const result = await Promise.race([
         connection.agent.request(methods.agent.initialize, {
           protocolVersion: PROTOCOL_VERSION,
@@ -178,7 +184,11 @@ export class AgentProcess implements vscode.Disposable {
         const exit = await Promise.race([exitedEarly, new Promise<undefined>((r) => setTimeout(() => r(undefined), 2000))]);
         if (exit) reason = exit.message;
       }
-      // What an agent that refuses to start prints is the most useful thing to show.
+      // What an agent that refuses to start prints is the most useful thing to show: read its stderr to the end (bounded) first.
+      const stderr = child.stderr;
+      if (stage === 'initialize' && stderr && !stderr.readableEnded && (child.exitCode !== null || child.signalCode !== null)) {
+        await Promise.race([new Promise((r) => stderr.once('end', r)), new Promise((r) => setTimeout(r, 2000))]);
+      }
       if (lastStderr.length > 0) reason += `. Its last output: ${lastStderr.join(' / ')}`;
       this.failureValue = { stage, message: reason };
       const message = `Could not start the agent: ${reason}. See "Accord: Show Agent Log".`;
@@ -212,9 +222,16 @@ export class AgentProcess implements vscode.Disposable {
   }
 }
 
-function pipeLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+/** `already`: what was read from the stream before (an adopted process's first output), handled first. */
+function pipeLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void, already = ''): void {
   let pending = '';
+  if (already) {
+    const lines = already.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) if (line.trim()) onLine(line);
+  }
   stream.setEncoding('utf8');
+  stream.resume(); // paused by an early start that kept its limit
   stream.on('data', (chunk: string) => {
     const lines = (pending + chunk).split('\n');
     pending = lines.pop() ?? '';

@@ -15,7 +15,12 @@ export interface EarlyAgent {
   readonly error: () => Error | undefined;
   /** The process ended before it was adopted. */
   readonly exit: () => { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** What it printed on stderr so far (its first 64 kB); from now on the caller reads stderr itself. */
+  readonly takeStderr: () => string;
 }
+
+/** Enough for the reason an agent refuses to start; the rest waits in the pipe (nothing is read past it). */
+const MAX_KEPT_STDERR = 64 * 1024;
 
 export function startEarly(command: AgentCommand): EarlyAgent {
   const child = spawnAgent(command);
@@ -23,5 +28,18 @@ export function startEarly(command: AgentCommand): EarlyAgent {
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   child.once('error', (e) => (error = e));
   child.once('exit', (code, signal) => (exit = { code, signal }));
-  return { command, child, error: () => error, exit: () => exit };
+  // Read from the start: Node drains a child's unread stderr when it exits, and why it exited is in there.
+  const kept: Buffer[] = [];
+  let size = 0;
+  const keep = (chunk: Buffer) => {
+    kept.push(chunk);
+    size += chunk.length;
+    if (size >= MAX_KEPT_STDERR) child.stderr?.pause();
+  };
+  child.stderr?.on('data', keep);
+  const takeStderr = () => {
+    child.stderr?.off('data', keep);
+    return Buffer.concat(kept).toString('utf8');
+  };
+  return { command, child, error: () => error, exit: () => exit, takeStderr };
 }
