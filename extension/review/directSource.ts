@@ -27,6 +27,8 @@ interface ActiveTurn {
   trees: Set<string>;
   /** path → why its snapshot could not be taken. */
   failed: Map<string, string>;
+  /** Paths (files or folders) whose snapshot is being taken: nothing under them may be claimed as new meanwhile. */
+  taking: Map<string, Promise<SnapshotFailure[]>>;
 }
 
 /** A path whose "before" could not be kept, and why. */
@@ -65,7 +67,7 @@ export class DirectDiskSource implements TurnAwareSource {
   ) {}
 
   async beginTurn(sessionId: string, turnId: string): Promise<void> {
-    const turn: ActiveTurn = { turnId, startedAt: Date.now(), snapshots: new Map(), trees: new Set(), failed: new Map() };
+    const turn: ActiveTurn = { turnId, startedAt: Date.now(), snapshots: new Map(), trees: new Set(), failed: new Map(), taking: new Map() };
     this.ended.delete(sessionId);
     const touched = new Set(this.touched.get(sessionId)?.keys() ?? []);
     // Files only: a folder touched before gets its snapshot again when a call names it. An open
@@ -103,7 +105,14 @@ export class DirectDiskSource implements TurnAwareSource {
   async prepare(sessionId: string, turnId: string, call: ToolCallFacts): Promise<SnapshotFailure[]> {
     const turn = this.turnOf(sessionId, turnId);
     if (!turn) return [{ path: '(this call)', why: 'no turn of this session is running, so nothing was snapshotted' }];
-    return this.prepareTurn(sessionId, turn, call);
+    try {
+      return await this.prepareTurn(sessionId, turn, call);
+    } catch (error) {
+      // Kept as each path's failure, so the call's completion cannot take its oldText: null for "absent".
+      const why = error instanceof Error ? error.message : String(error);
+      const failures = touchedPaths(call).filter((path) => !turn.snapshots.has(path) && !turn.trees.has(path)).flatMap((path) => this.fail(turn, path, why));
+      return failures.length > 0 ? failures : [{ path: '(this call)', why }];
+    }
   }
 
   /** The earliest "before" this session's running turn holds for `path` (a staged write of the same file uses it). */
@@ -140,7 +149,8 @@ export class DirectDiskSource implements TurnAwareSource {
       for (const [sessionId, turn] of claimed) {
         if (!turn.snapshots.has(path)) {
           if (kind !== 'file' || !(await this.madeDuring(turn, path))) continue;
-          turn.snapshots.set(path, null);
+          this.claimNew(turn, path);
+          if (!turn.snapshots.has(path)) continue; // its snapshot is still being taken: the call's completion collects it
         }
         await this.collect(sessionId, turn, path);
       }
@@ -150,7 +160,11 @@ export class DirectDiskSource implements TurnAwareSource {
     const [sessionId, turn] = [...this.active][0]!;
     const now = await this.tree.read(path);
     if (now === null || !(await this.madeDuring(turn, path))) return;
-    turn.snapshots.set(path, null);
+    if (!this.claimNew(turn, path)) {
+      // A call's snapshot was taken while this event was looked at: that is the file's "before".
+      if (turn.snapshots.has(path)) await this.collect(sessionId, turn, path);
+      return;
+    }
     this.remember(sessionId, path);
     await this.collect(sessionId, turn, path);
   }
@@ -197,6 +211,15 @@ export class DirectDiskSource implements TurnAwareSource {
   /** Keeps `path`'s "before" in the turn (the first one taken wins); a folder keeps each file under it. */
   private async snapshot(turn: ActiveTurn, path: string, folders: boolean): Promise<SnapshotFailure[]> {
     if (turn.snapshots.has(path) || turn.trees.has(path)) return [];
+    // Asked again while it is being taken: the same answer, once the snapshot exists.
+    const under = turn.taking.get(path);
+    if (under) return under;
+    const taking = this.takeSnapshot(turn, path, folders).finally(() => turn.taking.delete(path));
+    turn.taking.set(path, taking);
+    return taking;
+  }
+
+  private async takeSnapshot(turn: ActiveTurn, path: string, folders: boolean): Promise<SnapshotFailure[]> {
     try {
       const kind = await (this.options.pathKind ?? pathKind)(path);
       const why = unsnapshottable(kind);
@@ -231,7 +254,7 @@ export class DirectDiskSource implements TurnAwareSource {
   private async newFilesUnder(turn: ActiveTurn, dir: string): Promise<void> {
     const listing = await listTree(dir).catch(() => undefined);
     for (const file of listing?.files ?? []) {
-      if (!turn.snapshots.has(file) && (await this.madeDuring(turn, file))) turn.snapshots.set(file, null);
+      if (!turn.snapshots.has(file) && (await this.madeDuring(turn, file))) this.claimNew(turn, file);
     }
   }
 
@@ -245,6 +268,19 @@ export class DirectDiskSource implements TurnAwareSource {
     if (!this.options.modifiedAt) return true;
     const modified = await this.options.modifiedAt(path).catch(() => undefined);
     return modified !== undefined && modified > turn.startedAt;
+  }
+
+  /**
+   * Takes `path` as made by the agent during the turn (its "before" is absent). Decided only now, after
+   * the caller's awaits: a snapshot taken or begun meanwhile (a call naming the file, answered before
+   * the agent could write) is the real "before", and a path that could not be kept stays unreviewable.
+   * Taking either as absent would make Reject delete the person's file.
+   */
+  private claimNew(turn: ActiveTurn, path: string): boolean {
+    if (turn.snapshots.has(path) || turn.failed.has(path)) return false;
+    if ([...turn.taking.keys()].some((taken) => taken === path || isUnder(taken, path))) return false;
+    turn.snapshots.set(path, null);
+    return true;
   }
 
   private fail(turn: ActiveTurn, path: string, why: string): SnapshotFailure[] {

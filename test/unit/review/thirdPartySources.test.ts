@@ -264,6 +264,151 @@ describe('a snapshot that cannot be taken', () => {
   });
 });
 
+/** A promise with its resolver, so a test decides when an awaited step finishes. */
+function gate<T = void>(): { promise: Promise<T>; open(value: T): void } {
+  let open!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+// claude's Write sends oldText: null whatever is on disk. The file watcher can report the person's own
+// earlier write of that file late (VS Code batches and delays events under load) as 'created'; whether
+// it is new is decided by its mtime, read after an await. If the agent writes in between, that mtime is
+// the agent's, and taking the file as new would make Reject delete the person's file.
+describe("a late 'created' watcher event racing the call's snapshot (claude Write with oldText: null)", () => {
+  const write = (file: string, status: 'pending' | 'completed') => ({
+    toolCallId: 'w', kind: 'edit' as const, status, locations: [{ path: file }],
+    content: [{ type: 'diff', path: file, oldText: null, newText: 'just one\n' }],
+  });
+
+  test('the snapshot taken while the event was being looked at stays the base: reviewed as a change, Reject restores', async (t) => {
+    const dir = await scratch();
+    const file = join(dir, 'claude-notes.md');
+    await writeFile(file, FOUR); // the person's file, written before the turn
+    const turnStart = 1_796_000_000_000;
+    t.mock.method(Date, 'now', () => turnStart);
+    const asked = gate();
+    const mtime = gate<number>();
+    const store = new ReviewStore(diskTree);
+    const direct = new DirectDiskSource(store, diskTree, {
+      knownPaths: () => [],
+      modifiedAt: async () => {
+        asked.open();
+        return mtime.promise;
+      },
+    });
+    await direct.beginTurn('s', '1');
+    const late = direct.fileChanged(file, 'created'); // the person's write, reported late
+    await asked.promise; // the event is waiting for the file's mtime
+    await direct.toolCall('s', '1', write(file, 'pending'));
+    assert.deepEqual(await direct.prepare('s', '1', write(file, 'pending')), [], 'reviewable: the base is kept');
+    await writeFile(file, 'just one\n'); // allowed: the agent writes
+    mtime.open(turnStart + 50); // so the mtime read is the agent's
+    await late;
+    await direct.toolCall('s', '1', write(file, 'completed'));
+    await direct.endTurn('s', '1');
+    const reviews = store.all().filter((f) => f.path === file);
+    assert.equal(reviews.length, 1);
+    const [review] = reviews;
+    assert.equal(kindOf(review!), 'modified');
+    assert.equal(review!.baseText, FOUR);
+    await store.decideFile(review!, 'rejected');
+    assert.equal(await text(file), FOUR, 'Reject puts the four lines back, never deletes the file');
+  });
+
+  test('an event that arrives while the snapshot is still being read does not take the file as new', async (t) => {
+    const dir = await scratch();
+    const file = join(dir, 'claude-slow.md');
+    await writeFile(file, FOUR);
+    const turnStart = 1_796_000_000_000;
+    t.mock.method(Date, 'now', () => turnStart);
+    const reading = gate();
+    const release = gate();
+    let hold = false;
+    // The call's snapshot read is held until the test lets it finish.
+    const slowTree: RealTree = {
+      async read(path) {
+        const content = await diskTree.read(path);
+        if (hold && path === file) {
+          hold = false;
+          reading.open();
+          await release.promise;
+        }
+        return content;
+      },
+      write: diskTree.write,
+    };
+    const store = new ReviewStore(slowTree);
+    const direct = new DirectDiskSource(store, slowTree, { knownPaths: () => [], modifiedAt: async () => turnStart + 50 });
+    await direct.beginTurn('s', '1');
+    hold = true;
+    const prepared = direct.prepare('s', '1', write(file, 'pending'));
+    await reading.promise; // the snapshot has read the four lines but not kept them yet
+    await direct.fileChanged(file, 'created');
+    release.open();
+    assert.deepEqual(await prepared, []);
+    await writeFile(file, 'just one\n');
+    await direct.toolCall('s', '1', write(file, 'completed'));
+    await direct.endTurn('s', '1');
+    const reviews = store.all().filter((f) => f.path === file);
+    assert.equal(reviews.length, 1);
+    assert.equal(kindOf(reviews[0]!), 'modified');
+    assert.equal(reviews[0]!.baseText, FOUR);
+    await store.decideFile(reviews[0]!, 'rejected');
+    assert.equal(await text(file), FOUR);
+  });
+});
+
+describe("a snapshot that fails is never taken for an absent file (claude's oldText: null)", () => {
+  const write = (file: string, status: 'pending' | 'completed') => ({
+    toolCallId: 'w', kind: 'edit' as const, status, locations: [{ path: file }],
+    content: [{ type: 'diff', path: file, oldText: null, newText: 'just one\n' }],
+  });
+
+  test('the dialog hears it is unreviewable; neither the completion nor a late watcher event makes it an addition', async () => {
+    const dir = await scratch();
+    const file = join(dir, 'unreadable.md');
+    await writeFile(file, FOUR);
+    const store = new ReviewStore(diskTree);
+    const denied = Object.assign(new Error(`EACCES: permission denied, lstat '${file}'`), { code: 'EACCES' });
+    const direct = new DirectDiskSource(store, diskTree, {
+      knownPaths: () => [],
+      pathKind: async (path) => {
+        if (path === file) throw denied;
+        return 'file';
+      },
+    });
+    await direct.beginTurn('s', '1');
+    const failures = await direct.prepare('s', '1', write(file, 'pending'));
+    assert.deepEqual(failures.map((f) => f.path), [file]);
+    assert.match(failures[0]!.why, /permission denied/);
+    await writeFile(file, 'just one\n'); // allowed anyway
+    await direct.fileChanged(file, 'created');
+    await direct.toolCall('s', '1', write(file, 'completed'));
+    await direct.endTurn('s', '1');
+    assert.equal(store.all().length, 0, 'no review whose Reject would delete the file');
+    assert.equal(await text(file), 'just one\n');
+  });
+
+  test('a call whose preparation throws is unreviewable as a whole, not silently reviewable', async () => {
+    const dir = await scratch();
+    const file = join(dir, 'run.sh');
+    await writeFile(file, FOUR);
+    const store = new ReviewStore(diskTree);
+    const direct = new DirectDiskSource(store, diskTree, {
+      knownPaths: () => [],
+      projectRoot: () => {
+        throw new Error('the workspace folders could not be read');
+      },
+    });
+    await direct.beginTurn('s', '1');
+    // A command naming a file but no folder: its working folder is the project, which cannot be found.
+    const failures = await direct.prepare('s', '1', { toolCallId: 'x', kind: 'execute', locations: [{ path: file }], rawInput: { command: 'make' } });
+    assert.equal(failures.length, 1);
+    assert.match(failures[0]!.why, /workspace folders could not be read/);
+  });
+});
+
 describe('the earliest "before" wins (property)', () => {
   // Model: each file starts with its initial text. A file is protected once a
   // call names it (or a staged write arrives) before anything wrote it; the
