@@ -211,6 +211,7 @@ describe('Third-party agents that write to disk themselves (issue 20)', function
       const { approval, sessionId } = await turn('FakeClaude', `claudewrite ${file} ${JSON.stringify('just one\n')}`, 'allow');
       assert.match(approval.summary.detail, /Replace: .*claude-notes\.md \(4 lines → 1/);
       assert.doesNotMatch(approval.summary.detail, /Create/);
+      assert.doesNotMatch(approval.summary.detail, /could not be made reviewable/, 'the four lines were kept before the answer');
       assert.equal(approval.summary.files[0]?.oldText, FOUR, 'Show Diff compares the real current text');
       const review = await reviewOf(sessionId, file);
       assert.equal(kindOf(review), 'modified');
