@@ -6,18 +6,67 @@
 // answer a non-number with -32602; the pre-screen below makes every
 // unsupported request read the same). The connection stays open for another
 // `initialize`, as the router's does.
-import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
+//
+// A connection whose first message is an initialize asking for 1 goes to the
+// v1 app directly, which is what the router would do with it (the app itself
+// rejects any other request until an initialize succeeds). Everything else
+// (v2 and newer, 0, a notification or another request first) goes through
+// the SDK's router, loaded then (v2/route.ts): it and the v2 SDK build v2
+// schemas at load that a v1 client never needs.
 import type { AgentApp, AnyMessage, Stream } from '@agentclientprotocol/sdk/unstable';
 import { sharedWriter } from './sharedWriter';
-import { v2AgentFor } from './v2/facade';
 
 export const SUPPORTED_VERSIONS = [1, 2] as const;
 const MAX_PROTOCOL_VERSION = 0xffff;
 
 /** Serves `stream` in the version its client asks for: `app` itself for v1, the v2 facade in front of it for v2. */
 export function serveVersions(app: AgentApp, stream: Stream): { closed: Promise<void> } {
-  const router = v2.agentProtocolRouter().withV1(app).withV2(v2AgentFor(app));
-  return router.connect(prescreened({ readable: stream.readable, writable: sharedWriter(stream.writable) }));
+  const screened = prescreened({ readable: stream.readable, writable: sharedWriter(stream.writable) });
+  const reader = screened.readable.getReader();
+  const closed = (async () => {
+    let first: FirstRead;
+    try {
+      first = await reader.read();
+    } catch (failed) {
+      first = { failed };
+    }
+    const routed: Stream = { readable: putBack(first, reader), writable: screened.writable };
+    if ('done' in first && !first.done && opensV1(first.value)) {
+      await app.connect(routed).closed;
+      return;
+    }
+    if (process.env.ACCORD_TRACE_BUNDLES === '1') process.stderr.write('accord: loading module acp-v2\n');
+    const { routeVersions } = await import('./v2/route');
+    await routeVersions(app, routed).closed;
+  })();
+  return { closed };
+}
+
+type FirstRead = { done: false; value: AnyMessage } | { done: true; value?: AnyMessage } | { failed: unknown };
+
+/** An initialize request asking for exactly 1, with an id v1 accepts: the router would hand it to the v1 app as is. */
+function opensV1(message: AnyMessage): boolean {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
+  const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
+  if (method !== 'initialize' || (typeof id !== 'string' && typeof id !== 'number')) return false;
+  return typeof params === 'object' && params !== null && !Array.isArray(params) && (params as { protocolVersion?: unknown }).protocolVersion === 1;
+}
+
+/** `reader`'s stream again, starting with the message (or end, or failure) already read from it. */
+function putBack(first: FirstRead, reader: ReadableStreamDefaultReader<AnyMessage>): ReadableStream<AnyMessage> {
+  let pending: FirstRead | undefined = first;
+  return new ReadableStream<AnyMessage>({
+    async pull(controller) {
+      const next = pending ?? (await reader.read());
+      pending = undefined;
+      if ('failed' in next) controller.error(next.failed);
+      else if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
 }
 
 function isVersion(value: unknown): value is number {

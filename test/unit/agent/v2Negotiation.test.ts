@@ -29,6 +29,10 @@ function rawClient() {
         if ((value as { id?: unknown }).id === id) return value as Record<string, any>;
       }
     },
+    /** Sends without waiting for an answer (a notification, or a request answered later). */
+    async send(message: Record<string, unknown>) {
+      await writer.write({ jsonrpc: '2.0', ...message } as AnyMessage);
+    },
     async close() {
       await writer.close();
       await served.closed;
@@ -89,6 +93,47 @@ describe('protocol version negotiation', () => {
       }
     });
   }
+
+  // A connection that opens with a v1 initialize goes to the v1 app directly (acp/versions.ts); these
+  // keep what the router did for every other opening, and what the app does after a failed initialize.
+  test('a notification or another request before initialize: ignored, or -32600; then a v1 or v2 initialize works', async () => {
+    for (const [params, answered] of [[v1Init(1), 1], [v2Init(2), 2]] as const) {
+      const client = rawClient();
+      try {
+        await client.send({ method: 'session/cancel', params: { sessionId: 'nope' } });
+        const early = await client.request('session/new', { cwd: '/', mcpServers: [] });
+        assert.equal(early.error?.code, -32600, JSON.stringify(early));
+        const response = await client.request('initialize', params);
+        assert.equal(response.result?.protocolVersion, answered, JSON.stringify(response));
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  test('a v1 initialize with malformed fields is answered alike whether it opens the connection (the app directly) or follows a notification (the router)', async () => {
+    const odd = { ...v1Init(1), clientCapabilities: 'all of them', clientInfo: { name: 5 }, _meta: 7, extra: [1] };
+    const answers = [];
+    for (const notificationFirst of [false, true]) {
+      const client = rawClient();
+      try {
+        if (notificationFirst) await client.send({ method: 'session/cancel', params: { sessionId: 'nope' } });
+        const { id: _id, ...answer } = await client.request('initialize', odd);
+        answers.push(answer);
+        const session = await client.request('session/new', { cwd: '/nonexistent-accord-dir', mcpServers: [] });
+        assert.notEqual(session.error?.code, -32600, 'the connection counts as initialized');
+      } finally {
+        await client.close();
+      }
+    }
+    assert.equal(answers[0]!.result?.protocolVersion, 1, JSON.stringify(answers[0]));
+    assert.deepEqual(answers[0], answers[1]);
+  });
+
+  test('a client that leaves before initialize: the connection closes', async () => {
+    const client = rawClient();
+    await client.close();
+  });
 
   test('asked with no protocolVersion at all: -32022 naming null', async () => {
     const client = rawClient();

@@ -3,19 +3,23 @@
 // and the provider in use, and each lazy bundle really works from the dist
 // (the model SDK and a provider, the MCP client) with the modules it takes
 // from the core. ACCORD_TRACE_BUNDLES=1 makes the agent name each bundle it
-// loads on stderr.
+// loads on stderr, and each lazy module of the core it initialises (the ACP
+// v2 router and facade, for a client that does not open with v1).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reply } from '../../fakeModelServer/index';
 import { childAgent, fakeModelFor, messageText, preparedMeta, updatesOf, type ChildHarness } from '../agent/harness';
+import { childV2 } from '../agent/v2Harness';
 import { gitProject } from '../agent/isolationFixtures';
 import { ensureBuilt } from '../daemon/fixtures';
 import { waitFor } from '../../support/waitFor';
+import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 
 const fakeMcpServer = join(process.cwd(), 'test/unit/agent/fakeMcpServer.mjs');
-const loadedBundles = (agent: ChildHarness) => [...agent.stderr.join('').matchAll(/^accord: loading bundle agent-([\w-]+)\.js$/gm)].map((m) => m[1]!).sort();
+const loadedBundles = (agent: Pick<ChildHarness, 'stderr'>) => [...agent.stderr.join('').matchAll(/^accord: loading bundle agent-([\w-]+)\.js$/gm)].map((m) => m[1]!).sort();
+const loadedModules = (agent: Pick<ChildHarness, 'stderr'>) => [...agent.stderr.join('').matchAll(/^accord: loading module ([\w-]+)$/gm)].map((m) => m[1]!).sort();
 
 describe('lazy bundles of the bundled agent', () => {
   const model = fakeModelFor('accord-lazy-bundles-');
@@ -39,6 +43,21 @@ describe('lazy bundles of the bundled agent', () => {
     } finally {
       await agent.close();
     }
+    assert.deepEqual(loadedBundles(agent), [], agent.stderr.join(''));
+    assert.deepEqual(loadedModules(agent), [], 'a v1 client never initialises the ACP v2 router');
+  });
+
+  test('a v2 client: initialize loads the ACP v2 router and facade, once, and nothing else', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    projects.push(remove);
+    const agent = childV2({ ...model.env(), ACCORD_HOME: data, ACCORD_TRACE_BUNDLES: '1', ACCORD_SANDBOX: 'off', ACCORD_WARM_MODEL: 'off' });
+    try {
+      assert.equal((await agent.initialize(2)).protocolVersion, 2);
+      await agent.connection.agent.request(v2.methods.agent.session.new, { cwd: project });
+    } finally {
+      await agent.close();
+    }
+    assert.deepEqual(loadedModules(agent), ['acp-v2'], agent.stderr.join(''));
     assert.deepEqual(loadedBundles(agent), [], agent.stderr.join(''));
   });
 
