@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { apiKeyFor, configDir, credentialsPath, storeCredential } from '../../../agent/models/credentials';
 import { detectLocalServers } from '../../../agent/models/detect';
@@ -87,6 +88,48 @@ describe('local server detection', () => {
     const found = await detectLocalServers({ ACCORD_LOCAL_SERVERS: `http://127.0.0.1:1/v1,${server.baseUrl}` });
     assert.deepEqual(found, [{ baseUrl: server.baseUrl, models: ['fake-local'] }]);
     assert.deepEqual(await detectLocalServers({ ACCORD_LOCAL_SERVERS: '' }), []);
+  });
+
+  /** A TCP port nothing listens on: one just closed. */
+  async function closedPort(): Promise<number> {
+    const listener = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => listener.once('listening', resolve));
+    const { port } = listener.address() as { port: number };
+    await new Promise((resolve) => listener.close(resolve));
+    return port;
+  }
+
+  test('a port that refuses the connection is never asked over HTTP (no HTTP client loads for it)', async () => {
+    const original = globalThis.fetch;
+    const fetched: string[] = [];
+    globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+      fetched.push(String(input));
+      return original(input, init);
+    }) as typeof fetch;
+    try {
+      const refused = `http://127.0.0.1:${await closedPort()}/v1`;
+      assert.deepEqual(await detectLocalServers({ ACCORD_LOCAL_SERVERS: refused }), []);
+      assert.deepEqual(fetched, []);
+      const found = await detectLocalServers({ ACCORD_LOCAL_SERVERS: `${refused},${server.baseUrl}` });
+      assert.deepEqual(found, [{ baseUrl: server.baseUrl, models: ['fake-local'] }]);
+      assert.deepEqual(fetched, [`${server.baseUrl}/models`], 'only the listening server is asked');
+    } finally {
+      globalThis.fetch = original;
+    }
+  });
+
+  test('a port that accepts and never answers, and a URL that is not http(s): not found, and the probe ends', async () => {
+    const sockets: Socket[] = [];
+    const silent: Server = createServer((socket) => sockets.push(socket)).listen(0, '127.0.0.1');
+    await new Promise((resolve) => silent.once('listening', resolve));
+    try {
+      const { port } = silent.address() as { port: number };
+      // The timeout only bounds the wait here; nothing is asserted about how long it took.
+      assert.deepEqual(await detectLocalServers({ ACCORD_LOCAL_SERVERS: `http://127.0.0.1:${port}/v1,ftp://127.0.0.1:${port}/v1` }, 300), []);
+    } finally {
+      sockets.forEach((socket) => socket.destroy());
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   test('with no key and no ACCORD_MODEL, a detected server becomes the session model', async () => {
