@@ -30,8 +30,14 @@ export function serveVersions(app: AgentApp, stream: Stream): { closed: Promise<
     } catch (failed) {
       first = { failed };
     }
-    const routed: Stream = { readable: putBack(first, reader), writable: screened.writable };
-    if ('done' in first && !first.done && opensV1(first.value)) {
+    // Gone before saying anything (or the input failed): the output ends as the router would end it, without loading it.
+    if ('failed' in first || first.done) {
+      reader.releaseLock();
+      await endOutput(screened.writable, 'failed' in first ? { failed: first.failed } : undefined);
+      return;
+    }
+    const routed: Stream = { readable: putBack(first.value, reader), writable: screened.writable };
+    if (opensV1(first.value)) {
       await app.connect(routed).closed;
       return;
     }
@@ -40,6 +46,20 @@ export function serveVersions(app: AgentApp, stream: Stream): { closed: Promise<
     await routeVersions(app, routed).closed;
   })();
   return { closed };
+}
+
+/** Closes the output, or aborts it with the input's failure; like the router, never throws (the connection is over either way). */
+async function endOutput(writable: WritableStream<AnyMessage>, failure: { failed: unknown } | undefined): Promise<void> {
+  if (writable.locked) return;
+  const writer = writable.getWriter();
+  try {
+    if (failure) await writer.abort(failure.failed);
+    else await writer.close();
+  } catch {
+    // Already closed or errored.
+  } finally {
+    writer.releaseLock();
+  }
 }
 
 type FirstRead = { done: false; value: AnyMessage } | { done: true; value?: AnyMessage } | { failed: unknown };
@@ -52,15 +72,18 @@ function opensV1(message: AnyMessage): boolean {
   return typeof params === 'object' && params !== null && !Array.isArray(params) && (params as { protocolVersion?: unknown }).protocolVersion === 1;
 }
 
-/** `reader`'s stream again, starting with the message (or end, or failure) already read from it. */
-function putBack(first: FirstRead, reader: ReadableStreamDefaultReader<AnyMessage>): ReadableStream<AnyMessage> {
-  let pending: FirstRead | undefined = first;
+/** `reader`'s stream again, starting with the message already read from it. */
+function putBack(first: AnyMessage, reader: ReadableStreamDefaultReader<AnyMessage>): ReadableStream<AnyMessage> {
+  let pending: AnyMessage | undefined = first;
   return new ReadableStream<AnyMessage>({
     async pull(controller) {
-      const next = pending ?? (await reader.read());
-      pending = undefined;
-      if ('failed' in next) controller.error(next.failed);
-      else if (next.done) controller.close();
+      if (pending !== undefined) {
+        controller.enqueue(pending);
+        pending = undefined;
+        return;
+      }
+      const next = await reader.read();
+      if (next.done) controller.close();
       else controller.enqueue(next.value);
     },
     cancel(reason) {

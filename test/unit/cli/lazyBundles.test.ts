@@ -7,10 +7,11 @@
 // v2 router and facade, for a client that does not open with v1).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reply } from '../../fakeModelServer/index';
-import { childAgent, fakeModelFor, messageText, preparedMeta, updatesOf, type ChildHarness } from '../agent/harness';
+import { agentBundle, childAgent, fakeModelFor, messageText, preparedMeta, updatesOf, type ChildHarness } from '../agent/harness';
 import { childV2 } from '../agent/v2Harness';
 import { gitProject } from '../agent/isolationFixtures';
 import { ensureBuilt } from '../daemon/fixtures';
@@ -45,6 +46,21 @@ describe('lazy bundles of the bundled agent', () => {
     }
     assert.deepEqual(loadedBundles(agent), [], agent.stderr.join(''));
     assert.deepEqual(loadedModules(agent), [], 'a v1 client never initialises the ACP v2 router');
+  });
+
+  test('a client that leaves without a word: the agent exits, without loading the ACP v2 router', { timeout: 120_000 }, async () => {
+    const { data, remove } = gitProject({ 'a.txt': 'a\n' });
+    projects.push(remove);
+    const child = spawn(process.execPath, [agentBundle, 'acp', '--no-daemon'], { env: { ...model.env(), ACCORD_HOME: data, ACCORD_TRACE_BUNDLES: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const stderr: string[] = [];
+    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    const stdout: Buffer[] = [];
+    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    child.stdin!.end();
+    assert.equal(await exited, 0, stderr.join(''));
+    assert.equal(Buffer.concat(stdout).length, 0, 'nothing on stdout');
+    assert.deepEqual(loadedModules({ stderr }), [], stderr.join(''));
   });
 
   test('a v2 client: initialize loads the ACP v2 router and facade, once, and nothing else', { timeout: 120_000 }, async () => {
