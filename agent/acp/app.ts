@@ -180,8 +180,11 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
         const meta = flagsMeta(flags);
         return { sessionId: session.id, configOptions, modes: modeStateOf(session), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
       } finally {
-        // The answer is written in this turn of the event loop; the background work starts in the next (also after a failure: nothing waits forever).
-        setImmediate(answered);
+        // The background work starts once the answer is out (also after a failure: nothing waits forever). The
+        // answer is handed to the output in this turn of the event loop, and the output sends what it gathered
+        // from a setImmediate queued after this one (acp/batchedOutput.ts): a single setImmediate here ran the
+        // warm-up's bundle loads before that send, and the client waited for them (~9 ms of each session/new).
+        setImmediate(() => setImmediate(answered));
       }
     })
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
