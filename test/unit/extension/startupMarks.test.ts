@@ -21,7 +21,7 @@ test('startup marks: each taken once, logged in order in one line when the panel
   startupConnected();
   startupMark('late');
   assert.equal(lines.length, 1);
-  const names = [...(lines[0] ?? '').matchAll(/([a-z][a-z ]+?) \d+ \([+-]?\d+\)/g)].map((m) => m[1]?.replace(/^, /, '').trim());
+  const names = [...(lines[0] ?? '').matchAll(/([a-z][a-z ]+?) -?\d+ \([+-]?\d+\)/g)].map((m) => m[1]?.replace(/^, /, '').trim());
   assert.deepEqual(names.filter((n) => !n?.startsWith('panel ') || n === 'panel ready' || n === 'panel told connected'), ['bundle evaluated', 'activate start', 'view resolved', 'panel ready', 'panel told connected']);
   assert.deepEqual(names.filter((n) => n?.startsWith('panel ') && n !== 'panel ready' && n !== 'panel told connected'), ['panel document began', 'panel boot script requested', 'panel boot script loaded', 'panel boot script ran']);
   assert.ok(!startupMarks().has('late'));
