@@ -3,10 +3,11 @@
 // `git --no-pager push` and `npm --prefix x publish` name the same programs
 // and subcommands. Each program a command runs becomes a layer with every
 // name it goes by and every argument list a rule may be matched against.
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { commandsInScript, inlineCode } from './inlineCode';
 import { unwrap } from './wrappers';
+import { isExecutableFile } from '../sandbox/whichSync';
 
 export interface CommandLayer {
   /** This layer's argv as written. */
@@ -41,16 +42,6 @@ const MAX_LAYERS = 16;
 
 /** git's options that come before the subcommand and take the next word. */
 const gitValueOptions = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--list-cmds', '--attr-source']);
-
-function isExecutableFile(file: string): boolean {
-  try {
-    if (!statSync(file).isFile()) return false;
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function onPath(name: string, context: ResolveContext): string | undefined {
   for (const dir of context.pathVariable.split(path.delimiter)) {

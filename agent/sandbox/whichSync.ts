@@ -25,7 +25,7 @@ export function pathCandidates(name: string, searchPath: string): string[] {
 }
 
 /** A regular file (through symlinks, as `which` sees it) this process may execute. */
-function isExecutableFile(file: string): boolean {
+export function isExecutableFile(file: string): boolean {
   try {
     if (!statSync(file).isFile()) return false;
     accessSync(file, constants.X_OK);
