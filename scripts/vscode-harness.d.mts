@@ -43,6 +43,7 @@ export function findDialog(page: Page, text: string, timeoutMs?: number): Promis
 export function webviewFrame(page: Page): FrameLocator;
 /** Shows the Accord view (clicking its icon only while another view is active) and waits until its webview is visible. */
 export function showAccordView(page: Page, timeoutMs?: number): Promise<void>;
+export function runCommand(page: Page, title: string, timeoutMs?: number): Promise<void>;
 export function performUiAction(page: Page, json: string, onLog: (type: string, text: string) => void): Promise<void>;
 
 export interface SurfaceItem { text: string; /** A notification's or dialog's own message line. */ message: string; links: { tag: string; href: string; text: string }[] }

@@ -4,7 +4,7 @@
 // in headless Debian Chromium through playwright-core. Nothing is downloaded
 // at run time.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -95,12 +95,86 @@ export function installVsix(vsix, { extensionsDir, userDataDir }) {
  * smokeTestDriver: needed for the extension-test payload and the automation hooks.
  * workspaceTrust: ask whether to trust the folder, as a normal VS Code does (off for tests).
  */
-/** Ends the daemon that holds `lockPath` (it runs in its own process group, outside the server's). */
-function stopDaemon(lockPath) {
+/** The pid of the daemon that holds `lockPath` (it runs in its own process group, outside the server's), if any. */
+function daemonPid(lockPath) {
   try {
     const { pid } = JSON.parse(readFileSync(lockPath, 'utf8'));
-    process.kill(pid, 'SIGTERM');
-  } catch { /* none ran, or already gone */ }
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined; // none ran
+  }
+}
+
+/**
+ * Live processes a VS Code server started, directly or not: those in its process group, and those that run
+ * with its agent data directory (the bundled agent and its daemon, which detach into groups of their own and
+ * write their compile cache and logs there until they exit). Zombies are gone for this purpose. Linux only
+ * (/proc); elsewhere none are found and the server group's signal and the daemon's lock are all there is.
+ */
+/** True while `pid` exists (a zombie counts as gone on Linux). */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+function processesOf({ pgid, accordHome }) {
+  if (process.platform !== 'linux') return [];
+  const marker = `ACCORD_HOME=${accordHome}`;
+  const found = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // After the command name (which may hold spaces and parentheses): state, ppid, pgrp, ...
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state === 'Z' || state === 'X') continue;
+      if (Number(pgrp) === pgid || readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(marker)) found.push(Number(name));
+    } catch { /* exited meanwhile, or not this user's */ }
+  }
+  return found;
+}
+
+/**
+ * Stops what a VS Code server started and waits until it has exited, so the folder it writes to can be
+ * removed: SIGTERM first (the daemon finishes its log and its compile cache), SIGKILL for what is left
+ * after a generous wait. Throws naming the processes that outlive even SIGKILL.
+ */
+async function stopStarted(find, { termWaitMs = 30_000, killWaitMs = 10_000 } = {}) {
+  const termed = new Set();
+  // SIGTERM once to each (a second one may cut a graceful exit short), including any that starts meanwhile.
+  const term = (pids) => {
+    for (const pid of pids) {
+      if (termed.has(pid)) continue;
+      termed.add(pid);
+      try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ }
+    }
+  };
+  const waitGone = async (ms, onFound) => {
+    const deadline = Date.now() + ms;
+    let left = find();
+    while (left.length > 0 && Date.now() < deadline) {
+      onFound(left);
+      await new Promise((r) => setTimeout(r, 100));
+      left = find();
+    }
+    return left;
+  };
+  let left = await waitGone(termWaitMs, term);
+  if (left.length === 0) return;
+  const kill = (pids) => { for (const pid of pids) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } } };
+  left = await waitGone(killWaitMs, kill);
+  if (left.length > 0) throw new Error(`processes this VS Code started did not exit, even after SIGKILL: ${left.join(', ')}`);
 }
 
 /**
@@ -189,8 +263,16 @@ export async function startServer({ dataDir, token, port, smokeTestDriver = fals
 
   const close = async () => {
     await stop(server);
-    stopDaemon(path.join(accordHome, 'run', 'daemon.lock'));
-    if (temporary) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    // Everything that writes under `dir` is stopped and has exited before it is removed: the server's
+    // group, the daemon (its own group) and any agent running with this server's data directory.
+    const daemon = daemonPid(path.join(accordHome, 'run', 'daemon.lock'));
+    const home = env.ACCORD_HOME ?? accordHome;
+    // On Linux the daemon is found by its data directory, so a lock naming a pid since reused is never signalled.
+    await stopStarted(process.platform === 'linux'
+      ? () => processesOf({ pgid: server.pid, accordHome: home })
+      : () => (daemon !== undefined && alive(daemon) ? [daemon] : []));
+    // Retries cover a file system slow to drop a just-closed file; nothing is writing any more.
+    if (temporary) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   };
   const base = `http://127.0.0.1:${listenPort}`;
   /** The workbench URL for a folder, with query parameters (payload etc.). */
@@ -281,6 +363,29 @@ export async function findMessage(page, text, timeoutMs = 30000) {
 /** The webview view's content frame (the inner iframe VS Code puts our HTML in). */
 export function webviewFrame(page) {
   return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+/**
+ * Runs a command by its title from the Command Palette. Keys pressed while a webview has focus reach the
+ * workbench only after a round trip through the webview's frames, so the title is typed only once the
+ * palette's input has focus: typed earlier, its first letters land in whatever the webview had focused
+ * (a prompt's draft in the Accord panel).
+ */
+export async function runCommand(page, title, timeoutMs = 30000) {
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!(await input.isVisible().catch(() => false))) await page.keyboard.press('F1');
+    const focused = await page
+      .waitForFunction(() => document.activeElement?.matches('.quick-input-widget .quick-input-box input') ?? false, undefined, { timeout: Math.max(1, Math.min(5000, deadline - Date.now())) })
+      .then(() => true, () => false);
+    if (focused) break;
+    if (Date.now() > deadline) throw new Error(`the Command Palette did not open within ${timeoutMs} ms`);
+  }
+  await input.fill(`>${title}`);
+  const escaped = title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  await page.getByRole('option', { name: new RegExp(escaped) }).first().waitFor({ timeout: Math.max(1, deadline - Date.now()) });
+  await input.press('Enter');
 }
 
 /**

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { resultsDir, showAccordView, webviewFrame, type VscodeServer, type Workbench } from '../../scripts/vscode-harness.mjs';
+import { resultsDir, runCommand as runCommandIn, showAccordView, webviewFrame, type VscodeServer, type Workbench } from '../../scripts/vscode-harness.mjs';
 import { reply, type FakeModelServer } from '../fakeModelServer/index';
 import { workbenchOnFakeModel } from './fakeModelWorkbench';
 
@@ -57,12 +57,8 @@ async function openPanel(): Promise<void> {
   await webviewFrame(page).locator('#agent-status[data-state="connected"]').waitFor({ timeout: 120_000 });
 }
 
-async function runCommand(title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  await page.keyboard.type(title);
-  await page.getByRole('option', { name: new RegExp(title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) }).first().waitFor({ timeout: 30_000 });
-  await page.keyboard.press('Enter');
-}
+/** From the Command Palette; typed only once it has focus, never into the panel's composer (see the harness). */
+const runCommand = (title: string) => runCommandIn(page, title);
 
 test('idle: Changes collapsed and explained, one "+", no Stop in the view title', { timeout: 300_000 }, async () => {
   await openPanel();
