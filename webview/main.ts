@@ -62,10 +62,7 @@ function flush(): void {
       performance.mark('accord: connected shown');
     }
   }
-  if (!restored && saved) {
-    restored = true;
-    restoreDraft(saved.draft, saved.mentions);
-  }
+  if (!restored && saved) restored = restoreDraft(saved.draft, saved.mentions);
   remember();
   // A huge message renders a slice per frame; the rest continues in the next ones.
   if (continuePending()) schedule();
@@ -73,6 +70,8 @@ function flush(): void {
 
 /** Keeps the unsent prompt and the open/closed state in VS Code's webview state, for a reloaded panel. */
 function remember(): void {
+  // Until the saved draft is back in the composer, the composer's (empty) text must not replace it.
+  if (!restored) return;
   const draft = composerDraft();
   const state = JSON.stringify(saveState(draft.text, draft.mentions, ctx.ui));
   if (state === lastSaved) return;

@@ -177,6 +177,33 @@ describe('a webview reload', () => {
     await page.close();
   });
 
+  test('keeps the draft across reloads in a row, with what was typed after it came back', TIMEOUT, async () => {
+    const panel = await pages.open();
+    const { page } = panel;
+    const greet = [{ type: 'hello', version: 1, epoch: 0 }, connected];
+    const reload = async () => {
+      await page.reload();
+      await page.waitForFunction(() => (window as unknown as { __posted: Array<{ type: string }> }).__posted.some((m) => m.type === 'ready'));
+    };
+    await panel.send(greet);
+    await page.click('.composer textarea');
+    await page.keyboard.type('a draft to keep');
+    await panel.settle();
+    // Reloaded again before the extension says anything: the panel's first frames must not save an empty composer.
+    await reload();
+    await reload();
+    await panel.send(greet);
+    assert.equal(await page.locator('.composer textarea').inputValue(), 'a draft to keep');
+    await page.click('.composer textarea');
+    await page.keyboard.press('End');
+    await page.keyboard.type(', and more');
+    await panel.settle();
+    await reload();
+    await panel.send(greet);
+    assert.equal(await page.locator('.composer textarea').inputValue(), 'a draft to keep, and more');
+    await page.close();
+  });
+
   test('a state that is not ours (an older panel, a hostile value) is ignored, not trusted', TIMEOUT, async () => {
     const panel = await pages.open();
     const { page } = panel;

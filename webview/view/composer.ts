@@ -33,13 +33,14 @@ export function composerDraft(): { text: string; mentions: PromptMention[] } {
   return { text: textarea()?.value ?? '', mentions: state.mentions };
 }
 
-/** Puts back a saved unsent prompt, once the composer is rendered. */
-export function restoreDraft(text: string, mentions: PromptMention[]): void {
+/** Puts back a saved unsent prompt; false (nothing done) while the composer is not rendered yet. */
+export function restoreDraft(text: string, mentions: PromptMention[]): boolean {
   const area = textarea();
-  if (!area) return;
+  if (!area) return false;
   area.value = text;
   state.mentions = [...mentions];
   autoGrow(area);
+  return true;
 }
 
 function completions(ctx: ViewContext): Completion[] {
