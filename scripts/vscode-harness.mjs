@@ -105,12 +105,6 @@ function daemonPid(lockPath) {
   }
 }
 
-/**
- * Live processes a VS Code server started, directly or not: those in its process group, and those that run
- * with its agent data directory (the bundled agent and its daemon, which detach into groups of their own and
- * write their compile cache and logs there until they exit). Zombies are gone for this purpose. Linux only
- * (/proc); elsewhere none are found and the server group's signal and the daemon's lock are all there is.
- */
 /** True while `pid` exists (a zombie counts as gone on Linux). */
 function alive(pid) {
   try {
@@ -128,9 +122,16 @@ function alive(pid) {
   }
 }
 
+/**
+ * Live processes a VS Code server started, directly or not: those in its process group and, given
+ * `accordHome`, those that run with that agent data directory (the bundled agent and its daemon, which
+ * detach into groups of their own and write their compile cache and logs there until they exit). Zombies
+ * count as gone. Linux only (/proc); elsewhere none are found, and the server group's signal and the
+ * daemon's lock are all there is.
+ */
 function processesOf({ pgid, accordHome }) {
   if (process.platform !== 'linux') return [];
-  const marker = `ACCORD_HOME=${accordHome}`;
+  const marker = accordHome === undefined ? undefined : `ACCORD_HOME=${accordHome}`;
   const found = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
@@ -139,7 +140,7 @@ function processesOf({ pgid, accordHome }) {
       // After the command name (which may hold spaces and parentheses): state, ppid, pgrp, ...
       const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (state === 'Z' || state === 'X') continue;
-      if (Number(pgrp) === pgid || readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(marker)) found.push(Number(name));
+      if (Number(pgrp) === pgid || (marker !== undefined && readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(marker))) found.push(Number(name));
     } catch { /* exited meanwhile, or not this user's */ }
   }
   return found;
@@ -264,12 +265,14 @@ export async function startServer({ dataDir, token, port, smokeTestDriver = fals
   const close = async () => {
     await stop(server);
     // Everything that writes under `dir` is stopped and has exited before it is removed: the server's
-    // group, the daemon (its own group) and any agent running with this server's data directory.
-    const daemon = daemonPid(path.join(accordHome, 'run', 'daemon.lock'));
-    const home = env.ACCORD_HOME ?? accordHome;
+    // group, and the daemon (its own group) and any agent running with the data directory given here.
+    // A caller that passes its own ACCORD_HOME owns that daemon, which outlives VS Code by design
+    // (test/e2e/restart.test.ts): then only the server's group is stopped.
+    const ownHome = env.ACCORD_HOME === undefined;
+    const daemon = ownHome ? daemonPid(path.join(accordHome, 'run', 'daemon.lock')) : undefined;
     // On Linux the daemon is found by its data directory, so a lock naming a pid since reused is never signalled.
     await stopStarted(process.platform === 'linux'
-      ? () => processesOf({ pgid: server.pid, accordHome: home })
+      ? () => processesOf({ pgid: server.pid, accordHome: ownHome ? accordHome : undefined })
       : () => (daemon !== undefined && alive(daemon) ? [daemon] : []));
     // Retries cover a file system slow to drop a just-closed file; nothing is writing any more.
     if (temporary) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
