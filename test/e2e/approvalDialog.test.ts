@@ -8,19 +8,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  findMessage,
-  findNotification,
-  openWorkbench,
-  resultsDir,
-  root,
-  showAccordView,
-  startServer,
-  webviewFrame,
-  type VscodeServer,
-  vsixPath,
-  type Workbench,
-} from '../../scripts/vscode-harness.mjs';
+import { runCommand, findMessage, findNotification, openWorkbench, resultsDir, root, showAccordView, startServer, webviewFrame, type VscodeServer, vsixPath, type Workbench } from '../../scripts/vscode-harness.mjs';
 
 const vsix = vsixPath;
 const results = resultsDir;
@@ -47,10 +35,7 @@ test('an approval offers only "Allow once" and "Reject"; clicking "Allow once" a
   const page = await open();
   await showAccordView(page);
   await webviewFrame(page).locator('body').waitFor({ timeout: 60_000 });
-  await page.keyboard.press('F1');
-  await page.keyboard.type('Accord: Raise Once-Only Approval');
-  await page.getByRole('option', { name: /Raise Once-Only Approval/ }).first().waitFor({ timeout: 30_000 });
-  await page.keyboard.press('Enter');
+  await runCommand(page, 'Accord: Raise Once-Only Approval');
 
   const prompt = await findMessage(page, 'Accord asks for approval: “Run npm test”', 60_000);
   const labels = (await prompt.getByRole('button').allTextContents()).map((t) => t.trim()).filter(Boolean);

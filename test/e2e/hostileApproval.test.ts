@@ -12,10 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
-import {
-  collectSurfaces, findDialog, findNotification, openWorkbench, resultsDir, root, showAccordView, startServer, webviewFrame, vsixPath,
-  type VscodeServer, type Workbench,
-} from '../../scripts/vscode-harness.mjs';
+import { runCommand, collectSurfaces, findDialog, findNotification, openWorkbench, resultsDir, root, showAccordView, startServer, webviewFrame, vsixPath, type VscodeServer, type Workbench } from '../../scripts/vscode-harness.mjs';
 
 const LIVE = /^\s*(command|vscode|vscode-insiders|file)\s*:/i;
 const opened: { server: VscodeServer; workbench: Workbench }[] = [];
@@ -89,10 +86,7 @@ async function modalFor(page: Page, text: string): Promise<Locator> {
   const status = page.locator('.statusbar-item', { hasText: /approval.* waiting/ }).first();
   await Promise.race([dialog.waitFor({ timeout: 90_000 }), status.waitFor({ timeout: 90_000 })]).catch(() => {});
   if (!(await dialog.isVisible())) {
-    await page.keyboard.press('F1');
-    await page.keyboard.type('Accord: Answer Pending Approval');
-    await page.getByRole('option', { name: /Answer Pending Approval/ }).first().waitFor({ timeout: 30_000 });
-    await page.keyboard.press('Enter');
+    await runCommand(page, 'Accord: Answer Pending Approval');
   }
   try {
     return await findDialog(page, text, 60_000);

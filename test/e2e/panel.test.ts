@@ -7,19 +7,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import {
-  findMessage,
-  findNotification,
-  openWorkbench,
-  resultsDir,
-  root,
-  showAccordView,
-  startServer,
-  webviewFrame,
-  type VscodeServer,
-  vsixPath,
-  type Workbench,
-} from '../../scripts/vscode-harness.mjs';
+import { runCommand, findMessage, findNotification, openWorkbench, resultsDir, root, showAccordView, startServer, webviewFrame, type VscodeServer, vsixPath, type Workbench } from '../../scripts/vscode-harness.mjs';
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 const vsix = vsixPath;
@@ -67,10 +55,7 @@ test('the Accord panel says the bundled agent is connected', { timeout: 180_000 
 });
 
 test('a real approval notification is answered by clicking "Allow once"', { timeout: 180_000 }, async () => {
-  await page.keyboard.press('F1');
-  await page.keyboard.type('Accord: Raise Test Approval');
-  await page.getByRole('option', { name: /Raise Test Approval/ }).first().waitFor({ timeout: 30_000 });
-  await page.keyboard.press('Enter');
+  await runCommand(page, 'Accord: Raise Test Approval');
 
   // A modal dialog while the panel is visible and the window focused, else a notification (ApprovalService decides).
   const approval = await findMessage(page, 'Accord asks for approval: “Run echo hello”', 60_000);
