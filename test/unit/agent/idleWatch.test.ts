@@ -3,7 +3,7 @@
 // nothing here depends on how fast the machine is.
 import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { idleWatch } from '../../../agent/core/turn';
+import { idleWatch } from '../../../agent/core/idleWatch';
 import { StalledStreamError } from '../../../agent/models/errors';
 
 function clock() {
