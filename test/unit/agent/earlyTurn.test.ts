@@ -42,13 +42,29 @@ describe('the first turn before the isolated copy exists', () => {
   const model = fakeModelFor('accord-early-turn-');
   const env = model.env;
 
-  test('the model streams the whole answer while the copy is held; the log has the prompt and every chunk; the request names the copy root', { timeout: 120_000 }, async () => {
-    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+  /** A session whose copy is held (after its root is known) until the body calls `held.release()`; everything is released and closed after the body. */
+  async function withHeldCopy(
+    fixture: { project: string; data: string; remove(): void },
+    body: (run: { agent: ReturnType<typeof isolatedAgent>; held: ReturnType<typeof hold>; sessionId: string }) => Promise<void>,
+    afterRelease?: () => void,
+  ): Promise<void> {
     const held = hold();
-    const agent = isolatedAgent(env(), data, false, undefined, held.hook);
+    const agent = isolatedAgent(env(), fixture.data, false, undefined, held.hook);
     try {
       await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-      const { sessionId } = await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+      const { sessionId } = await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: fixture.project, mcpServers: [] });
+      await body({ agent, held, sessionId });
+    } finally {
+      held.release();
+      afterRelease?.();
+      await agent.close();
+      fixture.remove();
+    }
+  }
+
+  test('the model streams the whole answer while the copy is held; the log has the prompt and every chunk; the request names the copy root', { timeout: 120_000 }, async () => {
+    const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
+    await withHeldCopy({ project, data, remove }, async ({ agent, held, sessionId }) => {
       model.server.script({ type: 'stream', parts: [{ text: 'Hel' }, { text: 'lo' }, { text: '!' }] });
       const requestsBefore = model.server.requests.length;
       assert.equal(await agent.harness.prompt(sessionId, 'hi'), 'end_turn');
@@ -73,20 +89,12 @@ describe('the first turn before the isolated copy exists', () => {
       assert.equal(await agent.harness.prompt(sessionId, 'write b.txt'), 'end_turn');
       assert.equal(readFileSync(join(root, 'b.txt'), 'utf8'), 'agent\n');
       assert.ok(!existsSync(join(project, 'b.txt')), "the person's tree is untouched");
-    } finally {
-      held.release();
-      await agent.close();
-      remove();
-    }
+    });
   });
 
   test('a tool call asked for before the copy exists waits for it, then runs in the copy', { timeout: 120_000 }, async () => {
     const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
-    const held = hold();
-    const agent = isolatedAgent(env(), data, false, undefined, held.hook);
-    try {
-      await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-      const { sessionId } = await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    await withHeldCopy({ project, data, remove }, async ({ agent, held, sessionId }) => {
       model.server.script({ type: 'stream', parts: [{ text: 'Writing.' }, { toolCall: { id: 'w1', name: 'write_file', args: { path: 'b.txt', content: 'agent\n' } } }] }, reply.text('Done.'));
       const requestsBefore = model.server.requests.length;
       const prompt = agent.harness.prompt(sessionId, 'write b.txt');
@@ -99,11 +107,7 @@ describe('the first turn before the isolated copy exists', () => {
       const { root } = (await agent.logs.replay(sessionId)).workspace as { root: string };
       assert.equal(readFileSync(join(root, 'b.txt'), 'utf8'), 'agent\n', 'the call ran in the copy once it was ready');
       assert.ok(!existsSync(join(project, 'b.txt')), "the person's tree is untouched");
-    } finally {
-      held.release();
-      await agent.close();
-      remove();
-    }
+    });
   });
 
   test('a copy that fails after the model started fails the calls with its reason; nothing runs in the person\'s tree; the next prompt fails with it', { timeout: 120_000 }, async () => {
@@ -116,11 +120,7 @@ describe('the first turn before the isolated copy exists', () => {
     writeFileSync(join(project, 'a.txt'), 'mine\n');
     git(project, 'commit', '-q', '-am', 'mine');
     assert.throws(() => git(project, 'merge', '-q', 'other'));
-    const held = hold();
-    const agent = isolatedAgent(env(), data, false, undefined, held.hook);
-    try {
-      await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-      const { sessionId } = await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    await withHeldCopy({ project, data, remove }, async ({ agent, held, sessionId }) => {
       model.server.script({ type: 'stream', parts: [{ toolCall: { id: 'w1', name: 'write_file', args: { path: 'a.txt', content: 'agent\n' } } }] });
       const requestsBefore = model.server.requests.length;
       const prompt = agent.harness.prompt(sessionId, 'overwrite a.txt');
@@ -136,21 +136,12 @@ describe('the first turn before the isolated copy exists', () => {
       assert.ok(!readFileSync(join(project, 'a.txt'), 'utf8').includes('agent'), 'the call never ran in the person\'s tree');
       const again = await failure(agent.harness.prompt(sessionId, 'again'));
       assert.match(again.message, /Could not set up the session's workspace: .*unresolved merge conflicts/);
-    } finally {
-      held.release();
-      git(project, 'merge', '--abort');
-      await agent.close();
-      remove();
-    }
+    }, () => git(project, 'merge', '--abort'));
   });
 
   test('session/cancel while a call waits for the copy ends the turn; the call never runs; the next turn works in the copy', { timeout: 120_000 }, async () => {
     const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
-    const held = hold();
-    const agent = isolatedAgent(env(), data, false, undefined, held.hook);
-    try {
-      await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-      const { sessionId } = await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    await withHeldCopy({ project, data, remove }, async ({ agent, held, sessionId }) => {
       model.server.script({ type: 'stream', parts: [{ text: 'Writing.' }, { toolCall: { id: 'w1', name: 'write_file', args: { path: 'b.txt', content: 'agent\n' } } }] });
       const prompt = agent.harness.prompt(sessionId, 'write b.txt');
       await agent.harness.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'agent_message_chunk');
@@ -163,22 +154,14 @@ describe('the first turn before the isolated copy exists', () => {
       assert.ok(!existsSync(join(root, 'b.txt')) && !existsSync(join(project, 'b.txt')), 'the cancelled call never ran');
       model.server.script(reply.text('Hi.'));
       assert.equal(await agent.harness.prompt(sessionId, 'hello'), 'end_turn');
-    } finally {
-      held.release();
-      await agent.close();
-      remove();
-    }
+    });
   });
 
   test('a policy that declares MCP servers: the first request waits for them and offers their tools', { timeout: 120_000 }, async () => {
     const { project, data, remove } = gitProject({ 'a.txt': 'a\n' });
     mkdirSync(join(project, '.accord'));
     writeFileSync(join(project, '.accord/policy.json'), JSON.stringify({ version: 1, rules: [], mcpServers: [{ name: 'fake', command: [process.execPath, fakeMcpServer] }] }));
-    const held = hold();
-    const agent = isolatedAgent(env(), data, false, undefined, held.hook);
-    try {
-      await agent.harness.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-      const { sessionId } = await agent.harness.connection.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    await withHeldCopy({ project, data, remove }, async ({ agent, held, sessionId }) => {
       model.server.script(reply.text('Hi.'));
       const requestsBefore = model.server.requests.length;
       const prompt = agent.harness.prompt(sessionId, 'hi');
@@ -188,11 +171,7 @@ describe('the first turn before the isolated copy exists', () => {
       assert.equal(await prompt, 'end_turn');
       assert.equal(model.server.requests.length, requestsBefore + 1);
       assert.match(JSON.stringify(model.server.requests.at(-1)!.body.tools), /mcp__fake__echo/, "the first request offers the MCP server's tools");
-    } finally {
-      held.release();
-      await agent.close();
-      remove();
-    }
+    });
   });
 
   test("a prompt that arrives while the copy is being prepared sends its first model request before the copy's children start; a tool call then waits for the copy", { timeout: 120_000 }, async () => {
