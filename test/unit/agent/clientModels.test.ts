@@ -8,54 +8,14 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods, type ClientApp } from '@agentclientprotocol/sdk/unstable';
-import { LM_CAPABILITY_KEY, LM_METHODS, lmChatParams, type LmChatParams, type LmModelInfo, type LmStreamPart } from '../../../protocol/accordMethods';
+import { LM_CAPABILITY_KEY, LM_METHODS, lmChatParams, type LmChatParams } from '../../../protocol/accordMethods';
+import { fakeLm, lmChat, lmModels, type FakeLm } from './fakeLm';
 import { inMemoryAgent, isolatedEnv, messageText, tempDir, updatesOf, type Harness } from './harness';
 import { withAgentSession } from './agentSessions';
 
-type Step = (io: { send(parts: LmStreamPart[]): Promise<void>; signal: AbortSignal }) => Promise<void>;
-
-interface FakeLm {
-  models: LmModelInfo[];
-  requests: LmChatParams[];
-  listed: number;
-  script: Step[];
-  aborted: number;
-  /** Replaces the whole answer of the next chat (a broken client). */
-  rawAnswer?: unknown;
-}
-
-const copilot: LmModelInfo[] = [
-  { id: 'gpt-4o', vendor: 'copilot', name: 'GPT-4o', family: 'gpt-4o', maxInputTokens: 64_000 },
-  { id: 'claude-sonnet-4', vendor: 'copilot', name: 'Claude Sonnet 4', family: 'claude-sonnet-4', maxInputTokens: 80_000 },
-];
-
-function fakeLm(): FakeLm {
-  return { models: copilot, requests: [], listed: 0, script: [], aborted: 0 };
-}
-
-/** A client serving `_accord/lm/*` from a script, the way extension/languageModels serves it from vscode.lm. */
+/** A client serving `_accord/lm/*` from a script. */
 function lmClient(fake: FakeLm) {
-  return (app: ClientApp): ClientApp =>
-    app
-      .onRequest(LM_METHODS.models, (p: unknown) => p, () => {
-        fake.listed++;
-        return { models: fake.models };
-      })
-      .onRequest(LM_METHODS.chat, lmChatParams, async ({ params, signal, agent }) => {
-        fake.requests.push(params);
-        if (fake.rawAnswer !== undefined) return fake.rawAnswer;
-        const step = fake.script.shift() ?? (async (io) => io.send([{ type: 'text', text: '(unscripted)' }]));
-        let parts = 0;
-        signal.addEventListener('abort', () => fake.aborted++, { once: true });
-        await step({
-          send: async (sent) => {
-            parts += sent.length;
-            await agent.notify(LM_METHODS.parts, { streamId: params.streamId, parts: sent });
-          },
-          signal,
-        });
-        return { parts, usage: { inputTokens: 900, outputTokens: 40 }, estimated: true };
-      });
+  return (app: ClientApp): ClientApp => app.onRequest(LM_METHODS.models, (p: unknown) => p, lmModels(fake)).onRequest(LM_METHODS.chat, lmChatParams, lmChat(fake));
 }
 
 const offered = { _meta: { [LM_CAPABILITY_KEY]: { version: 1 } } };

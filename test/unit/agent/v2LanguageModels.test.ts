@@ -12,55 +12,14 @@ import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import { createAccordAgent } from '../../../agent/acp/app';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { builtinTools } from '../../../agent/tools/index';
-import { LM_CAPABILITY_KEY, LM_METHODS, lmChatParams, type LmChatParams, type LmModelInfo, type LmStreamPart } from '../../../protocol/accordMethods';
+import { LM_CAPABILITY_KEY, LM_METHODS, lmChatParams, type LmChatParams } from '../../../protocol/accordMethods';
+import { fakeLm, lmChat, lmModels, type FakeLm } from './fakeLm';
 import { ensureAgentBundle, isolatedEnv, tempDir } from './harness';
 import { childV2, inMemoryV2, v2Updates, type V2ClientSetup, type V2Harness } from './v2Harness';
 
-type Step = (io: { send(parts: LmStreamPart[]): Promise<void>; signal: AbortSignal }) => Promise<void>;
-
-interface FakeLm {
-  models: LmModelInfo[];
-  requests: LmChatParams[];
-  listed: number;
-  script: Step[];
-  aborted: number;
-  /** Replaces the whole answer of the next chat (a broken or hostile client). */
-  rawAnswer?: unknown;
-  /** Set once the client's connection exists: the agent side it notifies parts to. */
-  notifyAgent?: (method: string, params: unknown) => Promise<void>;
-}
-
-const copilot: LmModelInfo[] = [
-  { id: 'gpt-4o', vendor: 'copilot', name: 'GPT-4o', family: 'gpt-4o', maxInputTokens: 64_000 },
-  { id: 'claude-sonnet-4', vendor: 'copilot', name: 'Claude Sonnet 4', family: 'claude-sonnet-4', maxInputTokens: 80_000 },
-];
-
-const fakeLm = (): FakeLm => ({ models: copilot, requests: [], listed: 0, script: [], aborted: 0 });
-
-/** A v2 client serving `_accord/lm/*` from a script, the way extension/languageModels serves it from vscode.lm. */
+/** A v2 client serving `_accord/lm/*` from a script. */
 function lmClient(fake: FakeLm): V2ClientSetup {
-  return (app) =>
-    app
-      .onRequest(LM_METHODS.models, (p: unknown) => p, () => {
-        fake.listed++;
-        return { models: fake.models };
-      })
-      .onRequest(LM_METHODS.chat, lmChatParams, async ({ params, signal, agent }) => {
-        fake.requests.push(params);
-        fake.notifyAgent = (method, p) => agent.notify(method as `_${string}`, p);
-        if (fake.rawAnswer !== undefined) return fake.rawAnswer;
-        const step = fake.script.shift() ?? (async (io) => io.send([{ type: 'text', text: '(unscripted)' }]));
-        let parts = 0;
-        signal.addEventListener('abort', () => fake.aborted++, { once: true });
-        await step({
-          send: async (sent) => {
-            parts += sent.length;
-            await agent.notify(LM_METHODS.parts, { streamId: params.streamId, parts: sent });
-          },
-          signal,
-        });
-        return { parts, usage: { inputTokens: 900, outputTokens: 40 }, estimated: true };
-      });
+  return (app) => app.onRequest(LM_METHODS.models, (p: unknown) => p, lmModels(fake)).onRequest(LM_METHODS.chat, lmChatParams, lmChat(fake));
 }
 
 const offered: v2.ClientCapabilities = { _meta: { [LM_CAPABILITY_KEY]: { version: 1 } } };
