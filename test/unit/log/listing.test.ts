@@ -60,6 +60,7 @@ describe('many sessions and listing', () => {
       const a = await store.create({ ...newSession(), id: 'a' });
       for (const event of recordedTurn(1)) a.append(event);
       await a.close();
+      await new Promise((resolve) => setTimeout(resolve, 5)); // distinct updatedAt: a tie in the same millisecond orders by id (a before b)
       const b = await store.create({ ...newSession(), id: 'b' });
       await b.close();
 
