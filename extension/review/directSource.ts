@@ -99,10 +99,12 @@ export class DirectDiskSource implements TurnAwareSource {
     if (!isFinished(call)) {
       this.report(sessionId, await this.prepareTurn(sessionId, turn, call));
     } else {
-      // Once it ran, the agent's own oldText is only a claim about what was there.
-      for (const { path, oldText, newText } of diffBlocks(call)) {
+      // Once it ran, the agent's own oldText is only a claim about what was there (one per edit of the file).
+      const claims = new Map<string, Claim[]>();
+      for (const { path, oldText, newText } of diffBlocks(call)) claims.set(path, [...(claims.get(path) ?? []), { oldText, newText }]);
+      for (const [path, claim] of claims) {
         this.remember(sessionId, path);
-        if (!turn.snapshots.has(path) && !turn.failed.has(path) && !turn.unverified.has(path)) this.report(sessionId, await this.judgeUnseen(turn, path, { oldText, newText }));
+        if (!turn.snapshots.has(path) && !turn.failed.has(path) && !turn.unverified.has(path)) this.report(sessionId, await this.judgeUnseen(turn, path, claim));
       }
       for (const path of touchedPaths(call)) {
         this.remember(sessionId, path);
@@ -345,7 +347,7 @@ export class DirectDiskSource implements TurnAwareSource {
    * claim equals git's version; otherwise it is kept as unverified. A link, or a
    * folder, on the way is not reviewed at all. Returns what could not be kept.
    */
-  private async judgeUnseen(turn: ActiveTurn, path: string, claim: Claim): Promise<SnapshotFailure[]> {
+  private async judgeUnseen(turn: ActiveTurn, path: string, claims: Claim[]): Promise<SnapshotFailure[]> {
     const kind = await (this.options.pathKind ?? pathKind)(path).catch(() => 'other' as const);
     const folder = this.options.projectFolder?.(path);
     const inProject = !this.options.projectFolder || folder !== undefined;
@@ -361,7 +363,7 @@ export class DirectDiskSource implements TurnAwareSource {
     const git = await this.gitOf(path);
     // Taken meanwhile (a watcher event, another call): that "before" stands.
     if (!this.unclaimed(turn, path)) return [];
-    const judged = judgeBase(claim, now, git, inProject);
+    const judged = judgeBase(claims, now, git, inProject);
     if ('known' in judged) turn.snapshots.set(path, judged.known);
     else turn.unverified.set(path, { shown: judged.shown, facts: judged.unverified });
     return [];

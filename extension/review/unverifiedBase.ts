@@ -44,9 +44,9 @@ export type BaseJudgement = { known: Content } | { unverified: UnverifiedBase; s
  * version. A claim is taken only when its whole earlier file equals git's
  * version (what we know); everything else is unverified.
  */
-export function judgeBase(claim: Claim, now: Content, git: GitVersion | undefined, inProject: boolean): BaseJudgement {
+export function judgeBase(claims: readonly Claim[], now: Content, git: GitVersion | undefined, inProject: boolean): BaseJudgement {
   const tracked = git?.tracked === true ? { content: git.content, from: git.from } : undefined;
-  const claimed = inProject ? claimedBefore(now, claim) : undefined;
+  const claimed = inProject ? claimedBefore(now, claims) : undefined;
   if (claimed && tracked && sameContent(claimed, tracked.content)) return { known: tracked.content };
   const unverified: UnverifiedBase = {
     shown: claimed ? 'claimed' : tracked ? 'git' : 'nothing',
@@ -57,24 +57,31 @@ export function judgeBase(claim: Claim, now: Content, git: GitVersion | undefine
 }
 
 /**
- * The file as the agent claims it was before the call: `now` with the one
- * occurrence of newText replaced by oldText, byte for byte (nothing outside
- * that place changes). Undefined when the claim cannot be placed: no file,
- * a claim of absence, newText not in the file or in it more than once, or
- * a claim over `CLAIM_LIMIT`.
+ * The file as the agent claims it was before the call: `now` with each
+ * block's newText put back to its oldText, last block first (several edits of
+ * one file in one call), byte for byte: nothing outside those places changes.
+ * Undefined when any block cannot be placed: no file, a claim of absence,
+ * newText not in the file or in it more than once, or claims over `CLAIM_LIMIT`.
  */
-export function claimedBefore(now: Content, claim: Claim): Uint8Array | undefined {
-  const { oldText, newText } = claim;
-  if (now === null || oldText === null) return undefined;
-  if (oldText.length + newText.length > CLAIM_LIMIT) return undefined;
+export function claimedBefore(now: Content, claims: readonly Claim[]): Uint8Array | undefined {
+  if (now === null || claims.length === 0) return undefined;
+  if (claims.reduce((n, c) => n + (c.oldText?.length ?? 0) + c.newText.length, 0) > CLAIM_LIMIT) return undefined;
+  let file: Buffer | undefined = Buffer.from(now.buffer, now.byteOffset, now.byteLength);
+  for (const claim of [...claims].reverse()) {
+    file = file && putBack(file, claim);
+  }
+  return file && new Uint8Array(file);
+}
+
+function putBack(file: Buffer, { oldText, newText }: Claim): Buffer | undefined {
+  if (oldText === null) return undefined;
   const written = Buffer.from(newText, 'utf8');
   const old = Buffer.from(oldText, 'utf8');
-  const file = Buffer.from(now.buffer, now.byteOffset, now.byteLength);
-  if (file.equals(written)) return new Uint8Array(old);
+  if (file.equals(written)) return old;
   if (written.length === 0) return undefined; // an empty text is everywhere
   const at = file.indexOf(written);
   if (at < 0 || file.indexOf(written, at + 1) >= 0) return undefined;
-  return new Uint8Array(Buffer.concat([file.subarray(0, at), old, file.subarray(at + written.length)]));
+  return Buffer.concat([file.subarray(0, at), old, file.subarray(at + written.length)]);
 }
 
 /** Whether the review leaves the file as the agent wrote it on Reject: its base was never seen and nothing was put back. */

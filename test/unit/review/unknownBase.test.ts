@@ -273,6 +273,22 @@ describe('oldText: a string for a path never seen (the mirror case)', () => {
     assert.equal(await text(file), 'a\nb\nc\n');
   });
 
+  test('several edits of one file in one call (MultiEdit) are put back last first; one that does not fit offers no claim', async () => {
+    const dir = await project();
+    const file = join(dir, 'multi.ts');
+    await writeFile(file, 'let x = 2;\nlet y = 3;\n');
+    const { store, direct } = review(dir);
+    await direct.beginTurn('s', '1');
+    const call = finished(file, 'let x = 1;', 'let x = 2;');
+    call.content = [...call.content!, { type: 'diff', path: file, oldText: 'y = 1', newText: 'y = 3' }];
+    await direct.toolCall('s', '1', call);
+    assert.equal(only(store).baseText, 'let x = 1;\nlet y = 1;\n');
+    const enc = (t: string) => new TextEncoder().encode(t);
+    assert.equal(claimedBefore(enc('aXa'), [{ oldText: 'b', newText: 'a' }]), undefined, 'newText twice: no single place');
+    assert.equal(claimedBefore(enc('abc'), [{ oldText: 'B', newText: 'b' }, { oldText: null, newText: 'c' }]), undefined, 'one block claims absence');
+    assert.deepEqual(claimedBefore(enc('a\u00e9c'), [{ oldText: 'b', newText: '\u00e9' }]), enc('abc'));
+  });
+
   test('a restore keeps the person\'s edits made since the agent wrote (three-way), or writes nothing', async () => {
     const dir = await project(true, { 'k.txt': 'one\ntwo\nthree\nfour\n' });
     const file = join(dir, 'k.txt');
@@ -342,7 +358,7 @@ describe('attacks on a call first seen finished', () => {
     const file = join(dir, 'big.txt');
     await writeFile(file, 'small\n');
     const huge = 'x'.repeat(CLAIM_LIMIT + 1);
-    assert.equal(claimedBefore(new TextEncoder().encode('small\n'), { oldText: huge, newText: 'small\n' }), undefined);
+    assert.equal(claimedBefore(new TextEncoder().encode('small\n'), [{ oldText: huge, newText: 'small\n' }]), undefined);
     const { store, direct } = review(dir);
     await direct.beginTurn('s', '1');
     await direct.toolCall('s', '1', finished(file, huge, 'small\n'));
