@@ -397,14 +397,17 @@ describe('Reject never removes or changes bytes we cannot restore (property)', (
   // finished, with an oldText claim that is null, the truth, or a lie. Then
   // the person accepts or rejects. Known base + reject: back to before (or
   // gone). Unknown base + reject: exactly the agent's bytes stay, unless the
-  // claim equals git's version (then it is known, and restored).
-  type Claim = 'null' | 'truth' | 'lie';
+  // claim equals git's version (then it is known, and restored). A restore the
+  // person then asks for writes git's committed text, or the claim put in
+  // place of the agent's newText, and nothing else.
+  type Claim = 'null' | 'truth' | 'lie' | 'snippet';
   interface Case {
     existed: boolean;
     tracked: boolean;
     announced: boolean;
     claim: Claim;
     reject: boolean;
+    restore: 'none' | 'git' | 'claimed';
     before: string;
     written: string;
   }
@@ -413,8 +416,9 @@ describe('Reject never removes or changes bytes we cannot restore (property)', (
     existed: fc.boolean(),
     tracked: fc.boolean(),
     announced: fc.boolean(),
-    claim: fc.constantFrom<Claim>('null', 'truth', 'lie'),
+    claim: fc.constantFrom<Claim>('null', 'truth', 'lie', 'snippet'),
     reject: fc.boolean(),
+    restore: fc.constantFrom('none' as const, 'git' as const, 'claimed' as const),
     before: line,
     written: fc.constantFrom('new\n', 'a\nnew\n'),
   });
@@ -432,8 +436,8 @@ describe('Reject never removes or changes bytes we cannot restore (property)', (
         const { store, direct } = review(dir);
         await direct.beginTurn('s', '1');
         for (const [i, c] of cases.entries()) {
-          const oldText = c.claim === 'null' ? null : c.claim === 'truth' ? (c.existed ? c.before : null) : 'lie\n';
-          const call = finished(paths[i]!, oldText, c.written);
+          const oldText = c.claim === 'null' ? null : c.claim === 'truth' ? (c.existed ? c.before : null) : c.claim === 'lie' ? 'lie\n' : 'old';
+          const call = finished(paths[i]!, oldText, c.claim === 'snippet' ? 'new' : c.written);
           if (c.announced) await direct.toolCall('s', '1', { ...call, status: 'pending' });
           await writeFile(paths[i]!, c.written);
           await direct.toolCall('s', '1', call);
@@ -443,6 +447,7 @@ describe('Reject never removes or changes bytes we cannot restore (property)', (
           const r = store.all().find((f) => f.path === paths[i]);
           if (!r) continue; // nothing changed (the agent wrote what was there)
           await store.decideFile(r, c.reject ? 'rejected' : 'accepted');
+          if (c.reject && c.restore !== 'none') await store.restoreBase(r, c.restore);
         }
         for (const [i, c] of cases.entries()) {
           const now = await diskTree.read(paths[i]!);
@@ -450,7 +455,9 @@ describe('Reject never removes or changes bytes we cannot restore (property)', (
           const beforeContent = c.existed ? c.before : null;
           const claimMatchesGit = c.tracked && c.existed && c.claim === 'truth';
           const known = c.announced || claimMatchesGit;
-          const expected = !c.reject ? c.written : known ? beforeContent : c.written;
+          const claimed = c.claim === 'snippet' ? c.written.replace('new', 'old') : c.claim === 'lie' ? 'lie\n' : c.claim === 'truth' && c.existed ? c.before : undefined;
+          const restored = known || !c.reject ? undefined : c.restore === 'git' ? (c.existed && c.tracked ? c.before : undefined) : c.restore === 'claimed' ? claimed : undefined;
+          const expected = !c.reject ? c.written : known ? beforeContent : (restored ?? c.written);
           assert.equal(got, expected, `f${i} ${JSON.stringify(c)}`);
           const r = store.all().find((f) => f.path === paths[i]);
           if (r?.unverified && c.tracked && c.existed) assert.equal(new TextDecoder().decode(r.unverified.git!.content), c.before, 'git restore offers the committed text');
