@@ -14,11 +14,11 @@ import { sameContent } from './contentMerge';
 export interface UnverifiedBase {
   /** What the diff's left side shows: the agent's claimed earlier text, git's version, or nothing. */
   shown: 'claimed' | 'git' | 'nothing';
-  /** The file as the person's git holds it (index, else HEAD), when it is a regular file there. */
+  /** The file as the person's git index holds it, when it is a regular file there (`from`: whether HEAD holds the same). */
   git?: { content: Uint8Array; from: 'HEAD' | 'index' };
   /**
    * The whole file as the agent claims it was: the file now with the agent's
-   * newText put back to its oldText. Only when that is one exact place in the
+   * newText put back to its oldText. Only when each is one exact place in the
    * file, the path is in the project, and the claim is within bounds; a claim
    * that the file was absent is never one (putting it back would delete).
    */
