@@ -17,6 +17,8 @@ import { isPending, kindOf, type FileReview } from '../../../extension/review/fi
 import { gitVersionOf } from '../../../extension/review/gitVersion';
 import { CLAIM_LIMIT, claimedBefore } from '../../../extension/review/unverifiedBase';
 import type { ToolCallFacts } from '../../../extension/review/changeSource';
+import { summarize } from '../../../extension/review/reviewSummary';
+import { ReviewedFile } from '../../../webview/protocol';
 
 let root = '';
 let counter = 0;
@@ -87,6 +89,11 @@ describe('oldText: null on a call first seen finished', () => {
     assert.notEqual(kindOf(file1), 'added', 'never called an addition');
     assert.equal(file1.unverified.git, undefined, 'nothing in git to offer');
     assert.equal(file1.unverified.claimed, undefined, 'a claim of absence is never offered as a restore');
+    // The panel's Changes list hears it too, within its protocol.
+    const listed = summarize(store.inSession('s')).turns[0]!.files[0]!;
+    assert.equal(listed.unknownBase, true);
+    assert.equal(listed.kind, 'modified');
+    assert.equal(ReviewedFile.safeParse(listed).success, true);
     await store.decideFile(file1, 'rejected');
     assert.equal(await text(file), 'the agent\n', 'Reject deletes nothing and writes nothing');
     assert.equal(isPending(file1), false);
