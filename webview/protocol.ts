@@ -114,6 +114,8 @@ export const ReviewedFile = z.object({
   state: DiffReviewState,
   /** Why the last decision could not land (the person's own edits touch the same lines). */
   conflict: z.optional(shortText),
+  /** The agent did not show what the file held before (a call first seen finished): Reject leaves it as it is. */
+  unknownBase: z.optional(z.boolean()),
 });
 export type ReviewedFile = z.infer<typeof ReviewedFile>;
 
@@ -236,6 +238,7 @@ export const HostMessage = z.discriminatedUnion('type', [
     kind: z.optional(ReviewedFile.shape.kind),
     added: z.optional(z.number().check(z.int(), z.nonnegative())),
     removed: z.optional(z.number().check(z.int(), z.nonnegative())),
+    unknownBase: z.optional(z.boolean()),
   }),
   /** The panel session's changed files per turn, with line counts and review state; `pending` files wait for a decision. */
   z.object({

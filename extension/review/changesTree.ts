@@ -6,6 +6,8 @@ import * as vscode from 'vscode';
 import { fileLineCounts, isPending, kindOf, type FileReview } from './fileReview';
 import type { ReviewStore } from './reviewStore';
 import { reviewState } from './reviewSummary';
+import { leftInPlace } from './unverifiedBase';
+import { leftSideLabel } from './unverifiedNotices';
 
 export type ChangesNode =
   | { type: 'session'; sessionId: string }
@@ -92,8 +94,12 @@ function fileItem(file: FileReview): vscode.TreeItem {
   const kind = kindOf(file);
   const counts = file.binary ? vscode.l10n.t('binary') : (({ added, removed }) => `+${added} −${removed}`)(fileLineCounts(file));
   item.resourceUri = vscode.Uri.file(file.path);
-  item.description = `${KIND_LETTER[kind]} ${counts} · ${state(file)}`;
-  item.tooltip = [file.movedFrom ? `${file.movedFrom} → ${file.path}` : file.path, `${kind}, ${counts}`, file.conflict ?? state(file)].join('\n');
+  // "?": whether it existed before, and what it held, is exactly what is not known.
+  item.description = `${file.unverified ? '?' : KIND_LETTER[kind]} ${counts} · ${state(file)}`;
+  const unknown = file.unverified
+    ? [vscode.l10n.t('The agent did not show what was there before; the diff compares with {0}. Reject leaves the file as it is.', leftSideLabel(file.unverified))]
+    : [];
+  item.tooltip = [file.movedFrom ? `${file.movedFrom} → ${file.path}` : file.path, `${kind}, ${counts}`, ...unknown, file.conflict ?? state(file)].join('\n');
   // A conflict row has its own actions: try again (accept), give up (reject), resolve in the file.
   item.contextValue = file.conflict ? 'accordReviewFile.conflict' : isPending(file) ? 'accordReviewFile.pending' : 'accordReviewFile';
   item.command = { command: 'accord.review.open', title: vscode.l10n.t('Open Change'), arguments: [file.id] };
@@ -104,7 +110,9 @@ function fileItem(file: FileReview): vscode.TreeItem {
 function state(file: FileReview): string {
   if (file.conflict) return vscode.l10n.t('conflict');
   if (file.undone) return vscode.l10n.t('undone');
-  return STATE_LABEL[reviewState(file)]();
+  const shown = reviewState(file);
+  if (shown === 'rejected' && leftInPlace(file)) return vscode.l10n.t('rejected, left as the agent wrote it');
+  return STATE_LABEL[shown]();
 }
 
 const STATE_LABEL = {

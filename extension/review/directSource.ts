@@ -7,6 +7,11 @@
 // watcher reports the writes; each becomes a change against its snapshot, and
 // rejecting it puts the snapshot back.
 //
+// A call first seen already finished was never snapshotted: its diff's
+// oldText is only the agent's claim (unverifiedBase.ts). It is the base only
+// when it agrees with git's version of the file; otherwise the review says
+// the "before" is unknown and Reject leaves the file as it is.
+//
 // Everything is kept per session: one agent's locations, snapshots and
 // failures never reach another session's turn. A snapshot that cannot be
 // taken is recorded with its reason and blocks nothing else.
@@ -14,8 +19,10 @@ import { desiredTree, fileId, type Content } from './fileReview';
 import { commandCwd, diffBlocks, isFinished, mayWriteAnywhere, touchedPaths, type ChangeSink, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import { sameContent } from './contentMerge';
 import type { RealTree } from './landing';
-import { isUnder, listTree, pathKind, unsnapshottable, type PathKind } from './treeSnapshot';
+import { isUnder, linkOnTheWay, listTree, pathKind, unsnapshottable, type PathKind } from './treeSnapshot';
 import { mapFor } from './innerMap';
+import { judgeBase, type Claim, type UnverifiedBase } from './unverifiedBase';
+import type { GitVersion } from './gitVersion';
 
 interface ActiveTurn {
   turnId: string;
@@ -29,6 +36,8 @@ interface ActiveTurn {
   failed: Map<string, string>;
   /** Paths (files or folders) whose snapshot is being taken: nothing under them may be claimed as new meanwhile. */
   taking: Map<string, Promise<SnapshotFailure[]>>;
+  /** Files a call first seen finished wrote, whose "before" nobody saw: what the diff shows and what could be put back. */
+  unverified: Map<string, { shown: Content; facts: UnverifiedBase }>;
 }
 
 /** A path whose "before" could not be kept, and why. */
@@ -50,6 +59,10 @@ export interface DirectSourceOptions {
   pathKind?(path: string): Promise<PathKind>;
   /** A snapshot failed outside any approval (turn start, an announced call): tell the person once. */
   failed?(sessionId: string, failure: SnapshotFailure): void;
+  /** The project folder holding `path` (undefined: outside every one). Without it, every path counts as in the project. */
+  projectFolder?(path: string): string | undefined;
+  /** What the person's git holds for `path`: a version to offer when the agent did not show the file's "before". */
+  gitVersion?(path: string): Promise<GitVersion>;
 }
 
 export class DirectDiskSource implements TurnAwareSource {
@@ -67,7 +80,7 @@ export class DirectDiskSource implements TurnAwareSource {
   ) {}
 
   async beginTurn(sessionId: string, turnId: string): Promise<void> {
-    const turn: ActiveTurn = { turnId, startedAt: Date.now(), snapshots: new Map(), trees: new Set(), failed: new Map(), taking: new Map() };
+    const turn: ActiveTurn = { turnId, startedAt: Date.now(), snapshots: new Map(), trees: new Set(), failed: new Map(), taking: new Map(), unverified: new Map() };
     this.ended.delete(sessionId);
     const touched = new Set(this.touched.get(sessionId)?.keys() ?? []);
     // Files only: a folder touched before gets its snapshot again when a call names it. An open
@@ -86,10 +99,12 @@ export class DirectDiskSource implements TurnAwareSource {
     if (!isFinished(call)) {
       this.report(sessionId, await this.prepareTurn(sessionId, turn, call));
     } else {
-      // Once it ran, the agent's own oldText is the only record of what was there.
-      for (const { path, oldText } of diffBlocks(call)) {
+      // Once it ran, the agent's own oldText is only a claim about what was there (one per edit of the file).
+      const claims = new Map<string, Claim[]>();
+      for (const { path, oldText, newText } of diffBlocks(call)) claims.set(path, [...(claims.get(path) ?? []), { oldText, newText }]);
+      for (const [path, claim] of claims) {
         this.remember(sessionId, path);
-        if (!turn.snapshots.has(path) && !turn.failed.has(path)) turn.snapshots.set(path, oldText === null ? null : new TextEncoder().encode(oldText));
+        if (!turn.snapshots.has(path) && !turn.failed.has(path) && !turn.unverified.has(path)) this.report(sessionId, await this.judgeUnseen(turn, path, claim));
       }
       for (const path of touchedPaths(call)) {
         this.remember(sessionId, path);
@@ -142,12 +157,13 @@ export class DirectDiskSource implements TurnAwareSource {
    * no snapshot has no known base and is left alone.
    */
   async fileChanged(path: string, event: 'created' | 'changed' | 'deleted'): Promise<void> {
-    const claimed = [...this.active].filter(([, turn]) => turn.snapshots.has(path) || [...turn.trees].some((dir) => isUnder(dir, path)));
+    const held = (turn: ActiveTurn) => turn.snapshots.has(path) || turn.unverified.has(path);
+    const claimed = [...this.active].filter(([, turn]) => held(turn) || [...turn.trees].some((dir) => isUnder(dir, path)));
     if (claimed.length > 0) {
       // New under a folder whose every regular file was kept: an addition, unless it is a link or folder the snapshot left out.
-      const kind = claimed.some(([, turn]) => !turn.snapshots.has(path)) ? await (this.options.pathKind ?? pathKind)(path).catch(() => 'other' as const) : 'file';
+      const kind = claimed.some(([, turn]) => !held(turn)) ? await (this.options.pathKind ?? pathKind)(path).catch(() => 'other' as const) : 'file';
       for (const [sessionId, turn] of claimed) {
-        if (!turn.snapshots.has(path)) {
+        if (!held(turn)) {
           if (kind !== 'file' || !(await this.madeDuring(turn, path))) continue;
           this.claimNew(turn, path);
           if (!turn.snapshots.has(path)) continue; // its snapshot is still being taken: the call's completion collects it
@@ -160,6 +176,15 @@ export class DirectDiskSource implements TurnAwareSource {
     const [sessionId, turn] = [...this.active][0]!;
     const now = await this.tree.read(path);
     if (now === null || !(await this.madeDuring(turn, path))) return;
+    // "Created" is the watcher's word, not proof the path was empty (an atomic write over a file is reported
+    // so too): a file git tracks is taken as one whose "before" nobody saw, never as the agent's addition.
+    const git = await this.gitOf(path);
+    if (git?.tracked === true && this.unclaimed(turn, path)) {
+      turn.unverified.set(path, { shown: git.content, facts: { shown: 'git', git: { content: git.content, from: git.from } } });
+      this.remember(sessionId, path);
+      await this.collect(sessionId, turn, path);
+      return;
+    }
     if (!this.claimNew(turn, path)) {
       // A call's snapshot was taken while this event was looked at: that is the file's "before".
       if (turn.snapshots.has(path)) await this.collect(sessionId, turn, path);
@@ -174,7 +199,7 @@ export class DirectDiskSource implements TurnAwareSource {
     if (!turn) return;
     // Files that appeared under a kept folder and the watcher has not reported (yet).
     for (const dir of turn.trees) await this.newFilesUnder(turn, dir);
-    for (const path of turn.snapshots.keys()) await this.collect(sessionId, turn, path);
+    for (const path of new Set([...turn.snapshots.keys(), ...turn.unverified.keys()])) await this.collect(sessionId, turn, path);
     this.active.delete(sessionId);
     this.ended.set(sessionId, turn);
   }
@@ -277,10 +302,21 @@ export class DirectDiskSource implements TurnAwareSource {
    * Taking either as absent would make Reject delete the person's file.
    */
   private claimNew(turn: ActiveTurn, path: string): boolean {
-    if (turn.snapshots.has(path) || turn.failed.has(path)) return false;
-    if ([...turn.taking.keys()].some((taken) => taken === path || isUnder(taken, path))) return false;
+    if (!this.unclaimed(turn, path)) return false;
     turn.snapshots.set(path, null);
     return true;
+  }
+
+  /** No "before" of `path` is kept, failed, unverified or being taken. */
+  private unclaimed(turn: ActiveTurn, path: string): boolean {
+    if (turn.snapshots.has(path) || turn.failed.has(path) || turn.unverified.has(path)) return false;
+    return ![...turn.taking.keys()].some((taken) => taken === path || isUnder(taken, path));
+  }
+
+  /** Git's version of a path in the project (none outside it, or without git). */
+  private async gitOf(path: string): Promise<GitVersion | undefined> {
+    if (this.options.projectFolder && this.options.projectFolder(path) === undefined) return undefined;
+    return this.options.gitVersion?.(path).catch((error: Error) => ({ tracked: 'unknown' as const, why: error.message }));
   }
 
   private fail(turn: ActiveTurn, path: string, why: string): SnapshotFailure[] {
@@ -302,12 +338,42 @@ export class DirectDiskSource implements TurnAwareSource {
       for (const file of [...turn.snapshots.keys()].filter((f) => isUnder(path, f))) await this.collect(sessionId, turn, file);
       return;
     }
-    if (turn.snapshots.has(path)) await this.collect(sessionId, turn, path);
+    if (turn.snapshots.has(path) || turn.unverified.has(path)) await this.collect(sessionId, turn, path);
+  }
+
+  /**
+   * A file a call first seen finished wrote, with no snapshot: its "before" is
+   * known only when a folder kept whole lacked it (absent then) or the agent's
+   * claim equals git's version; otherwise it is kept as unverified. A link, or a
+   * folder, on the way is not reviewed at all. Returns what could not be kept.
+   */
+  private async judgeUnseen(turn: ActiveTurn, path: string, claims: Claim[]): Promise<SnapshotFailure[]> {
+    const kind = await (this.options.pathKind ?? pathKind)(path).catch(() => 'other' as const);
+    const folder = this.options.projectFolder?.(path);
+    const inProject = !this.options.projectFolder || folder !== undefined;
+    const why = kind === 'file' || kind === 'missing' ? await linkOnTheWay(path, folder).catch((error: Error) => error.message) : (unsnapshottable(kind) ?? 'it is a folder');
+    if (why) return this.fail(turn, path, why);
+    if (kind === 'file' && [...turn.trees].some((dir) => isUnder(dir, path)) && (await this.madeDuring(turn, path)) && this.claimNew(turn, path)) return [];
+    let now: Content;
+    try {
+      now = await this.tree.read(path);
+    } catch (error) {
+      return this.fail(turn, path, error instanceof Error ? error.message : String(error));
+    }
+    const git = await this.gitOf(path);
+    // Taken meanwhile (a watcher event, another call): that "before" stands.
+    if (!this.unclaimed(turn, path)) return [];
+    const judged = judgeBase(claims, now, git, inProject);
+    if ('known' in judged) turn.snapshots.set(path, judged.known);
+    else turn.unverified.set(path, { shown: judged.shown, facts: judged.unverified });
+    return [];
   }
 
   private async collect(sessionId: string, turn: ActiveTurn, path: string): Promise<void> {
-    if (!turn.snapshots.has(path)) return;
-    const base = turn.snapshots.get(path) ?? null;
+    // An unverified "before" counts only while no real one is kept (a later call's snapshot is the agent's own text).
+    const unverified = turn.snapshots.has(path) ? undefined : turn.unverified.get(path);
+    if (!turn.snapshots.has(path) && !unverified) return;
+    const base = unverified ? unverified.shown : (turn.snapshots.get(path) ?? null);
     let now: Content;
     try {
       now = await this.tree.read(path);
@@ -322,7 +388,7 @@ export class DirectDiskSource implements TurnAwareSource {
     // for counts as its own too.
     if (existing && (sameContent(existing.landed.get(path) ?? null, now) || sameContent(desiredTree(existing).get(path) ?? null, now))) return;
     if (!existing && sameContent(base, now)) return;
-    this.sink.propose({ origin: 'direct', sessionId, turnId: turn.turnId, path, base, proposed: now });
+    this.sink.propose({ origin: 'direct', sessionId, turnId: turn.turnId, path, base, proposed: now, ...(unverified ? { unverified: unverified.facts } : {}) });
   }
 
   dispose(): void {

@@ -1,6 +1,7 @@
 // One reviewed file: what the agent proposed, the decisions taken on it, and
 // what the review has put in the person's tree. Pure; no vscode import.
 import { composeText, computeHunks, decodeText, hunkKey, lineCounts, type Hunk } from './hunks';
+import { restoreTarget, type UnverifiedBase } from './unverifiedBase';
 
 /** File content; `null` when the file does not exist. */
 export type Content = Uint8Array | null;
@@ -27,6 +28,8 @@ export interface ProposedChange {
   base: Content;
   /** Content the agent proposes at `path`; `null` deletes the file. */
   proposed: Content;
+  /** Set when `base` is not known (the call was first seen finished): Reject then leaves the file as it is. */
+  unverified?: UnverifiedBase;
 }
 
 /** What the person asked for a hunk (or a whole file). */
@@ -85,6 +88,12 @@ export interface FileReview {
   undone: boolean;
   /** Set when a later turn changed the same file again; that review carries on from this one. */
   supersededBy: string | undefined;
+  /**
+   * Set when nothing here saw the file before the agent's change (`base` is
+   * only what the diff shows): Reject leaves the file as it is, and only the
+   * person's explicit restore writes an earlier version.
+   */
+  unverified: UnverifiedBase | undefined;
 }
 
 export function fileId(change: Pick<ProposedChange, 'sessionId' | 'turnId' | 'path'>): string {
@@ -117,6 +126,7 @@ export function createFileReview(change: ProposedChange): FileReview {
     inFile: false,
     undone: false,
     supersededBy: undefined,
+    unverified: change.unverified ? { ...change.unverified } : undefined,
   };
   recompute(file);
   file.landed = desiredTree(file);
@@ -139,6 +149,11 @@ export function updateFileReview(file: FileReview, change: ProposedChange): void
       if (decision === 'rejected') file.hunkDecisions.delete(key);
     }
     if (file.wholeDecision === 'rejected') file.wholeDecision = 'pending';
+    // The agent wrote again: its new text is the change now, and the old text it claimed fits the file it replaced, not this one.
+    if (file.unverified) {
+      file.unverified.restored = undefined;
+      delete file.unverified.claimed;
+    }
     file.landed.set(file.path, change.proposed);
     file.landedHunks = new Set(file.hunks.map(hunkKey));
   } else {
@@ -159,6 +174,8 @@ function recompute(file: FileReview): void {
 
 export function kindOf(file: FileReview): FileKind {
   if (file.movedFrom !== undefined) return 'moved';
+  // Whether it existed before is exactly what is not known: never called an addition.
+  if (file.unverified && file.proposed !== null) return 'modified';
   if (file.base === null) return 'added';
   if (file.proposed === null) return 'deleted';
   return 'modified';
@@ -202,11 +219,12 @@ export function decideOpen(file: FileReview, decision: Exclude<Decision, 'pendin
 }
 
 /**
- * Files landed per hunk: text on both sides, not moved, not added or deleted.
- * The rest (binary, moves, additions, deletions) land as a whole.
+ * Files landed per hunk: text on both sides, not moved, not added or deleted,
+ * with a known base. The rest (binary, moves, additions, deletions, a base the
+ * agent never showed) land as a whole.
  */
 export function landsPerHunk(file: FileReview): boolean {
-  return !file.binary && file.movedFrom === undefined && file.base !== null && file.proposed !== null;
+  return !file.binary && file.movedFrom === undefined && file.base !== null && file.proposed !== null && file.unverified === undefined;
 }
 
 /** Whether a hunk's change should be in the tree. */
@@ -282,6 +300,12 @@ function movedByHunks(file: FileReview): boolean {
  */
 export function desiredTree(file: FileReview): Map<string, Content> {
   const tree = new Map<string, Content>();
+  if (file.unverified) {
+    // No decision writes a "before" nobody saw: the file stays as the agent left it unless the person restored a version.
+    const restored = file.unverified.restored && restoreTarget(file.unverified, file.unverified.restored);
+    tree.set(file.path, restored ?? file.proposed);
+    return tree;
+  }
   if (file.binary) {
     const landed = counts(file, file.wholeDecision);
     if (file.movedFrom !== undefined) {

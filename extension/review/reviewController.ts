@@ -19,6 +19,8 @@ import { ToolDiffDocuments } from './toolDiffDocuments';
 import { InFileReview } from './inFileReview';
 import type { PlacedHunk } from './inFilePlaces';
 import { forNotification, quotedForNotification } from '../text/agentText';
+import { gitVersionOf } from './gitVersion';
+import { askRestore, tellLeftInPlace } from './unverifiedNotices';
 
 /** Folders whose churn is never an agent's edit to review. */
 const IGNORED_SEGMENTS = ['/.git/', '/node_modules/'];
@@ -56,6 +58,7 @@ export class ReviewController implements vscode.Disposable {
     command('accord.review.resolveHunk', (uri, index) => this.resolveHunk(uri, index));
     command('accord.review.resolveFile', (arg) => this.resolveFile(fileFrom(this.store, arg)));
     command('accord.review.explainConflict', (uri, index) => this.explainConflict(uri, index));
+    command('accord.review.restoreBase', (arg, from) => this.restoreBase(fileFrom(this.store, arg), from));
     command('accord.review.reviewInFile', (arg) => this.reviewInFile(fileFrom(this.store, arg)));
     command('accord.review.keepInFile', (id, index) => this.decideInFile(id, index, 'accepted'));
     command('accord.review.undoInFile', (id, index) => this.decideInFile(id, index, 'rejected'));
@@ -82,9 +85,11 @@ export class ReviewController implements vscode.Disposable {
     // A later turn is diffed against the agent's text after the turn before; the title says so. The session is named too.
     const builtOn = file.builtOn !== undefined ? this.store.get(file.builtOn) : undefined;
     const where = vscode.l10n.t('{0}, turn {1}', this.sessionLabel(file.sessionId), file.turnId);
-    const title = builtOn
-      ? vscode.l10n.t('{0} (Accord review: {1}: changes since turn {2})', name, where, builtOn.turnId)
-      : vscode.l10n.t('{0} (Accord review: {1})', name, where);
+    const title = file.unverified
+      ? vscode.l10n.t('{0} (Accord review: {1}: the agent did not show what was there before)', name, where)
+      : builtOn
+        ? vscode.l10n.t('{0} (Accord review: {1}: changes since turn {2})', name, where, builtOn.turnId)
+        : vscode.l10n.t('{0} (Accord review: {1})', name, where);
     await vscode.commands.executeCommand('vscode.diff', reviewUri(file, 'base'), reviewUri(file, 'proposed'), title, { preview: false });
   }
 
@@ -110,6 +115,11 @@ export class ReviewController implements vscode.Disposable {
     const source = this.own(
       new DirectDiskSource(this.store, this.tree, {
         projectRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+        projectFolder: (path) => vscode.workspace.getWorkspaceFolder(vscode.Uri.file(path))?.uri.fsPath,
+        gitVersion: async (path) => {
+          const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(path))?.uri.fsPath;
+          return folder === undefined ? { tracked: 'unknown', why: 'it is outside your workspace folders' } : gitVersionOf(path, folder);
+        },
         ...more,
         knownPaths: () => vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file').map((d) => d.uri.fsPath),
         handledElsewhere: (sessionId, path, now) =>
@@ -253,8 +263,19 @@ export class ReviewController implements vscode.Disposable {
     if (file && typeof indexArg === 'number') explainConflict(file, indexArg);
   }
 
-  private report(pending: Promise<LandResult>): Promise<LandResult> {
-    return reportLanding(pending, { open: (file) => this.open(file), resolveFile: (file) => this.resolveFile(file) });
+  /** The person's choice to put back git's version or the agent's claimed old text, after a modal that says what is replaced. */
+  private async restoreBase(file: FileReview | undefined, from: unknown): Promise<void> {
+    if (!file?.unverified || (from !== 'git' && from !== 'claimed')) return;
+    if (!(await askRestore(file, from))) return;
+    const outcome = await this.store.restoreBase(file, from);
+    if (!outcome.written) void vscode.window.showWarningMessage(vscode.l10n.t('Accord did not change {0}: {1}.', fileLabel(file.path), forNotification(outcome.why ?? '', 400)));
+  }
+
+  private async report(pending: Promise<LandResult>): Promise<LandResult> {
+    const result = await reportLanding(pending, { open: (file) => this.open(file), resolveFile: (file) => this.resolveFile(file) });
+    // A rejected change whose "before" nobody saw is still in the file: said at once, with the ways to put a version back.
+    tellLeftInPlace([...result.landed, ...result.conflicts], { open: (file) => this.open(file), restore: (file, from) => this.restoreBase(file, from) });
+    return result;
   }
 
   private own<T extends vscode.Disposable>(value: T): T {

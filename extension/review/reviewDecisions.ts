@@ -7,6 +7,7 @@ import { landedIndices } from './reviewStates';
 import { rejectedNote, undoneLine } from './reviewNotes';
 import { landFile, type RealTree } from './landing';
 import { ReviewBook } from './reviewBook';
+import { leftInPlace } from './unverifiedBase';
 
 /** What landing a set of decisions did. */
 export interface LandResult {
@@ -80,7 +81,8 @@ export class ReviewDecisions extends ReviewBook {
     const lines: string[] = [];
     for (const file of files) {
       const still = landedIndices(file);
-      file.undone = still.size === 0 && file.conflict === undefined;
+      // A change whose "before" was never seen stays in the file: that turn is not undone there.
+      file.undone = still.size === 0 && file.conflict === undefined && !leftInPlace(file);
       const was = before.get(file.id)!;
       const reverted = [...was].filter((i) => !still.has(i)).length;
       const dropped = open.get(file.id)!.length;

@@ -8,6 +8,8 @@ import { hunkDecision, isPending, type FileReview } from './fileReview';
 import type { ReviewStore } from './reviewStore';
 import { pendingHunks, sideText, type Side } from './reviewSides';
 import { hunkKey } from './hunks';
+import { leftInPlace } from './unverifiedBase';
+import { leftSideLabel } from './unverifiedNotices';
 
 export const BASE_SCHEME = 'accord-review-base';
 export const PROPOSED_SCHEME = 'accord-review-proposed';
@@ -53,9 +55,11 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
   /** Lenses sit on the proposed side; the base side gets them only for a deletion (the right side is empty). */
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     const review = reviewOf(this.store, document.uri);
-    if (!review || !isPending(review.file)) return [];
+    if (!review) return [];
     const { file, side } = review;
     if (side === 'base' && file.proposed !== null) return [];
+    const unknown = unverifiedLenses(file, document.uri.toString());
+    if (!isPending(file)) return unknown;
     const lenses: vscode.CodeLens[] = [];
     const lastLine = Math.max(0, document.lineCount - 1);
     for (const hunk of pendingHunks(file, side)) {
@@ -72,7 +76,7 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
       }
       lenses.push(
         new vscode.CodeLens(range, { title: `$(check) ${vscode.l10n.t('Accept hunk')}`, command: 'accord.review.acceptHunk', arguments: args }),
-        new vscode.CodeLens(range, { title: `$(discard) ${vscode.l10n.t('Reject hunk')}`, command: 'accord.review.rejectHunk', arguments: args }),
+        new vscode.CodeLens(range, { title: `$(discard) ${file.unverified ? vscode.l10n.t('Reject hunk (the file stays as it is)') : vscode.l10n.t('Reject hunk')}`, command: 'accord.review.rejectHunk', arguments: args }),
       );
     }
     const missing = this.store.contextNotInFile(file);
@@ -89,6 +93,7 @@ export class ReviewDocuments implements vscode.TextDocumentContentProvider, vsco
         }),
       );
     }
+    lenses.unshift(...unknown);
     if (file.hunks.length === 0 || file.binary || file.movedFrom !== undefined) {
       const top = new vscode.Range(0, 0, 0, 0);
       const moved = file.movedFrom !== undefined ? nodePath.basename(file.movedFrom) : undefined;
@@ -146,6 +151,33 @@ function conflictLenses(file: FileReview, index: number, range: vscode.Range, ar
       ? new vscode.CodeLens(range, { title: `$(check) ${vscode.l10n.t('Keep Change')}`, command: 'accord.review.acceptHunk', arguments: args })
       : new vscode.CodeLens(range, { title: `$(discard) ${vscode.l10n.t('Leave Out')}`, command: 'accord.review.rejectHunk', arguments: args }),
   ];
+}
+
+/**
+ * A change whose "before" the agent never showed: the first line says so and
+ * what the left side is, and offers the versions that can be put back (each
+ * behind a modal) while the agent's text is still in the file.
+ */
+function unverifiedLenses(file: FileReview, uri: string): vscode.CodeLens[] {
+  const unverified = file.unverified;
+  if (!unverified) return [];
+  const top = new vscode.Range(0, 0, 0, 0);
+  const lenses = [
+    new vscode.CodeLens(top, {
+      title: leftInPlace(file)
+        ? `$(warning) ${vscode.l10n.t('The agent did not show what was there before. Left side: {0}. Reject leaves the file as it is.', leftSideLabel(unverified))}`
+        : `$(history) ${vscode.l10n.t('The agent did not show what was there before; you put back {0}.', unverified.restored === 'git' ? vscode.l10n.t('the version from git') : vscode.l10n.t("the agent's claimed old text"))}`,
+      command: '',
+    }),
+  ];
+  if (unverified.git && unverified.restored !== 'git') {
+    const staged = unverified.git.from === 'index';
+    lenses.push(new vscode.CodeLens(top, { title: `$(history) ${staged ? vscode.l10n.t('Restore Staged Version from Git') : vscode.l10n.t('Restore from Git HEAD')}`, command: 'accord.review.restoreBase', arguments: [uri, 'git'] }));
+  }
+  if (unverified.claimed && unverified.restored !== 'claimed') {
+    lenses.push(new vscode.CodeLens(top, { title: `$(history) ${vscode.l10n.t("Restore Agent's Claimed Old Text")}`, command: 'accord.review.restoreBase', arguments: [uri, 'claimed'] }));
+  }
+  return lenses;
 }
 
 function hunkKeyOf(file: FileReview, index: number): string {

@@ -1,6 +1,7 @@
 // The words the review puts in the agent's next prompt (what the person
 // rejected, undid or finished by hand) and in a review's conflict text.
 import { hunkDecision, hunkState, kindOf, landsPerHunk, type FileReview } from './fileReview';
+import { leftInPlace } from './unverifiedBase';
 
 export function count(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`;
@@ -22,6 +23,11 @@ export function resolvingText(file: FileReview): string {
 /** The note for hunks of `file` the person just rejected (among `indices`); undefined when there is nothing to say. */
 export function rejectedNote(file: FileReview, indices: number[]): string | undefined {
   const rejected = indices.filter((i) => hunkState(file, i) === 'rejected');
+  if (leftInPlace(file)) {
+    // The agent must not think its text is gone: nothing was reverted.
+    if (rejected.length === 0 && file.wholeDecision !== 'rejected') return undefined;
+    return `rejected your change to ${file.path}, but you did not show what it held before, so Accord left it as you wrote it (nothing was reverted)`;
+  }
   if (!landsPerHunk(file)) {
     if (file.hunks.every((_, i) => hunkDecision(file, i) === 'rejected') && file.wholeDecision !== 'accepted') {
       return `rejected your ${kindOf(file) === 'modified' ? 'changes to' : kindOf(file) + ' file'} ${file.path}`;
@@ -40,6 +46,7 @@ export function rejectedNote(file: FileReview, indices: number[]): string | unde
  */
 export function undoneLine(file: FileReview, reverted: number, dropped: number, still: number): string | undefined {
   const name = file.path;
+  if (leftInPlace(file)) return `${name}: not reverted: you did not show what it held before, so it is still as you wrote it`;
   if (!landsPerHunk(file)) {
     if (file.undone) return `${name}: your ${kindOf(file) === 'modified' ? 'change' : kindOf(file) + ' file'} from that turn is not in the person's files`;
     return `${name}: could not be undone (${file.conflict ?? 'it changed since'}); it is still in the person's files as it was`;

@@ -72,8 +72,9 @@ export class ReviewPanelNews implements vscode.Disposable {
         const key = `${toolCallId}\u0000${agentPath}`;
         // The same numbers as the Changes list: the review's, not the agent's diff.
         const { added, removed } = fileLineCounts(file);
-        const message = { type: 'diffReview' as const, epoch, toolCallId, path: agentPath, state: reviewState(file), kind: kindOf(file), added, removed };
-        const value = JSON.stringify([message.state, message.kind, added, removed]);
+        const unknownBase = file.unverified !== undefined;
+        const message = { type: 'diffReview' as const, epoch, toolCallId, path: agentPath, state: reviewState(file), kind: kindOf(file), added, removed, ...(unknownBase ? { unknownBase } : {}) };
+        const value = JSON.stringify([message.state, message.kind, added, removed, unknownBase]);
         if (state.posted.get(key) === value) continue;
         state.posted.set(key, value);
         this.emitter.fire(message);

@@ -2,11 +2,12 @@
 // decisions (reviewBook.ts, reviewDecisions.ts), plus reviewing in the file
 // itself: pending hunks written into the file for Keep/Undo, and conflicts
 // finished between conflict markers. Pure; the VS Code tree is an adapter.
-import { hunkState, isPending, kindOf, landsPerHunk, setHunkDecision, wantsLanded, type FileReview } from './fileReview';
+import { hunkState, isPending, kindOf, landsPerHunk, setAllDecisions, setHunkDecision, wantsLanded, type FileReview } from './fileReview';
 import { hasConflictMarkers, mergeWithMarkers } from './merge3';
 import { hunkKey } from './hunks';
 import { describeHunk, resolvingText } from './reviewNotes';
-import { hunkMove, noteLanded, readText } from './landing';
+import { hunkMove, landFile, noteLanded, readText } from './landing';
+import { restoreTarget } from './unverifiedBase';
 import { ReviewDecisions, type LandResult } from './reviewDecisions';
 
 export type { RealTree } from './landing';
@@ -20,12 +21,44 @@ export class ReviewStore extends ReviewDecisions {
    * it is and Undo takes it out again.
    */
   async reviewInFile(file: FileReview): Promise<LandResult> {
+    if (file.unverified) return { landed: [], conflicts: [], refused: [{ file, why: 'the agent did not show what it held before, so it is reviewed in the diff editor only' }] };
     if (!landsPerHunk(file)) {
       return { landed: [], conflicts: [], refused: [{ file, why: `a ${file.binary ? 'binary' : kindOf(file)} file is reviewed as a whole in the diff editor` }] };
     }
     if (!isPending(file)) return { landed: [], conflicts: [], refused: [{ file, why: 'every change in it is already decided' }] };
     file.inFile = true;
     return this.land([file]);
+  }
+
+  /**
+   * The person's explicit choice for a change whose "before" the agent never
+   * showed: reject it and put back git's version or the text the agent claims
+   * was there. Lands through the whole-content merge, so their own edits since
+   * are kept, or nothing is written and the conflict is said.
+   */
+  restoreBase(file: FileReview, from: 'git' | 'claimed'): Promise<{ written: boolean; why?: string }> {
+    return this.serially(async () => {
+      const unverified = file.unverified;
+      if (!unverified) return { written: false, why: 'its earlier content is known, so Reject already puts it back' };
+      if (!restoreTarget(unverified, from)) return { written: false, why: from === 'git' ? 'git holds no version of it' : 'the agent did not claim an earlier text that fits the file' };
+      if (unverified.restored === from) return { written: false, why: 'that version is already put back' };
+      const before = { restored: unverified.restored, hunks: new Map(file.hunkDecisions), whole: file.wholeDecision };
+      setAllDecisions(file, 'rejected');
+      unverified.restored = from;
+      if (!(await landFile(file, this.tree))) {
+        const why = file.conflict ?? 'the file changed';
+        file.hunkDecisions = before.hunks;
+        file.wholeDecision = before.whole;
+        file.conflict = undefined;
+        unverified.restored = before.restored;
+        this.changed();
+        return { written: false, why };
+      }
+      const version = from === 'git' ? (unverified.git?.from === 'index' ? 'the version staged in git' : 'the version in git HEAD') : 'the earlier text you claimed';
+      this.note(file.sessionId, `rejected your change to ${file.path} and put back ${version}; your text is not in the person's file`);
+      this.changed();
+      return { written: true };
+    });
   }
 
   /**

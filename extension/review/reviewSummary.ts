@@ -26,6 +26,8 @@ export interface SummaryFile {
   binary: boolean;
   state: ReviewState;
   conflict?: string;
+  /** The agent did not show what the file held before: Reject leaves it as it is. */
+  unknownBase?: boolean;
 }
 
 export interface SummaryTurn {
@@ -50,6 +52,7 @@ export function summarize(files: FileReview[]): { turns: SummaryTurn[]; pending:
       binary: file.binary,
       state: reviewState(file),
       ...(file.conflict ? { conflict: file.conflict.slice(0, 1000) } : {}),
+      ...(file.unverified ? { unknownBase: true } : {}),
     });
   }
   for (const turn of turns.values()) turn.undone = turn.files.length > 0 && turn.files.every((f) => files.find((x) => x.id === f.fileId)?.undone);

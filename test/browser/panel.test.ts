@@ -212,6 +212,10 @@ describe('what the panel renders and posts', () => {
     await panel.send([{ type: 'diffReview', epoch: 1, toolCallId: 'e2', path: '/work/project/test/math.test.ts', state: 'pending', kind: 'modified', added: 4, removed: 7 }]);
     assert.deepEqual(await textsWhenSettled(card.locator('.diff-stat'), ['+4 −7'], 60_000), ['+4 −7']);
     assert.equal(await card.locator('.badge').count(), 0, 'no "new" badge for a file that existed');
+    // A review that never saw the file's earlier content says so, and that Reject left the file.
+    await panel.send([{ type: 'diffReview', epoch: 1, toolCallId: 'e2', path: '/work/project/test/math.test.ts', state: 'rejected', kind: 'modified', added: 4, removed: 7, unknownBase: true }]);
+    assert.deepEqual(await textsWhenSettled(card.locator('.badge'), ['before not shown'], 60_000), ['before not shown']);
+    assert.equal(await card.locator('.review-state').innerText(), 'Rejected, file left as the agent wrote it');
     await page.close();
   });
 

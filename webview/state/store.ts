@@ -30,6 +30,8 @@ interface ToolReview {
   kind?: 'added' | 'modified' | 'deleted' | 'moved';
   added?: number;
   removed?: number;
+  /** The agent did not show what the file held before: Reject leaves it as it is. */
+  unknownBase?: boolean;
 }
 
 /** Client-owned terminals the panel remembers per session (each holds at most the tail the extension sends). */
@@ -153,6 +155,7 @@ export class ChatStore {
           ...(message.kind !== undefined && message.added !== undefined && message.removed !== undefined
             ? { kind: message.kind, added: message.added, removed: message.removed }
             : {}),
+          ...(message.unknownBase ? { unknownBase: true } : {}),
         });
         touchTool(this.main, message.toolCallId);
         return true;
@@ -191,8 +194,13 @@ export class ChatStore {
     return this.reviews.get(`${toolCallId}\n${path}`)?.state;
   }
 
+  /** Whether the review of a card's file says the agent did not show what was there before. */
+  unknownBase(toolCallId: string, path: string): boolean {
+    return this.reviews.get(`${toolCallId}\n${path}`)?.unknownBase === true;
+  }
+
   /** The review's own kind and line counts for a card's diff, when the host sent them. */
-  reviewedChange(toolCallId: string, path: string): Required<Omit<ToolReview, 'state'>> | undefined {
+  reviewedChange(toolCallId: string, path: string): Required<Omit<ToolReview, 'state' | 'unknownBase'>> | undefined {
     const review = this.reviews.get(`${toolCallId}\n${path}`);
     return review?.kind !== undefined && review.added !== undefined && review.removed !== undefined
       ? { kind: review.kind, added: review.added, removed: review.removed }

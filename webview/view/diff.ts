@@ -9,6 +9,7 @@ import { clip } from '../render/longText';
 import type { ViewContext } from './context';
 
 const MAX_LINES = 80;
+export const UNKNOWN_BASE = 'The agent did not show what was there before, so Reject leaves the file as it is (the review offers restoring it from git or from the agent\'s claimed old text).';
 const MAX_INPUT = 400_000;
 
 type Diff = Extract<ToolContent, { type: 'diff' }>;
@@ -54,7 +55,9 @@ export function renderDiff(ctx: ViewContext, toolCallId: string, diff: Diff): Te
   const reviewed = ctx.store.reviewedChange(toolCallId, diff.path);
   const added = reviewed?.added ?? shown.added;
   const removed = reviewed?.removed ?? shown.removed;
-  const isNew = reviewed ? reviewed.kind === 'added' : diff.oldText === null;
+  // Never "new" when the agent did not show what was there: whether the file existed is what is not known.
+  const unknownBase = ctx.store.unknownBase(toolCallId, diff.path);
+  const isNew = reviewed ? reviewed.kind === 'added' : diff.oldText === null && !unknownBase;
   // A declined call changed nothing: there is nothing to review.
   const reviewable = state !== undefined || !ctx.store.declined.has(toolCallId);
   return html`<div class="diff">
@@ -63,9 +66,10 @@ export function renderDiff(ctx: ViewContext, toolCallId: string, diff: Diff): Te
       <a class="path-link" role="link" tabindex="0" title=${diff.path}
         @click=${() => ctx.post({ type: 'openLocation', path: diff.path })}>${clip(baseName(diff.path), 120)}</a>
       ${isNew ? html`<span class="badge">new</span>` : nothing}
+      ${unknownBase ? html`<span class="badge" title=${UNKNOWN_BASE}>before not shown</span>` : nothing}
       <span class="diff-stat"><span class="diff-stat-add">+${added}</span> <span class="diff-stat-del">−${removed}</span></span>
       <span class="spacer"></span>
-      ${state ? html`<span class="review-state review-${state}">${REVIEW_LABEL[state]}</span>` : nothing}
+      ${state ? html`<span class="review-state review-${state}">${unknownBase && state === 'rejected' ? 'Rejected, file left as the agent wrote it' : REVIEW_LABEL[state]}</span>` : nothing}
       ${reviewable
         ? html`<vscode-button secondary data-action="review"
             @click=${() => ctx.post({ type: 'reviewDiff', epoch: ctx.store.epoch, toolCallId, path: diff.path })}>Review</vscode-button>`

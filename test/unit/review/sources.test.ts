@@ -59,7 +59,7 @@ describe('DirectDiskSource', () => {
     assert.equal(review?.proposedText, 'new\n');
   });
 
-  test("a diff block's oldText is the base when the call was first seen already finished", async () => {
+  test("a diff block's oldText is shown as the agent's claim when the call was first seen already finished; Reject leaves the file", async () => {
     const file = join(root, 'late.txt');
     await writeFile(file, 'after\n');
     const store = new ReviewStore(diskTree);
@@ -72,8 +72,11 @@ describe('DirectDiskSource', () => {
     });
     const [review] = store.all();
     assert.equal(review?.baseText, 'before\n');
+    assert.equal(review?.unverified?.shown, 'claimed');
     await store.decideFile(review!, 'rejected');
-    assert.equal(await text(file), 'before\n');
+    assert.equal(await text(file), 'after\n', 'nobody saw the file before the call: Reject writes nothing');
+    await store.restoreBase(review!, 'claimed');
+    assert.equal(await text(file), 'before\n', "the agent's claimed old text, only when asked for");
   });
 
   test('a new file seen by the watcher is an addition; rejecting deletes it', async () => {

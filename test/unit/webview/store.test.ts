@@ -157,6 +157,13 @@ describe('chat store: tool calls', () => {
     store.apply({ type: 'diffReview', epoch: 1, toolCallId: 'u', path: '/w/a', state: 'accepted' });
     assert.equal(store.reviewedChange('u', '/w/a'), undefined, 'an older host sends the state alone');
   });
+
+  test("a card whose review never saw the file's earlier content says so (issue: never delete what the diff did not show)", () => {
+    const { store } = storeWith();
+    store.apply({ type: 'diffReview', epoch: 1, toolCallId: 't', path: '/w/notes.md', state: 'rejected', kind: 'modified', added: 1, removed: 0, unknownBase: true });
+    assert.equal(store.unknownBase('t', '/w/notes.md'), true);
+    assert.equal(store.unknownBase('u', '/w/notes.md'), false);
+  });
 });
 
 describe('chat store: session-wide updates', () => {
