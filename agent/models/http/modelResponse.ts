@@ -9,9 +9,17 @@ export const ERROR_BODY_LIMIT = 64 * 1024;
 /** A whole successful body (not streamed) is a JSON answer: far below this. */
 export const BODY_LIMIT = 32 * 1024 * 1024;
 
-/** What fetch rejects a broken body with (undici's "terminated"), so callers see the same shape. */
-export function terminated(cause: unknown): TypeError {
-  return new TypeError('terminated', { cause });
+/**
+ * A body the server cut off. fetch says TypeError("terminated"); this is a
+ * TypeError too, named so agent/models/errors.ts can say what happened (the
+ * AI SDK wraps it as a failed "successful response", HTTP 200). No `cause`:
+ * node's ECONNRESET there would read as "could not reach the server".
+ */
+export class BrokenBodyError extends TypeError {
+  constructor() {
+    super('The model server closed the connection before the response ended.');
+    this.name = 'BrokenBodyError';
+  }
 }
 
 export class ModelResponse {
@@ -115,10 +123,10 @@ function bodyStream(message: IncomingMessage): { stream: ReadableStream<Uint8Arr
           settled = true;
           controller.close();
         });
-        // A connection that closes mid-body: 'aborted' then 'error' ("aborted") in Node 20, or only 'close'.
-        message.on('error', (error) => fail(terminated(error)));
+        // A connection that closes mid-body: 'error' ("aborted", ECONNRESET) in Node 20, or only 'close'.
+        message.on('error', () => fail(new BrokenBodyError()));
         message.once('close', () => {
-          if (!message.complete) fail(terminated(new Error('the model server closed the connection before the response ended')));
+          if (!message.complete) fail(new BrokenBodyError());
         });
       },
       pull() {
