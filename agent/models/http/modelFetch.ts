@@ -107,6 +107,8 @@ function bodyBytes(body: ModelRequestInit['body']): Uint8Array | undefined {
 
 function send(url: URL, method: string, headers: Record<string, string>, body: Uint8Array | undefined, signal: AbortSignal | undefined, redirected: boolean, retry = true): Promise<ModelResponse> {
   return new Promise((resolve, reject) => {
+    // Aborted between hops (a redirect, a retry): an abort listener added now would never run.
+    if (signal?.aborted) return reject(signal.reason);
     const { request, agent } = transportFor(url);
     let req: Http.ClientRequest;
     try {

@@ -59,6 +59,12 @@ describe('provider-utils without the global Headers', () => {
     assert.throws(() => withoutGlobalHeaders(source.replace('const normalizedHeaders = new Headers(', 'const normalizedHeaders = new globalThis.Headers('), 'y.mjs'), /y\.mjs: expected withUserAgentSuffix/);
   });
 
+  test('the real build script gives it to the core (required) and to every lazy bundle', () => {
+    const script = readFileSync(join(root, 'esbuild.mjs'), 'utf8');
+    assert.match(script, /plugins: \[lazyImports\(\), [^\]]*providerUtilsPlainHeaders\(\{ required: true \}\)\]/);
+    assert.match(script, /providerUtilsPlainHeaders\(\{ required: false \}\),\n    \],/);
+  });
+
   test('the esbuild plugin: the bundle holds the rewrite; a core bundle without provider-utils fails', async (t) => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'accord-pu-headers-')));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
