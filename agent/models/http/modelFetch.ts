@@ -56,6 +56,13 @@ function transportFor(url: URL): Transport {
   return transport;
 }
 
+/** Kept-alive connections waiting in the pools (for tests of the warm-up: the first prompt takes one of these). */
+export function idleModelConnections(): number {
+  let idle = 0;
+  for (const { agent } of transports.values()) for (const sockets of Object.values(agent.freeSockets)) idle += sockets?.length ?? 0;
+  return idle;
+}
+
 export async function modelFetch(input: string | URL, init: ModelRequestInit = {}): Promise<ModelResponse> {
   init.signal?.throwIfAborted();
   if (typeof input !== 'string' && !(input instanceof URL)) throw new TypeError('modelFetch takes a URL (string or URL), not a Request');

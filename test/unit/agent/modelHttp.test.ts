@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk/unstable';
 import { childAgent, ensureAgentBundle, fakeModelFor, inMemoryAgent, isolatedEnv, messageText } from './harness';
-import { reply } from '../../fakeModelServer/index';
+import { reply, startFakeModelServer } from '../../fakeModelServer/index';
+import { idleModelConnections } from '../../../agent/models/http/modelFetch';
 import { waitFor } from '../../support/waitFor';
 
 describe('model requests without undici', () => {
@@ -52,6 +53,24 @@ describe('model requests without undici', () => {
       assert.equal(first!.connection, second!.connection);
     } finally {
       await agent.close();
+    }
+  });
+
+  test("the warm-up at session/new opens the connection the first prompt's request goes out on", async () => {
+    // A server of its own: the connection count is this test's alone.
+    const server = await startFakeModelServer();
+    const agent = inMemoryAgent({ env: isolatedEnv({ ACCORD_MODEL: `openai-compatible:${server.baseUrl}#fake` }, model.configDir) });
+    try {
+      const idleBefore = idleModelConnections();
+      const sessionId = await agent.newSession(model.configDir);
+      await waitFor('the warm-up connection to be open and idle', () => server.connections() === 1 && idleModelConnections() > idleBefore);
+      server.script(reply.text('warm'));
+      assert.equal(await agent.prompt(sessionId, 'hi'), 'end_turn');
+      assert.equal(server.requests.at(-1)!.connection, 1, 'the prompt went out on the warmed connection');
+      assert.equal(server.connections(), 1);
+    } finally {
+      await agent.close();
+      await server.close();
     }
   });
 
