@@ -13,6 +13,7 @@ import { isBuiltin } from 'node:module';
 import { resolve } from 'node:path';
 import { lazyTlsInterception } from './scripts/lazyTlsInterception.mjs';
 import { srtWhichInProcess } from './scripts/srtWhichPlugin.mjs';
+import { providerUtilsPlainHeaders } from './scripts/providerUtilsHeaders.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -162,13 +163,20 @@ const builds = [
   {
     ...agentNode,
     entryPoints: { 'agent-core': 'agent/main.ts' },
-    plugins: [lazyImports(), srtWhichInProcess({ required: false })],
+    // The core holds provider-utils (lent to the provider bundles): its request headers must not load undici.
+    plugins: [lazyImports(), srtWhichInProcess({ required: false }), providerUtilsPlainHeaders({ required: true })],
   },
   ...Object.entries(lazyBundles).map(([name, { entry }]) => ({
     ...agentNode,
     entryPoints: { [`agent-${name}`]: `accord-lazy-entry:${name}` },
     // srt's TLS interception (node-forge) is left unevaluated until called: Accord never turns it on.
-    plugins: [lazyEntry(entry), sharedFromCore(), ...(name === 'sandbox' ? [lazyTlsInterception()] : []), srtWhichInProcess({ required: name === 'sandbox' })],
+    plugins: [
+      lazyEntry(entry),
+      sharedFromCore(),
+      ...(name === 'sandbox' ? [lazyTlsInterception()] : []),
+      srtWhichInProcess({ required: name === 'sandbox' }),
+      providerUtilsPlainHeaders({ required: false }),
+    ],
   })),
   {
     ...common,

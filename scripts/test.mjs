@@ -98,7 +98,8 @@ async function nodeTestStage(stage, files, concurrency) {
     // --test-timeout: a test that hangs fails by name after 5 min (tests that need longer say so) instead of
     // the whole stage being stopped with no name at ACCORD_STAGE_TIMEOUT_MIN.
     // test/support/srtWhich.mjs: sandbox-runtime run from source looks programs up in-process, as the bundle does.
-    ['--import', 'tsx', '--import', './test/support/srtWhich.mjs', '--test', '--test-force-exit', '--test-timeout=300000', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files],
+    // test/support/providerUtilsHeaders.mjs: provider-utils builds request headers without undici, as in the bundle.
+    ['--import', 'tsx', '--import', './test/support/srtWhich.mjs', '--import', './test/support/providerUtilsHeaders.mjs', '--test', '--test-force-exit', '--test-timeout=300000', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files],
     { capture: true },
   );
   const pass = Number(/^ℹ pass (\d+)/m.exec(out)?.[1] ?? 0);

@@ -251,6 +251,8 @@ export class SessionLogPersistence implements SessionPersistence {
         if (!session) throw RequestError.sessionNotFound(params.sessionId);
         return { configOptions: await configOptionsFor(session, env), modes: modeStateOf(session), ...joined };
       }
+      // It left memory while its copy was finished (its last client was gone): that release still holds the log.
+      await sharing?.released(params.sessionId);
       const session = await this.reopen(params.sessionId, params.cwd, live, env, isolation, async (log) => {
         const replay = await this.logs.replay(log.id);
         checkCursor(cursor, replay.updates, replay.end);

@@ -6,8 +6,11 @@
 // HTTP client loads: the process's first `fetch` compiles undici and its
 // WebAssembly parser (~35 ms of CPU, ~70 ms of wall time on a cold agent),
 // which session/new paid on every start just to learn that nothing listens.
+// Where one does listen, the question goes through the providers' own client
+// (agent/models/http/), which loads no undici either.
 import { connect } from 'node:net';
 import type { Env } from './credentials';
+import { modelFetch } from './http/modelFetch';
 
 const defaultServers = ['http://127.0.0.1:11434/v1', 'http://127.0.0.1:1234/v1', 'http://127.0.0.1:8080/v1'];
 
@@ -27,7 +30,7 @@ async function probe(baseUrl: string, timeoutMs: number): Promise<LocalServer | 
   try {
     const signal = AbortSignal.timeout(timeoutMs);
     if (!(await accepts(new URL(baseUrl), signal))) return undefined;
-    const response = await fetch(`${baseUrl.replace(/\/$/, '')}/models`, { signal });
+    const response = await modelFetch(`${baseUrl.replace(/\/$/, '')}/models`, { signal });
     if (!response.ok) return undefined;
     const body = (await response.json()) as { data?: Array<{ id?: unknown }> };
     const models = (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string');

@@ -2,6 +2,7 @@
 // text in the conversation; no stack trace ever reaches the client.
 import { MissingKeyError } from './resolve';
 import { ModelIdError } from './modelId';
+import { BrokenBodyError } from './http/modelResponse';
 
 
 export class StalledStreamError extends Error {
@@ -9,6 +10,12 @@ export class StalledStreamError extends Error {
     const idle = idleMs >= 1000 ? `${Math.round(idleMs / 1000)} s` : `${idleMs} ms`;
     super(`The model server stopped sending for ${idle}, so Accord dropped the request.`);
   }
+}
+
+function inCauses(error: unknown, found: (error: unknown) => boolean): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++, current = (current as { cause?: unknown }).cause) if (found(current)) return true;
+  return false;
 }
 
 function causeCode(error: unknown): string | undefined {
@@ -28,6 +35,9 @@ export async function describeModelError(error: unknown, modelId: string, endpoi
   const { APICallError, RetryError } = await import('ai');
   const retried = RetryError.isInstance(error) ? ` (tried ${error.errors.length} times)` : '';
   const cause = RetryError.isInstance(error) ? error.lastError : error;
+  if (inCauses(cause, (e) => e instanceof BrokenBodyError)) {
+    return `The model server at ${endpoint} closed the connection in the middle of its answer, so the turn stopped there. Send your message again to continue.`;
+  }
   const code = causeCode(cause);
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ECONNRESET') {
     return `Could not reach the model server at ${endpoint} (${code})${retried}. Check that it is running and that the base URL is right, or choose another model.`;

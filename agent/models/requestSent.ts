@@ -3,6 +3,8 @@
 // started before them (agent/acp/earlyStart.ts). Every provider's HTTP
 // requests go through `observedFetch`; the client's own models signal it
 // when the chat is handed to the client.
+import { modelFetch, type ModelRequestInit } from './http/modelFetch';
+
 const listeners = new Set<() => void>();
 
 /** Calls `listener` once, after the next model request went out. Returns a function that cancels it. */
@@ -27,9 +29,13 @@ export function modelRequestSent(): void {
   });
 }
 
-/** `fetch` for the model providers: the same request, noticed. */
-export const observedFetch: typeof fetch = (input, init) => {
-  const response = fetch(input, init);
+/**
+ * `fetch` for the model providers: modelFetch (node:http, not undici), noticed.
+ * The providers take a `typeof fetch`; they pass a URL string and read what
+ * ModelResponse has.
+ */
+export const observedFetch = ((input: string | URL, init?: ModelRequestInit) => {
+  const response = modelFetch(input, init);
   modelRequestSent();
   return response;
-};
+}) as unknown as typeof fetch;

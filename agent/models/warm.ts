@@ -3,6 +3,7 @@
 // while the person is still typing, so the prompt pays neither (module load,
 // DNS, TCP, TLS).
 import { resolveModel } from './resolve';
+import { modelFetch } from './http/modelFetch';
 import type { Env } from './credentials';
 
 const WARM_TIMEOUT_MS = 10_000;
@@ -20,12 +21,13 @@ export function warmModel(id: string | undefined, env: Env): void {
     const model = await resolveModel(id, env);
     const url = new URL(`${model.endpoint.replace(/\/+$/, '')}/models`);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return;
-    const request = fetch(url, { method: 'GET', signal: AbortSignal.timeout(WARM_TIMEOUT_MS) });
+    // modelFetch, as the providers' requests: its keep-alive pool is the one the first prompt takes a connection from.
+    const request = modelFetch(url, { method: 'GET', signal: AbortSignal.timeout(WARM_TIMEOUT_MS) });
     request.catch(() => undefined); // handled below; a refusal must not count as unhandled meanwhile
     // While the connection opens: the model SDK the first prompt streams through (dist/agent-ai.js).
     await import('ai');
     const response = await request;
-    // Read to the end: only a finished response leaves its connection in the pool.
+    // Read to the end (bounded): only a finished response leaves its connection in the pool.
     await response.arrayBuffer();
   })().catch(() => undefined);
 }

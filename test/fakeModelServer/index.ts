@@ -14,6 +14,8 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: any;
+  /** Which TCP connection carried it (1 for the server's first): keep-alive shows as a repeated number. */
+  connection: number;
 }
 
 export interface FakeModelServer {
@@ -31,6 +33,8 @@ export interface FakeModelServer {
   waitForRequests(count: number): Promise<void>;
   /** Connections still open (a stalled stream keeps one). */
   openStreams(): number;
+  /** TCP connections accepted so far. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -62,6 +66,8 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
   const sentAt: number[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const open = new Set<ServerResponse>();
+  const connectionIds = new WeakMap<object, number>();
+  let connections = 0;
 
   async function stream(res: ServerResponse, reply: StreamReply, format: Format, named: boolean): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -76,6 +82,11 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     for (const event of format.head ?? []) await send(event);
     for (const [index, events] of format.parts.entries()) {
       if (reply.stallAfterParts === index) return; // keep the connection open, send nothing more
+      if (reply.closeAfterParts === index) {
+        // The parts so far go out, then the connection ends with the HTTP body unfinished.
+        res.socket?.end();
+        return;
+      }
       if (reply.malformedAfterParts === index) {
         res.end('data: {"this is not json\n\n');
         return;
@@ -95,7 +106,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       return;
     }
     const body = await readBody(req);
-    requests.push({ path, headers: req.headers, body });
+    requests.push({ path, headers: req.headers, body, connection: connectionIds.get(req.socket) ?? 0 });
     for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
       waiters.splice(waiters.indexOf(waiter), 1);
       waiter.resolve();
@@ -120,6 +131,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
+  server.on('connection', (socket) => connectionIds.set(socket, ++connections));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -132,6 +144,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     waitForRequests: (count) =>
       requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
     openStreams: () => open.size,
+    connections: () => connections,
     close: async () => {
       for (const res of open) res.destroy();
       server.closeAllConnections();

@@ -27,6 +27,8 @@ export interface StreamReply {
   stallAfterParts?: number;
   /** Send a line that is not JSON after this many parts, then end. */
   malformedAfterParts?: number;
+  /** After this many parts, close the connection mid-body (no end of the HTTP response). */
+  closeAfterParts?: number;
 }
 
 export interface ErrorReply {

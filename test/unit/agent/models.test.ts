@@ -2,7 +2,7 @@
 // writes), local-server detection, and usage/cost accounting.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -100,22 +100,14 @@ describe('local server detection', () => {
   }
 
   test('a port that refuses the connection is never asked over HTTP (no HTTP client loads for it)', async () => {
-    const original = globalThis.fetch;
-    const fetched: string[] = [];
-    globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
-      fetched.push(String(input));
-      return original(input, init);
-    }) as typeof fetch;
-    try {
-      const refused = `http://127.0.0.1:${await closedPort()}/v1`;
-      assert.deepEqual(await detectLocalServers({ ACCORD_LOCAL_SERVERS: refused }), []);
-      assert.deepEqual(fetched, []);
-      const found = await detectLocalServers({ ACCORD_LOCAL_SERVERS: `${refused},${server.baseUrl}` });
-      assert.deepEqual(found, [{ baseUrl: server.baseUrl, models: ['fake-local'] }]);
-      assert.deepEqual(fetched, [`${server.baseUrl}/models`], 'only the listening server is asked');
-    } finally {
-      globalThis.fetch = original;
-    }
+    // In a fresh process: this one has HTTP clients loaded already (the fake server, other tests).
+    const refused = `http://127.0.0.1:${await closedPort()}/v1`;
+    const script = `require('./agent/models/detect').detectLocalServers({ ACCORD_LOCAL_SERVERS: ${JSON.stringify(refused)} }).then((found) =>
+      process.stdout.write(JSON.stringify({ found, http: process.moduleLoadList.filter((m) => /_http_client|undici/.test(m)) })));`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(child.stdout), { found: [], http: [] }, child.stderr);
+    const found = await detectLocalServers({ ACCORD_LOCAL_SERVERS: `${refused},${server.baseUrl}` });
+    assert.deepEqual(found, [{ baseUrl: server.baseUrl, models: ['fake-local'] }], 'the listening server is asked');
   });
 
   test('a port that accepts and never answers, and a URL that is not http(s): not found, and the probe ends', async () => {
