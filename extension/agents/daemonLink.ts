@@ -143,7 +143,7 @@ export class DaemonLink extends EventEmitter implements AgentChild {
     } catch (error) {
       socket.destroy();
       if (this.killedBy) return;
-      this.say(`accord acp: ${address.path}: ${error instanceof Error ? error.message : String(error)}`);
+      this.say(`accord acp: no welcome from the daemon at ${address.path}: ${error instanceof Error ? error.message : String(error)}`);
       this.finish(1, null);
       return;
     }

@@ -271,7 +271,7 @@ describe('attack: the link trusts only a private socket of this user, and only a
     const home = privateRun('silent');
     const listener = await planted(join(home, 'run', 'daemon.sock'), 0o600, () => undefined);
     try {
-      await refused(home, /daemon\.sock: the daemon socket did not answer within 0\.3 s; is it an Accord daemon\?/, { welcomeTimeoutMs: 300 });
+      await refused(home, /no welcome from the daemon at \S+daemon\.sock: the daemon socket did not answer within 0\.3 s; is it an Accord daemon\?/, { welcomeTimeoutMs: 300 });
       assert.match(listener.heard(), /"accord":"hello"/, 'it got the hello (as the bridge sends it) and nothing was served');
     } finally {
       await listener.close();
