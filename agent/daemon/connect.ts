@@ -4,7 +4,7 @@
 // daemon that loses the race exits, and every starter simply connects to the
 // winner.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { checkSocketPath, type DaemonAddress } from './address';
@@ -52,7 +52,11 @@ const POLL_MS = 20;
 
 /** Connects, starting the daemon first if none answers. */
 export async function connectOrStart(address: DaemonAddress, options: StartOptions): Promise<Socket> {
-  const first = await tryConnect(address);
+  // No socket at all: nothing to try first, the daemon starts at once. A refused connect is only
+  // known a turn of the event loop later, and the extension's early start (extension/startup/earlyAgent.ts)
+  // is followed by ~100 ms of synchronous evaluation that the daemon's start now overlaps.
+  checkSocketPath(address);
+  const first = socketMissing(address) ? undefined : await tryConnect(address);
   if (first) return first;
   const started = startDaemon(address, options);
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
@@ -71,6 +75,10 @@ export async function connectOrStart(address: DaemonAddress, options: StartOptio
       throw new Error(`the Accord daemon did not start listening on ${address.path} (see ${options.logPath}).`);
     }
   }
+}
+
+function socketMissing(address: DaemonAddress): boolean {
+  return !address.path.startsWith('\\\\') && lstatSync(address.path, { throwIfNoEntry: false }) === undefined;
 }
 
 /**

@@ -91,7 +91,8 @@ describe('the extension connects to the daemon itself', () => {
     const a = linked(world.env, ['--durable-requests'], {}, cwd);
     await a.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     const { sessionId } = await a.connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
-    model.server.script({ type: 'stream', parts: Array.from({ length: 200 }, (_, i) => ({ text: `c${i} ` })), delayMs: 15 });
+    // 10 s of stream: the kill comes long before its end, however loaded the machine.
+    model.server.script({ type: 'stream', parts: Array.from({ length: 200 }, (_, i) => ({ text: `c${i} ` })), delayMs: 50 });
     void a.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'stream a lot' }] }).catch(() => undefined);
     await waitFor('chunks to flow', () => texts(a, sessionId).length >= 20);
     const first = a.link.daemonPid!;
