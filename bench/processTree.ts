@@ -3,6 +3,20 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /** Sum of VmRSS over `roots` and all their descendants, in bytes. */
 export function treeRssBytes(roots: number[]): number {
+  return treeSum(roots, (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(read(`/proc/${pid}/status`) ?? '')?.[1] ?? 0) * 1024);
+}
+
+/**
+ * Sum of the proportional set size (Pss in smaps_rollup) over the same tree,
+ * in bytes: a page shared by n processes counts 1/n in each, so the node
+ * binary's file pages, mapped by a bridge and its daemon alike, count once in
+ * the pair's total (less when other node processes on the machine map them too).
+ */
+export function treePssBytes(roots: number[]): number {
+  return treeSum(roots, (pid) => Number(/^Pss:\s+(\d+) kB/m.exec(read(`/proc/${pid}/smaps_rollup`) ?? '')?.[1] ?? 0) * 1024);
+}
+
+function treeSum(roots: number[], bytesOf: (pid: number) => number): number {
   const children = new Map<number, number[]>();
   let entries: string[];
   try {
@@ -25,8 +39,7 @@ export function treeRssBytes(roots: number[]): number {
     const pid = queue.pop()!;
     if (seen.has(pid)) continue;
     seen.add(pid);
-    const kb = /VmRSS:\s+(\d+) kB/.exec(read(`/proc/${pid}/status`) ?? '')?.[1];
-    total += Number(kb ?? 0) * 1024;
+    total += bytesOf(pid);
     queue.push(...(children.get(pid) ?? []));
   }
   return total;

@@ -1,9 +1,14 @@
 // A bare JSON-RPC line client for the benches: no SDK and no validation on
 // the measuring side, so the numbers are the agent's, not the client's.
-import type { ChildProcessWithoutNullStreams, ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 
-type Child = ChildProcessWithoutNullStreams | ChildProcessByStdio<Writable, Readable, null>;
+/** An agent's process (or the extension's in-process link to the daemon, extension/agents/daemonLink.ts). */
+interface Child {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  once(event: 'close', listener: () => void): unknown;
+  kill(signal?: NodeJS.Signals): boolean;
+}
 
 export interface RawConnection {
   request(method: string, params: unknown): Promise<unknown>;

@@ -44,8 +44,8 @@ const MAX_SOCKET_PATH = 100;
  * Under $XDG_RUNTIME_DIR when set and ACCORD_HOME is not, else in the data
  * directory; a path too long for a socket moves to a per-user temp directory.
  */
-export function defaultDaemonAddress(env: NodeJS.ProcessEnv = process.env, platform = process.platform): DaemonAddress {
-  const dataDir = dataDirOf(env, platform);
+export function defaultDaemonAddress(env: NodeJS.ProcessEnv = process.env, platform = process.platform, home = homedir(), tmp = tmpdir()): DaemonAddress {
+  const dataDir = dataDirOf(env, platform, home);
   const tag = nameTag(dataDir);
   if (platform === 'win32') {
     const dir = join(dataDir, 'run');
@@ -56,8 +56,20 @@ export function defaultDaemonAddress(env: NodeJS.ProcessEnv = process.env, platf
   const name = runtime ? `daemon-${tag}` : 'daemon';
   if (join(dir, `${name}.sock`).length <= MAX_SOCKET_PATH) return { path: join(dir, `${name}.sock`), dir, lockPath: join(dir, `${name}.lock`) };
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-  const fallback = join(tmpdir(), `accord-${uid}`);
+  const fallback = join(tmp, `accord-${uid}`);
   return { path: join(fallback, `daemon-${tag}.sock`), dir: fallback, lockPath: join(fallback, `daemon-${tag}.lock`) };
+}
+
+/**
+ * The home and temp directories a process started with `env` would see
+ * (os.homedir() and os.tmpdir() read them from its own environment): the
+ * extension, connecting for a bridge it no longer starts, must find the
+ * socket where that bridge, and the daemon it starts with `env`, would.
+ */
+export function homeAndTmpOf(env: NodeJS.ProcessEnv, platform = process.platform): { home: string; tmp: string } {
+  if (platform === 'win32') return { home: env.USERPROFILE || homedir(), tmp: tmpdir() };
+  const tmp = (env.TMPDIR || env.TMP || env.TEMP || '/tmp').replace(/(.)\/+$/, '$1');
+  return { home: env.HOME || homedir(), tmp };
 }
 
 /** An explicit `--daemon`/`--listen` path: its directory holds the lock too. */

@@ -4,7 +4,7 @@
 // daemon that loses the race exits, and every starter simply connects to the
 // winner.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { checkSocketPath, type DaemonAddress } from './address';
@@ -41,6 +41,8 @@ export interface StartOptions {
   /** `--listen` for a non-default address. */
   explicit: boolean;
   env?: NodeJS.ProcessEnv;
+  /** The daemon's working directory (default: this process's). */
+  cwd?: string;
   /** How long to wait for a started daemon to answer. */
   timeoutMs?: number;
 }
@@ -50,7 +52,11 @@ const POLL_MS = 20;
 
 /** Connects, starting the daemon first if none answers. */
 export async function connectOrStart(address: DaemonAddress, options: StartOptions): Promise<Socket> {
-  const first = await tryConnect(address);
+  // No socket at all: nothing to try first, the daemon starts at once. A refused connect is only
+  // known a turn of the event loop later, and the extension's early start (extension/startup/earlyAgent.ts)
+  // is followed by ~100 ms of synchronous evaluation that the daemon's start now overlaps.
+  checkSocketPath(address);
+  const first = socketMissing(address) ? undefined : await tryConnect(address);
   if (first) return first;
   const started = startDaemon(address, options);
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
@@ -69,6 +75,10 @@ export async function connectOrStart(address: DaemonAddress, options: StartOptio
       throw new Error(`the Accord daemon did not start listening on ${address.path} (see ${options.logPath}).`);
     }
   }
+}
+
+function socketMissing(address: DaemonAddress): boolean {
+  return !address.path.startsWith('\\\\') && lstatSync(address.path, { throwIfNoEntry: false }) === undefined;
 }
 
 /**
@@ -106,7 +116,7 @@ function startDaemon(address: DaemonAddress, options: StartOptions): { pid?: num
   const state: { pid?: number; failed: boolean } = { failed: false };
   try {
     const { command, args } = launcherCommand([options.cliPath, 'daemon', ...(options.explicit ? ['--listen', address.path] : [])]);
-    const launcher = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', log], env: options.env ?? process.env });
+    const launcher = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', log], env: options.env ?? process.env, cwd: options.cwd });
     let out = '';
     launcher.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     // 'close', not 'exit': the pid it printed is read to the end (the daemon does not hold this pipe).
@@ -147,10 +157,22 @@ function lockHolderAlive(lockPath: string): boolean {
   }
 }
 
-/** Sends the first line and reads the daemon's answer (for `hello` a Welcome; for control lines their reply). */
-export async function handshake<T = Welcome>(socket: Socket, hello: Hello): Promise<T> {
+/**
+ * Sends the first line and reads the daemon's answer (for `hello` a Welcome;
+ * for control lines their reply). With `timeoutMs`, a listener that never
+ * answers (not a daemon) is given up on: the socket is destroyed.
+ */
+export async function handshake<T = Welcome>(socket: Socket, hello: Hello, timeoutMs?: number): Promise<T> {
   socket.write(`${JSON.stringify(hello)}\n`);
-  const line = await readFirstLine(socket);
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
+    socket.destroy(new DaemonUnavailableError(`the daemon socket did not answer within ${(timeoutMs / 1000).toFixed(1)} s; is it an Accord daemon?`));
+  }, timeoutMs);
+  let line: string;
+  try {
+    line = await readFirstLine(socket);
+  } finally {
+    clearTimeout(timer);
+  }
   const reply = parseJsonLine<T & { accord?: string; error?: string }>(line);
   if (!reply || typeof reply.accord !== 'string') throw new DaemonUnavailableError(`the daemon answered something unexpected: ${line.slice(0, 200)}`);
   if (reply.accord === 'error') throw new DaemonUnavailableError(reply.error ?? 'the daemon refused the connection');

@@ -2,11 +2,14 @@
 // spawn itself. No ACP here (and nothing heavy): extension.ts starts the
 // bundled agent with it before the rest of the extension has been evaluated
 // (extension/startup/earlyAgent.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as vscode from 'vscode';
 import { modelSetting, reasoningEffort } from '../settings/settings';
 import { policyPassList } from './policyPass';
 import { agentEnvironment } from './agentEnv';
+import { DaemonLink, type AgentChild } from './daemonLink';
+
+export type { AgentChild } from './daemonLink';
 
 export interface AgentCommand {
   command: string;
@@ -14,6 +17,12 @@ export interface AgentCommand {
   /** The agent's whole environment (agents/agentEnv.ts builds it); nothing of the extension host's is added. */
   env: Record<string, string>;
   cwd?: string;
+  /**
+   * The bundled agent with the daemon on: instead of a bridge process
+   * (`<cli> acp`, which would only relay stdio to the daemon's socket), the
+   * extension connects to the daemon itself (agents/daemonLink.ts).
+   */
+  direct?: boolean;
 }
 
 /**
@@ -27,6 +36,8 @@ export function bundledAgentCommand(extensionUri: vscode.Uri): AgentCommand {
     command: process.execPath,
     args: [vscode.Uri.joinPath(extensionUri, 'dist', 'agent.js').fsPath, 'acp', '--durable-requests'],
     env: { ELECTRON_RUN_AS_NODE: '1' },
+    // ACCORD_AGENT_BRIDGE=process (the extension host's environment) keeps the bridge process: to compare, or if the direct link misbehaves.
+    direct: process.env.ACCORD_AGENT_BRIDGE !== 'process',
   };
 }
 
@@ -43,8 +54,9 @@ export async function bundledAgentSpawnCommand(extensionUri: vscode.Uri, apiKeyE
   return { ...base, env, cwd };
 }
 
-/** Starts the agent's process with its stdio piped (the ACP connection is made on it afterwards). */
-export function spawnAgent(agent: AgentCommand): ChildProcess {
+/** Starts the agent's process with its stdio piped (the ACP connection is made on it afterwards), or the direct link to the daemon. */
+export function spawnAgent(agent: AgentCommand): AgentChild {
+  if (agent.direct && !agent.args.includes('--no-daemon')) return new DaemonLink(agent);
   return spawn(agent.command, agent.args, { cwd: agent.cwd, env: agent.env, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
@@ -52,5 +64,5 @@ export function spawnAgent(agent: AgentCommand): ChildProcess {
 export function sameCommand(a: AgentCommand, b: AgentCommand): boolean {
   const envA = Object.entries(a.env).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
   const envB = Object.entries(b.env).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
-  return a.command === b.command && a.cwd === b.cwd && JSON.stringify(a.args) === JSON.stringify(b.args) && JSON.stringify(envA) === JSON.stringify(envB);
+  return a.command === b.command && a.cwd === b.cwd && Boolean(a.direct) === Boolean(b.direct) && JSON.stringify(a.args) === JSON.stringify(b.args) && JSON.stringify(envA) === JSON.stringify(envB);
 }

@@ -1,7 +1,6 @@
 // Runs the agent as a child process and speaks ACP to it over its stdio.
 // The bundled agent runs on VS Code's own runtime (process.execPath with
 // ELECTRON_RUN_AS_NODE=1), so users need no separate Node install.
-import type { ChildProcess } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import * as vscode from 'vscode';
 import {
@@ -18,7 +17,7 @@ import {
 import type { AgentStatus } from '../../webview/protocol';
 import { forLog } from '../text/agentText';
 import { startupMark } from '../startup/startupMarks';
-import { spawnAgent, type AgentCommand } from './agentCommand';
+import { spawnAgent, type AgentChild, type AgentCommand } from './agentCommand';
 import type { EarlyAgent } from '../startup/earlyAgent';
 
 // Where they were defined before agentCommand.ts: callers keep importing them from here.
@@ -55,7 +54,7 @@ export interface StartFailure {
  * hooks in (this class never restarts by itself).
  */
 export class AgentProcess implements vscode.Disposable {
-  private child: ChildProcess | undefined;
+  private child: AgentChild | undefined;
   private connectionValue: ClientConnection | undefined;
   private statusValue: AgentStatus = { state: 'stopped' };
   private initializeResult: InitializeResponse | undefined;

@@ -5,12 +5,11 @@
 // The AgentHost adopts this process when it starts the bundled agent with the
 // same command; otherwise it is stopped and a new one started. Whatever the
 // process does before it is adopted (an error, an exit, output) is kept.
-import type { ChildProcess } from 'node:child_process';
-import { spawnAgent, type AgentCommand } from '../agents/agentCommand';
+import { spawnAgent, type AgentChild, type AgentCommand } from '../agents/agentCommand';
 
 export interface EarlyAgent {
   readonly command: AgentCommand;
-  readonly child: ChildProcess;
+  readonly child: AgentChild;
   /** The spawn failed (e.g. ENOENT) before the process was adopted. */
   readonly error: () => Error | undefined;
   /** The process ended before it was adopted. */

@@ -49,3 +49,20 @@ test('protocol/ (shared by the agent and the extension) imports neither vscode n
 test("agent/ imports the ACP SDK's v1 through its unstable entry only: one set of v1 schemas in the agent's heap", () => {
   assert.deepEqual(importersOf('agent', importOf('@agentclientprotocol/sdk')), []);
 });
+
+// The extension's direct link to the daemon runs in the light entry (extension.ts starts it before main.ts is
+// evaluated): what it reaches under agent/ must stay the bridge's small modules, never the agent core or the SDK.
+test("the extension's daemon link reaches only the daemon's small client modules", () => {
+  const seen = new Set<string>();
+  const queue = ['extension/agents/daemonLink.ts'];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/^import\s+(?!type\b)[^'"]*['"]([^'"]+)['"]/gm)) {
+      assert.ok(!specifier!.startsWith('@agentclientprotocol/sdk') && specifier !== 'vscode', `${file} imports ${specifier}`);
+      if (specifier!.startsWith('.')) queue.push(join(file, '..', `${specifier}.ts`));
+    }
+  }
+  assert.deepEqual([...seen].filter((f) => f.startsWith('agent/')).sort(), ['agent/cli/options.ts', 'agent/daemon/address.ts', 'agent/daemon/connect.ts', 'agent/daemon/handshake.ts']);
+});

@@ -1,11 +1,28 @@
 // Runs inside the real VS Code extension host (see scripts/vscode-tests.mjs).
 import * as assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import type { AccordApi } from '../../extension/extension';
 import { eventually, ui } from './ui';
 
 const EXTENSION_ID = 'accord-dev.accord';
+
+/** The extension host's children running `agent.js acp` (a bridge process), from /proc. */
+function bridgeChildren(): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (argv.some((arg) => arg.endsWith('agent.js')) && argv.includes('acp')) found.push(argv.join(' '));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return found;
+}
 
 async function accord(): Promise<AccordApi> {
   const extension = vscode.extensions.getExtension<AccordApi>(EXTENSION_ID);
@@ -29,6 +46,8 @@ describe('Accord in a real VS Code', () => {
     assert.equal(api.agent.agentInfo?.protocolVersion, 1);
     // Started by extension.ts before the rest of the extension was evaluated, and that very process was the first one used.
     assert.equal(api.agent.firstStartedEarly, true, 'the bundled agent started while the extension loaded was adopted');
+    // With the daemon on, the extension connects to the daemon's socket itself: no bridge process (extension/agents/daemonLink.ts).
+    if (process.platform === 'linux') assert.deepEqual(bridgeChildren(), [], 'no `agent.js acp` bridge among the extension host\'s children');
   });
 
   it('contributes its commands', async () => {
