@@ -62,6 +62,8 @@ describe('accord daemon lifecycle', () => {
     // A shell starts an asynchronous command with SIGINT and SIGQUIT ignored; Node resets that at start-up.
     const ignored = BigInt(`0x${/^SigIgn:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '0'}`);
     assert.equal(ignored & ((1n << 1n) | (1n << 2n)), 0n, 'neither SIGINT (2) nor SIGQUIT (3) is ignored');
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    assert.ok(environ.includes('MALLOC_ARENA_MAX=2'), "glibc's arenas are capped for the long-lived daemon");
     await bridge.close();
     process.kill(pid!, 'SIGINT');
     await waitFor('the daemon to exit on SIGINT', () => !pidAlive(pid!));
