@@ -17,9 +17,9 @@
 import { readFileSync } from 'node:fs';
 
 /** The generated schema modules of the SDK versions the agent bundles. */
-export const SDK_SCHEMA_FILES = /[\\/]@agentclientprotocol[\\/]sdk[\\/]dist[\\/]v[12][\\/]unstable[\\/]schema[\\/]zod\.gen\.js$/;
-/** The one the core must transform (v1: what every editor's initialize is validated with). */
-const REQUIRED = /[\\/]dist[\\/]v1[\\/]unstable[\\/]schema[\\/]zod\.gen\.js$/;
+export const SDK_SCHEMA_FILES = /[\\/]@agentclientprotocol[\\/]sdk[\\/]dist[\\/]v[12][\\/]unstable[\\/]schema[\\/](zod|guards)\.gen\.js$/;
+/** What the core must transform (v1: what every editor's messages are validated with). */
+const REQUIRED = ['dist/v1/unstable/schema/zod.gen.js', 'dist/v1/unstable/schema/guards.gen.js'];
 
 export function lazySdkSchemas() {
   return {
@@ -33,8 +33,10 @@ export function lazySdkSchemas() {
       });
       build.onEnd((result) => {
         if (result.errors.length > 0) return;
-        if (![...transformed].some((path) => REQUIRED.test(path))) {
-          throw new Error("lazySdkSchemas: the ACP SDK's v1 schema module (dist/v1/unstable/schema/zod.gen.js) was not bundled; the plugin's expectation of the SDK is out of date");
+        for (const required of REQUIRED) {
+          if (![...transformed].some((path) => path.replaceAll('\\', '/').endsWith(`/@agentclientprotocol/sdk/${required}`))) {
+            throw new Error(`lazySdkSchemas: the ACP SDK's v1 schema module ${required} was not bundled; the plugin's expectation of the SDK is out of date`);
+          }
         }
       });
     },
@@ -45,78 +47,103 @@ const fail = (where, message) => {
   throw new Error(`lazySdkSchemas: ${where}: ${message}`);
 };
 
-/** The module's source with every schema built on first use; throws on anything it does not expect. */
+/**
+ * The module's source with every schema built on first use; throws on
+ * anything it does not expect. A top-level `[export] const zName = ...;` is a
+ * schema (the SDK's zod.gen.js exports them; its guards.gen.js keeps its own
+ * unexported); any other statement (a function, an object of guard
+ * functions) stays, its references to schemas made calls of their builders.
+ */
 export function lazySchemaModule(source, where = 'zod.gen.js') {
   const tokens = tokenize(source, where);
-  const imports = [];
+  const statements = splitStatements(tokens, source, where);
   const schemas = [];
-  let i = 0;
-  const code = () => {
-    while (i < tokens.length && tokens[i].kind === 'trivia') i++;
-    return tokens[i];
-  };
-  for (let token = code(); token; token = code()) {
-    if (token.text === 'import') {
-      const start = token.start;
-      while (i < tokens.length && tokens[i].text !== ';') i++;
-      if (i === tokens.length) fail(where, 'an import without its ";"');
-      imports.push(source.slice(start, tokens[i].end));
-      i++;
-      continue;
+  const others = [];
+  for (const statement of statements) {
+    const code = statement.filter((t) => t.kind !== 'trivia');
+    const exported = code[0]?.text === 'export';
+    const head = exported ? code.slice(1) : code;
+    const isSchema = head[0]?.text === 'const' && head[1]?.kind === 'name' && /^z[A-Z]\w*$/.test(head[1].text) && head[2]?.text === '=';
+    if (isSchema) {
+      const from = statement.indexOf(head[2]) + 1;
+      schemas.push({ name: head[1].text, exported, expression: statement.slice(from, statement.length - 1) });
+    } else {
+      // What else the generated modules hold: imports, helper functions, and exported objects of guard functions.
+      const guardObject = exported && head[0]?.text === 'const' && head[1]?.kind === 'name' && head[2]?.text === '=' && head[3]?.text === '{';
+      if (code[0]?.text !== 'import' && code[0]?.text !== 'function' && !guardObject) {
+        fail(where, `a top-level statement that is not \`export const zName = ...;\` at offset ${code[0]?.start}: ${source.slice(code[0]?.start, code[0]?.start + 60)}`);
+      }
+      others.push(statement);
     }
-    const head = [];
-    for (let j = 0; j < 4; j++) {
-      head.push(code());
-      i++;
-    }
-    const name = head[2]?.text;
-    if (head[0]?.text !== 'export' || head[1]?.text !== 'const' || head[2]?.kind !== 'name' || head[3]?.text !== '=' || !/^z[A-Z]\w*$/.test(name)) {
-      fail(where, `a top-level statement that is not \`export const zName = ...;\` at offset ${token.start}: ${source.slice(token.start, token.start + 60)}`);
-    }
-    // The expression runs to the ";" outside every bracket.
-    const expression = [];
-    let depth = 0;
-    for (;; i++) {
-      const t = tokens[i];
-      if (!t) fail(where, `${name} does not end with ";"`);
-      if (t.kind === 'punct' && '([{'.includes(t.text)) depth++;
-      if (t.kind === 'punct' && ')]}'.includes(t.text)) depth--;
-      if (depth < 0) fail(where, `unbalanced brackets in ${name}`);
-      if (depth === 0 && t.text === ';') break;
-      expression.push(t);
-    }
-    i++;
-    schemas.push({ name, expression });
   }
   if (schemas.length === 0) fail(where, 'no `export const zName = ...;` statements');
   const names = new Set(schemas.map((s) => s.name));
-  if (names.size !== schemas.length) fail(where, 'a schema name is exported twice');
+  if (names.size !== schemas.length) fail(where, 'a schema name is declared twice');
   const builder = (name) => `${name}$build`;
-  const out = [...imports, STAND_IN];
+  // The builders' state first: any other statement may call a builder as it runs.
+  const out = [STAND_IN];
   for (const { name, expression } of schemas) {
-    let text = '';
-    for (let k = 0; k < expression.length; k++) {
-      const t = expression[k];
-      if (t.kind === 'name' && names.has(t.text)) {
-        const before = previousCode(expression, k);
-        const after = nextCode(expression, k);
-        if (before?.text === '.') {
-          text += t.text; // a property named like a schema, not a reference
-          continue;
-        }
-        if (after?.text === ':' || before?.text === '{') fail(where, `${name} uses ${t.text} as an object key; this transform only rewrites references`);
-        text += `${builder(t.text)}()`;
-        continue;
-      }
-      text += t.kind === 'trivia' && t.text.startsWith('/') ? '' : t.text;
-    }
-    out.push(
-      `let ${name}$value;`,
-      `function ${builder(name)}() { return ${name}$value ??= (${text.trim()}); }`,
-      `export const ${name} = /* @__PURE__ */ lazySchema$(${builder(name)}, () => ${name}$value !== undefined);`,
-    );
+    out.push(`let ${name}$value;`, `function ${builder(name)}() { return ${name}$value ??= (${rewrite(expression, names, builder, where, name, true).trim()}); }`);
+  }
+  for (const statement of others) out.push(rewrite(statement, names, builder, where, 'a top-level statement'));
+  for (const { name, exported } of schemas) {
+    if (exported) out.push(`export const ${name} = /* @__PURE__ */ lazySchema$(${builder(name)}, () => ${name}$value !== undefined);`);
   }
   return `${out.join('\n')}\n`;
+}
+
+/** The statements' tokens: an import or other statement up to its ";", a function declaration up to its closing brace. */
+function splitStatements(tokens, source, where) {
+  const statements = [];
+  let current = [];
+  let depth = 0;
+  let isFunction = false;
+  let opened = false;
+  for (const t of tokens) {
+    if (current.length === 0 && t.kind === 'trivia') continue;
+    if (current.every((c) => c.kind === 'trivia') && t.kind !== 'trivia') isFunction = t.text === 'function' || t.text === 'async';
+    current.push(t);
+    if (t.kind === 'punct' && '([{'.includes(t.text)) {
+      depth++;
+      if (t.text === '{') opened = true;
+    }
+    if (t.kind === 'punct' && ')]}'.includes(t.text)) depth--;
+    if (depth < 0) fail(where, `unbalanced brackets at offset ${t.start}`);
+    const ends = depth === 0 && (t.text === ';' || (isFunction && opened && t.text === '}'));
+    if (ends) {
+      statements.push(current);
+      current = [];
+      opened = false;
+    }
+  }
+  const rest = current.filter((t) => t.kind !== 'trivia');
+  if (rest.length > 0) fail(where, `a statement does not end with ";" at offset ${rest[0].start}: ${source.slice(rest[0].start, rest[0].start + 60)}`);
+  return statements;
+}
+
+/** `tokens`' text with each reference to a schema made a call of its builder (comments dropped when `dropComments`). */
+function rewrite(tokens, names, builder, where, what, dropComments = false) {
+  let text = '';
+  const brackets = [];
+  for (let k = 0; k < tokens.length; k++) {
+    const t = tokens[k];
+    if (t.kind === 'punct' && '([{'.includes(t.text)) brackets.push(t.text);
+    if (t.kind === 'punct' && ')]}'.includes(t.text)) brackets.pop();
+    if (t.kind === 'name' && names.has(t.text)) {
+      const before = previousCode(tokens, k);
+      const after = nextCode(tokens, k);
+      if (before?.text === '.') {
+        text += t.text; // a property named like a schema, not a reference
+        continue;
+      }
+      const inObject = brackets.at(-1) === '{' && (before?.text === '{' || before?.text === ',');
+      if (inObject && (after?.text === ':' || after?.text === ',' || after?.text === '}')) fail(where, `${what} uses ${t.text} as an object key; this transform only rewrites references`);
+      text += `${builder(t.text)}()`;
+      continue;
+    }
+    text += dropComments && t.kind === 'trivia' && t.text.startsWith('/') ? '' : t.text;
+  }
+  return text;
 }
 
 /**

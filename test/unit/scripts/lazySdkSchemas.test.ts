@@ -21,6 +21,7 @@ after(() => rmSync(root, { recursive: true, force: true }));
 const require = createRequire(import.meta.url);
 const sdkDist = dirname(dirname(dirname(require.resolve('@agentclientprotocol/sdk/unstable'))));
 const schemaFile = (version: 'v1' | 'v2') => join(sdkDist, version, 'unstable', 'schema', 'zod.gen.js');
+type Guards = Record<string, Record<string, (value: unknown) => boolean>>;
 
 type Schema = { safeParse(value: unknown): { success: boolean; data?: unknown; error?: { issues: unknown[] } }; shape?: Record<string, unknown>; _zod: { def: { type: string } } };
 const BUILT = Symbol.for('accord.lazySchema.built');
@@ -28,17 +29,23 @@ const built = (schema: Schema) => (schema as unknown as Record<symbol, boolean>)
 type Schemas = Record<string, Schema>;
 
 /** The SDK's schema module bundled as it is (`eager`) and through the plugin (`lazy`). */
-async function bundled(version: 'v1' | 'v2'): Promise<{ eager: Schemas; lazy: Schemas }> {
+async function bundled(version: 'v1' | 'v2'): Promise<{ eager: Schemas; lazy: Schemas; eagerGuards: Guards; lazyGuards: Guards }> {
   const entry = join(root, `${version}-entry.mjs`);
-  writeFileSync(entry, `export * from ${JSON.stringify(schemaFile(version))};\n`);
+  writeFileSync(entry, `export * from ${JSON.stringify(schemaFile(version))};\nexport * as guards from ${JSON.stringify(schemaFile(version).replace('zod.gen.js', 'guards.gen.js'))};\n`);
   const build = async (name: string, plugins: esbuild.Plugin[]) => {
     const outfile = join(root, `${version}-${name}.cjs`);
     await esbuild.build({ entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'cjs', logLevel: 'silent', plugins });
-    return require(outfile) as Schemas;
+    return require(outfile) as Record<string, unknown>;
   };
   // The plugin insists on the v1 module; a v2-only build checks the transform alone.
-  const plugin: esbuild.Plugin = version === 'v1' ? lazySdkSchemas() : { name: 'v2', setup: (b) => b.onLoad({ filter: /zod\.gen\.js$/ }, (a) => ({ contents: lazySchemaModule(readFileSync(a.path, 'utf8'), a.path), loader: 'js' })) };
-  return { eager: await build('eager', []), lazy: await build('lazy', [plugin]) };
+  const plugin: esbuild.Plugin = version === 'v1' ? lazySdkSchemas() : { name: 'v2', setup: (b) => b.onLoad({ filter: /(zod|guards)\.gen\.js$/ }, (a) => ({ contents: lazySchemaModule(readFileSync(a.path, 'utf8'), a.path), loader: 'js' })) };
+  const split = (all: Record<string, unknown>) => {
+    const { guards, ...schemas } = all;
+    return { schemas: schemas as Schemas, guards: guards as Guards };
+  };
+  const eager = split(await build('eager', []));
+  const lazy = split(await build('lazy', [plugin]));
+  return { eager: eager.schemas, lazy: lazy.schemas, eagerGuards: eager.guards, lazyGuards: lazy.guards };
 }
 
 const v1 = bundled('v1');
@@ -80,6 +87,47 @@ function mutated(sample: unknown, steps: number[], replacement: unknown): unknow
     at = next as Record<string, unknown>;
   }
   return copy;
+}
+
+/** Values the guards tell apart: elicitations, their property schemas and items, state updates. */
+const guardSamples: unknown[] = [
+  { mode: 'form', message: 'm', requestedSchema: { type: 'object', properties: { a: { type: 'string' } } } },
+  { mode: 'url', message: 'm', url: 'https://x', elicitationId: 'e' },
+  { mode: 'other', message: 'm', sessionId: 's' },
+  { type: 'string', title: 't' },
+  { type: 'number', minimum: 1 },
+  { type: 'integer' },
+  { type: 'boolean', default: true },
+  { type: 'array', items: { type: 'string', enum: ['a'] } },
+  { anyOf: [{ const: 'a', title: 'A' }] },
+  { state: 'running' },
+  { state: 'idle', stopReason: 'end_turn' },
+  { state: 'idle', stopReason: 'error', error: { code: 1, message: 'x' } },
+  { state: 'requires_action' },
+  { action: 'accept', content: { a: 'x' } },
+  { action: 'decline' },
+  { action: 'cancel' },
+  { stopReason: 'refusal' },
+  null,
+  'x',
+  {},
+];
+
+function assertSameGuards(eager: Guards, lazy: Guards, values: unknown[]): void {
+  assert.deepEqual(Object.keys(lazy).sort(), Object.keys(eager).sort());
+  let matched = 0;
+  for (const [name, guards] of Object.entries(eager)) {
+    if (typeof guards !== 'object' || guards === null) continue;
+    for (const [method, guard] of Object.entries(guards)) {
+      if (typeof guard !== 'function') continue;
+      for (const [i, value] of values.entries()) {
+        const expected = guard(structuredClone(value));
+        if (expected) matched++;
+        assert.equal(lazy[name]![method]!(structuredClone(value)), expected, `${name}.${method} sample ${i}`);
+      }
+    }
+  }
+  assert.ok(matched > 5, 'the samples match some guards');
 }
 
 function assertSame(eager: Schema, lazy: Schema, value: unknown, label: string): void {
@@ -138,29 +186,44 @@ describe('the ACP SDK schemas built on first use', () => {
     );
   });
 
-  test("the v2 draft's schema module takes the same transform and validates the same", async () => {
-    const { eager, lazy } = await bundled('v2');
+  test("the SDK's type guards (guards.gen.js, whose schemas are built on first use too) answer as the SDK's own", async () => {
+    const { eagerGuards, lazyGuards } = await v1;
+    assertSameGuards(eagerGuards, lazyGuards, guardSamples);
+  });
+
+  test("the v2 draft's schema and guard modules take the same transform and validate the same", async () => {
+    const { eager, lazy, eagerGuards, lazyGuards } = await bundled('v2');
     assert.deepEqual(Object.keys(lazy).sort(), Object.keys(eager).sort());
     for (const name of Object.keys(eager)) {
       for (const [i, sample] of [...samples, null, {}].entries()) assertSame(eager[name]!, lazy[name]!, sample, `${name} sample ${i}`);
     }
+    assertSameGuards(eagerGuards, lazyGuards, guardSamples);
   });
 });
 
 describe('a module the transform does not expect fails the build', () => {
   const header = 'import * as z from "zod/v4";\n';
   const cases: Array<[string, string, RegExp]> = [
-    ['another kind of statement', `${header}const zA = z.string();\n`, /not `export const zName = \.\.\.;`/],
-    ['an exported function', `${header}export function zA() { return z.string(); }\n`, /not `export const zName = \.\.\.;`/],
+    ['another kind of statement', `${header}let zA = z.string();\n`, /not `export const zName = \.\.\.;`/],
+    ['an exported class', `${header}export class A {}\nexport const zA = z.string();\n`, /not `export const zName = \.\.\.;`/],
     ['a regular expression', `${header}export const zA = z.string().regex(/a+/);\n`, /a "\/" outside a comment/],
     ['a template literal with a substitution', `${header}export const zA = z.literal(\`\${1}\`);\n`, /template literal with a substitution/],
     ['a schema name used as an object key', `${header}export const zA = z.string();\nexport const zB = z.object({ zA: zA });\n`, /uses zA as an object key/],
     ['a statement without its ";"', `${header}export const zA = z.string()\n`, /does not end with ";"/],
+    ['a guard object that names a schema as a key', `${header}const zA = z.string();\nexport const G = { zA, is(v) { return zA.safeParse(v).success; } };\n`, /uses zA as an object key/],
     ['no schemas', header, /no `export const zName/],
   ];
   for (const [label, source, error] of cases) {
     test(label, () => assert.throws(() => lazySchemaModule(source), error));
   }
+
+  test('an unexported schema gets a builder and no export; a guard function calls the builder', () => {
+    const out = lazySchemaModule(`${header}function tagOf(v) { return v?.type; }\nconst zA = z.string();\nexport const G = { is(v) { return tagOf(v) === 'a' && zA.safeParse(v).success; } };\n`);
+    assert.match(out, /function zA\$build\(\)/);
+    assert.doesNotMatch(out, /export const zA/);
+    assert.match(out, /return tagOf\(v\) === 'a' && zA\$build\(\)\.safeParse\(v\)\.success;/);
+    assert.match(out, /function tagOf\(v\) \{ return v\?\.type; \}/);
+  });
 
   test('a reference to another schema becomes a call of its builder; a property of the same name stays', () => {
     const out = lazySchemaModule(`${header}/** doc with \`zA\` */\nexport const zA = z.string();\nexport const zB = z.object({ a: zA, b: z.zA }).and(zA.nullish());\n`);
@@ -173,7 +236,7 @@ describe('a module the transform does not expect fails the build', () => {
     writeFileSync(entry, 'export const x = 1;\n');
     await assert.rejects(
       esbuild.build({ entryPoints: [entry], outfile: join(root, 'no-sdk.cjs'), bundle: true, platform: 'node', format: 'cjs', logLevel: 'silent', plugins: [lazySdkSchemas()] }),
-      /v1 schema module .* was not bundled/,
+      /v1 schema module dist\/v1\/unstable\/schema\/zod\.gen\.js was not bundled/,
     );
   });
 });
