@@ -7,7 +7,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
@@ -80,6 +80,11 @@ stat('/no/such/file').then(() => console.log('resolved'), (error) => console.log
   test("a package's own import gets the real module", async () => {
     const file = await bundle('package', `const { Hash } = require('crypto');\n${loadedCheck}\nconsole.log(JSON.stringify({ loaded: loaded('crypto'), hash: typeof Hash }));\n`, 'package');
     assert.deepEqual(JSON.parse(run(file)), { loaded: true, hash: 'function' });
+  });
+
+  test('the real build script uses it, and the schema plugin, for the agent core', () => {
+    const script = readFileSync(join(process.cwd(), 'esbuild.mjs'), 'utf8');
+    assert.match(script, /entryPoints: \{ 'agent-core': 'agent\/main\.ts' \},[^]*?plugins: \[lazyImports\(\), lazySdkSchemas\(\), lazyBuiltins\(\), /);
   });
 
   test('every deferred built-in has functions to stand in for; anything else is refused', () => {
