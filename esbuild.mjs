@@ -11,6 +11,8 @@ import * as esbuild from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { resolve } from 'node:path';
+import { lazyBuiltins } from './scripts/lazyBuiltins.mjs';
+import { lazySdkSchemas } from './scripts/lazySdkSchemas.mjs';
 import { lazyTlsInterception } from './scripts/lazyTlsInterception.mjs';
 import { srtWhichInProcess } from './scripts/srtWhichPlugin.mjs';
 import { providerUtilsPlainHeaders } from './scripts/providerUtilsHeaders.mjs';
@@ -163,8 +165,10 @@ const builds = [
   {
     ...agentNode,
     entryPoints: { 'agent-core': 'agent/main.ts' },
+    // The ACP SDK's schemas are each built on first use, not all at load (scripts/lazySdkSchemas.mjs);
+    // built-ins initialize does not use are loaded when first called (scripts/lazyBuiltins.mjs).
     // The core holds provider-utils (lent to the provider bundles): its request headers must not load undici.
-    plugins: [lazyImports(), srtWhichInProcess({ required: false }), providerUtilsPlainHeaders({ required: true })],
+    plugins: [lazyImports(), lazySdkSchemas(), lazyBuiltins(), srtWhichInProcess({ required: false }), providerUtilsPlainHeaders({ required: true })],
   },
   ...Object.entries(lazyBundles).map(([name, { entry }]) => ({
     ...agentNode,

@@ -7,6 +7,7 @@ import './stderrConsole';
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk/unstable';
 import { guardLines, MAX_LINE_BYTES } from './acp/lineGuard';
+import { loadDeferredBuiltins } from './acp/deferredBuiltins';
 import { createLoggedAgent } from './acp/sessionLog';
 import { serveVersions } from './acp/versions';
 import { SessionWorkspaces } from './session/workspaces';
@@ -36,7 +37,10 @@ async function serveAcp(args: string[]): Promise<number> {
   const durable = options.durableRequests ? new DurableRequests() : undefined;
   const { app, closeLogs } = createLoggedAgent({ env: process.env, tools: builtinTools(), commands: new ProcessRunner(), isolation, ...(durable ? { durable } : {}) }, logs);
   // An oversized line is answered with an error instead of ending the connection (and every session on it).
-  const stdio = guardLines(Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, Writable.toWeb(process.stdout) as WritableStream<Uint8Array>);
+  // Once the first answer (initialize) has left, what session/new will need is loaded while the client reads it.
+  const stdio = guardLines(Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, MAX_LINE_BYTES, {
+    afterFirstSend: () => loadDeferredBuiltins(),
+  });
   const stream = ndJsonStream(stdio.output, stdio.input, { maxMessageBytes: MAX_LINE_BYTES + 1 });
   // Logs synced and locks released, then the sandbox's proxies and socat
   // bridges stopped and waited for: exiting first would orphan them.

@@ -21,7 +21,8 @@ export interface BatchedOutput {
   flush(): Promise<void>;
 }
 
-export function batchedOutput(target: WritableStream<Uint8Array>, batchBytes = BATCH_BYTES): BatchedOutput {
+/** `afterFirstSend`: called once the first batch has been taken by `target` (e.g. the answer to initialize has left). */
+export function batchedOutput(target: WritableStream<Uint8Array>, batchBytes = BATCH_BYTES, afterFirstSend?: () => void): BatchedOutput {
   const writer = target.getWriter();
   let batch: Uint8Array[] = [];
   let bytes = 0;
@@ -43,6 +44,11 @@ export function batchedOutput(target: WritableStream<Uint8Array>, batchBytes = B
       throw error;
     });
     written.catch(() => undefined); // seen by the next write, or by whoever awaits it
+    if (afterFirstSend) {
+      const after = afterFirstSend;
+      afterFirstSend = undefined;
+      written.then(after, () => undefined);
+    }
     return written;
   };
   const output = new WritableStream<Uint8Array>({

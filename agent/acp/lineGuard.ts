@@ -37,10 +37,10 @@ export interface GuardedStdio {
  * Wraps the raw byte streams of a connection. Every chunk the SDK writes is
  * one whole message line, so an error line written here never splits one.
  */
-export function guardLines(rawInput: ReadableStream<Uint8Array>, rawOutput: WritableStream<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): GuardedStdio {
+export function guardLines(rawInput: ReadableStream<Uint8Array>, rawOutput: WritableStream<Uint8Array>, maxLineBytes = MAX_LINE_BYTES, options: { afterFirstSend?: () => void } = {}): GuardedStdio {
   // Messages written while the loop is busy leave in one write (a replay sends thousands), and the
   // SDK's writer per message is one shared writer: both were most of session/load's cost.
-  const batched = batchedOutput(rawOutput);
+  const batched = batchedOutput(rawOutput, undefined, options.afterFirstSend);
   const output = sharedWriter(batched.output);
   const writer = output.getWriter();
   const encoder = new TextEncoder();

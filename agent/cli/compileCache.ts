@@ -9,6 +9,7 @@
 // V8 rejects a cache made for other source, another V8 or other flags; a
 // rejected or unreadable cache costs a normal compile, never a failure.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { isAscii } from 'node:buffer';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import vm from 'node:vm';
@@ -71,8 +72,18 @@ function requireSharing(path: string, shared: SharedModules): unknown {
 /** The cache file's name starts with the bundle's name ("agent-core"), so each bundle keeps its own. */
 const stemOf = (path: string) => basename(path).replace(/\.[cm]?js$/, '');
 
+/**
+ * The bundle's text. esbuild writes ASCII (it escapes the rest), and ASCII
+ * read as latin1 skips UTF-8 decoding: ~1.9 instead of ~3.4 ms for the
+ * 1.5 MB core. Any other byte (a hand-edited or foreign file) reads as UTF-8.
+ */
+function readSource(path: string): string {
+  const bytes = readFileSync(path);
+  return isAscii?.(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
 function loadWithCachedData(path: string, cacheDir: string, shared: SharedModules | undefined): unknown {
-  const source = readFileSync(path, 'utf8');
+  const source = readSource(path);
   const { size, mtimeMs } = statSync(path);
   const stem = stemOf(path);
   // One file per bundle, build and runtime: a new bundle or Node never reads an old cache.

@@ -9,6 +9,7 @@
 // adapter shows it per client (acp/clientView.ts).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { once } from './once';
 import type { Tool, ToolKind } from '../tools/tool';
 import { Session } from './session';
 import { runTurn, type TurnDeps } from './turn';
@@ -18,12 +19,14 @@ export const DEFAULT_MAX_CHILDREN = 3;
 
 const readOnlyKinds = new Set<ToolKind>(['read', 'search', 'think']);
 
-const input = z.object({
-  description: z.string().min(1).max(120).describe('A short title for the task (3-8 words), shown to the person.'),
-  prompt: z.string().min(1).describe('Everything the child agent needs: the goal, relevant paths, constraints, and what to report back. It does not see this conversation.'),
-  allow_edits: z.boolean().optional().describe('Give the child the tools that change files and run commands (each call still needs the usual approval). Default false: read and search only.'),
-});
-type Input = z.infer<typeof input>;
+const input = once(() =>
+  z.object({
+    description: z.string().min(1).max(120).describe('A short title for the task (3-8 words), shown to the person.'),
+    prompt: z.string().min(1).describe('Everything the child agent needs: the goal, relevant paths, constraints, and what to report back. It does not see this conversation.'),
+    allow_edits: z.boolean().optional().describe('Give the child the tools that change files and run commands (each call still needs the usual approval). Default false: read and search only.'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof input>>;
 
 /** Admits at most `limit` holders at once, first come first served. */
 export class Limiter {
@@ -87,7 +90,9 @@ export function taskTool(parent: Session, deps: () => TurnDeps, options: ChildOp
       `Several task calls in one response run in parallel (up to ${options.maxChildren} at a time).`,
       'The child cannot see this conversation: say everything it needs in `prompt`.',
     ].join(' '),
-    input,
+    get input() {
+      return input();
+    },
     describe: (call) => ({ title: `Task: ${call.description}`, locations: [] }),
     effect: async () => ({ type: 'none' }),
     async run(call, ctx) {

@@ -14,50 +14,60 @@ export type ContentBlockJson = { type: string } & Record<string, unknown>;
 /** An ai SDK `ModelMessage`. */
 export type ModelMessageJson = { role: string; content: unknown } & Record<string, unknown>;
 
-const object = z.record(z.string(), z.unknown());
-const tagged = (tag: string) => z.looseObject({ [tag]: z.string() });
-
 // One schema per record type: the payload fields only. Validation checks the
 // shape the replay relies on; nested protocol objects are not re-validated.
 // These schemas are the specification; parseRecordLine runs the hand-written
 // equivalents below (zod per record was a third of a replay), and a property
 // test holds the two to the same verdict on every record.
-export const payloadSchemas = {
-  session_created: z.object({
-    sessionId: z.string(),
-    cwd: z.string(),
-    agentVersion: z.string(),
-    config: object,
-    additionalDirectories: z.array(z.string()).optional(),
-    workspace: object.optional(),
-  }),
-  workspace: z.object({ workspace: object }),
-  user_prompt: z.object({ prompt: z.array(tagged('type')) }),
-  update: z.object({ update: tagged('sessionUpdate') }),
-  permission_request: z.object({ toolCallId: z.string(), request: object }),
-  permission_answer: z.object({ toolCallId: z.string(), outcome: object }),
-  tool_io: z.object({
-    toolCallId: z.string(),
-    toolName: z.string(),
-    input: z.unknown(),
-    output: z.unknown(),
-    isError: z.boolean().optional(),
-  }),
-  model_message: z.object({ message: z.looseObject({ role: z.string(), content: z.unknown() }) }),
-  history_reset: z.object({ messages: z.array(z.looseObject({ role: z.string(), content: z.unknown() })), reason: z.string() }),
-  usage: z.object({ usage: object }),
-  turn_start: z.object({}),
-  turn_end: z.object({ stopReason: z.string(), error: z.string().optional() }),
-  config_change: z.object({ config: object }),
-  title: z.object({ title: z.string() }),
-  interrupted: z.object({
-    tornBytes: z.number().int().nonnegative(),
-    turnOpen: z.boolean(),
-    savedTo: z.string().optional(),
-  }),
-} as const;
+const buildPayloadSchemas = () => {
+  const object = z.record(z.string(), z.unknown());
+  const tagged = (tag: string) => z.looseObject({ [tag]: z.string() });
+  return {
+    session_created: z.object({
+      sessionId: z.string(),
+      cwd: z.string(),
+      agentVersion: z.string(),
+      config: object,
+      additionalDirectories: z.array(z.string()).optional(),
+      workspace: object.optional(),
+    }),
+    workspace: z.object({ workspace: object }),
+    user_prompt: z.object({ prompt: z.array(tagged('type')) }),
+    update: z.object({ update: tagged('sessionUpdate') }),
+    permission_request: z.object({ toolCallId: z.string(), request: object }),
+    permission_answer: z.object({ toolCallId: z.string(), outcome: object }),
+    tool_io: z.object({
+      toolCallId: z.string(),
+      toolName: z.string(),
+      input: z.unknown(),
+      output: z.unknown(),
+      isError: z.boolean().optional(),
+    }),
+    model_message: z.object({ message: z.looseObject({ role: z.string(), content: z.unknown() }) }),
+    history_reset: z.object({ messages: z.array(z.looseObject({ role: z.string(), content: z.unknown() })), reason: z.string() }),
+    usage: z.object({ usage: object }),
+    turn_start: z.object({}),
+    turn_end: z.object({ stopReason: z.string(), error: z.string().optional() }),
+    config_change: z.object({ config: object }),
+    title: z.object({ title: z.string() }),
+    interrupted: z.object({
+      tornBytes: z.number().int().nonnegative(),
+      turnOpen: z.boolean(),
+      savedTo: z.string().optional(),
+    }),
+  } as const;
+};
 
-export type RecordType = keyof typeof payloadSchemas;
+let payloadSchemaSet: ReturnType<typeof buildPayloadSchemas> | undefined;
+/**
+ * The zod schema of each record type's payload: the specification the
+ * hand-written checks below implement (recordChecks.property.test.ts holds
+ * them to it). Built on first call, not at load: only tests ask for it, and
+ * building ~20 object schemas was ~4 ms of every agent start.
+ */
+export const payloadSchemas = (): ReturnType<typeof buildPayloadSchemas> => (payloadSchemaSet ??= buildPayloadSchemas());
+
+export type RecordType = keyof ReturnType<typeof buildPayloadSchemas>;
 
 /**
  * What callers append. The TypeScript shapes are tighter than the zod ones
@@ -118,7 +128,7 @@ export type ParsedLine =
   | { ok: false; reason: string };
 
 function isKnown(type: string): type is RecordType {
-  return Object.hasOwn(payloadSchemas, type);
+  return Object.hasOwn(payloadChecks, type);
 }
 
 /** Parses and validates one line (without its newline). Never throws. */

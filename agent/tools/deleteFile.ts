@@ -2,22 +2,27 @@
 // person sees what is lost; run deletes only if the file still holds it.
 import { unlink } from 'node:fs/promises';
 import { z } from 'zod';
+import { once } from '../core/once';
 import { resolveWritable } from '../workspace/containment';
 import { diffContent } from './applyChanges';
 import { errorEffect, errorResult, failure, locate, shown, success, ToolInputError } from './results';
 import { changedSinceApproval, readForDelete } from './textFiles';
 import type { Tool } from './tool';
 
-const input = z.object({
-  path: z.string().describe('File to delete, relative to the workspace root. Directories are not deleted.'),
-});
-type Input = z.infer<typeof input>;
+const input = once(() =>
+  z.object({
+    path: z.string().describe('File to delete, relative to the workspace root. Directories are not deleted.'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof input>>;
 
 export const deleteFile: Tool<Input> = {
   name: 'delete_file',
   kind: 'delete',
   description: 'Delete one text file from the workspace. Does not delete directories.',
-  input,
+  get input() {
+    return input();
+  },
   describe(call, { root }) {
     return { title: `Delete ${call.path}`, locations: [{ path: locate(root, call.path) }] };
   },

@@ -1,19 +1,22 @@
 // edit_file: replace an exact piece of text. The effect carries the whole old
 // and new file so the person approves exactly what will be written.
 import { z } from 'zod';
+import { once } from '../core/once';
 import { resolveWritable } from '../workspace/containment';
 import { applyFileChanges } from './applyChanges';
 import { errorEffect, locate, shown, ToolInputError } from './results';
 import { readForEdit } from './textFiles';
 import type { Tool } from './tool';
 
-const input = z.object({
-  path: z.string().describe('File to edit, relative to the workspace root.'),
-  old_string: z.string().describe('The exact text to replace, including whitespace and indentation. Must occur exactly once unless replace_all is set.'),
-  new_string: z.string().describe('The text to put in its place.'),
-  replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one.'),
-});
-type Input = z.infer<typeof input>;
+const input = once(() =>
+  z.object({
+    path: z.string().describe('File to edit, relative to the workspace root.'),
+    old_string: z.string().describe('The exact text to replace, including whitespace and indentation. Must occur exactly once unless replace_all is set.'),
+    new_string: z.string().describe('The text to put in its place.'),
+    replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one.'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof input>>;
 
 function countOccurrences(text: string, needle: string): number {
   let count = 0;
@@ -38,7 +41,9 @@ export const editFile: Tool<Input> = {
     'Edit a text file by replacing old_string with new_string exactly (no regex, whitespace matters). ' +
     'old_string must appear exactly once; include surrounding lines to make it unique, or set replace_all. ' +
     'Read the file first. To create a file or replace all of it, use write_file.',
-  input,
+  get input() {
+    return input();
+  },
   describe(call, { root }) {
     return { title: `Edit ${call.path}`, locations: [{ path: locate(root, call.path) }] };
   },

@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
+import { once } from '../core/once';
 import { resolveInside } from '../workspace/containment';
 import { MAX_SCANNED_FILES, walkFiles } from './fileWalk';
 import { errorResult, failure, locate, shown, success } from './results';
@@ -11,11 +12,13 @@ import type { Tool } from './tool';
 
 export const MAX_LISTED_FILES = 1000;
 
-const input = z.object({
-  pattern: z.string().optional().describe('Glob, e.g. "**/*.ts" or "src/**/test_*.py". A pattern without "/" matches file names at any depth ("*.md"). Default: every file.'),
-  path: z.string().optional().describe('Directory to list, relative to the workspace root. Default: the root.'),
-});
-type Input = z.infer<typeof input>;
+const input = once(() =>
+  z.object({
+    pattern: z.string().optional().describe('Glob, e.g. "**/*.ts" or "src/**/test_*.py". A pattern without "/" matches file names at any depth ("*.md"). Default: every file.'),
+    path: z.string().optional().describe('Directory to list, relative to the workspace root. Default: the root.'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof input>>;
 
 export const listFiles: Tool<Input> = {
   name: 'list_files',
@@ -23,7 +26,9 @@ export const listFiles: Tool<Input> = {
   description:
     `List files in the workspace matching a glob, relative to the workspace root, sorted. ` +
     `Files ignored by .gitignore and the .git directory are left out. At most ${MAX_LISTED_FILES} paths are returned.`,
-  input,
+  get input() {
+    return input();
+  },
   describe(call, { root }) {
     const where = call.path ?? '.';
     return { title: `List ${call.pattern ?? 'files'}${where === '.' ? '' : ` in ${where}`}`, locations: [{ path: locate(root, where) }] };

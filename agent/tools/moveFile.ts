@@ -4,24 +4,29 @@
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { once } from '../core/once';
 import { resolveWritable } from '../workspace/containment';
 import { diffContent } from './applyChanges';
 import { errorEffect, errorResult, failure, locate, shown, success, ToolInputError } from './results';
 import { changedSinceApproval, readForDelete, readForEdit } from './textFiles';
 import type { FileChange, Tool } from './tool';
 
-const input = z.object({
-  source: z.string().describe('File to move, relative to the workspace root.'),
-  destination: z.string().describe('New path, relative to the workspace root. Missing parent directories are created.'),
-  overwrite: z.boolean().optional().describe('Replace the destination if it already exists. Default false.'),
-});
-type Input = z.infer<typeof input>;
+const input = once(() =>
+  z.object({
+    source: z.string().describe('File to move, relative to the workspace root.'),
+    destination: z.string().describe('New path, relative to the workspace root. Missing parent directories are created.'),
+    overwrite: z.boolean().optional().describe('Replace the destination if it already exists. Default false.'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof input>>;
 
 export const moveFile: Tool<Input> = {
   name: 'move_file',
   kind: 'move',
   description: 'Move or rename one text file inside the workspace. Fails if the destination exists unless overwrite is true.',
-  input,
+  get input() {
+    return input();
+  },
   describe(call, { root }) {
     return { title: `Move ${call.source} → ${call.destination}`, locations: [{ path: locate(root, call.source) }, { path: locate(root, call.destination) }] };
   },

@@ -1,19 +1,24 @@
 // plan: the model's task list. Kind `think`: ACP's kind for internal
 // reasoning and planning; it touches nothing, so it never needs approval.
 import { z } from 'zod';
+import { once } from '../core/once';
 import { failure, success } from './results';
 import type { Tool } from './tool';
 
-const entry = z.object({
-  content: z.string().min(1).describe('What this step does, in a short sentence.'),
-  priority: z.enum(['high', 'medium', 'low']),
-  status: z.enum(['pending', 'in_progress', 'completed']),
-});
+const entry = once(() =>
+  z.object({
+    content: z.string().min(1).describe('What this step does, in a short sentence.'),
+    priority: z.enum(['high', 'medium', 'low']),
+    status: z.enum(['pending', 'in_progress', 'completed']),
+  }),
+);
 
-const input = z.object({
-  entries: z.array(entry).describe('The whole plan, in order. Every call replaces the previous plan.'),
-});
-type Input = z.infer<typeof input>;
+const input = once(() =>
+  z.object({
+    entries: z.array(entry()).describe('The whole plan, in order. Every call replaces the previous plan.'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof input>>;
 
 export const plan: Tool<Input> = {
   name: 'plan',
@@ -21,7 +26,9 @@ export const plan: Tool<Input> = {
   description:
     'Record or update your plan for a multi-step task so the person can follow progress. Send the whole list every time; ' +
     'mark one step in_progress while you work on it and completed when done.',
-  input,
+  get input() {
+    return input();
+  },
   describe(call) {
     const current = call.entries.find((item) => item.status === 'in_progress');
     return { title: current ? `Plan: ${current.content}` : `Plan (${call.entries.length} steps)`, locations: [] };

@@ -2,6 +2,7 @@
 // never flood the model's context.
 import { open, stat } from 'node:fs/promises';
 import { z } from 'zod';
+import { once } from '../core/once';
 import { resolveInside } from '../workspace/containment';
 import { errorResult, failure, locate, shown, success, ToolInputError } from './results';
 import { readLines } from './lineReader';
@@ -14,12 +15,14 @@ const DEFAULT_LINES = 2000;
 const MAX_LINE_CHARS = 2000;
 const MAX_OUTPUT_CHARS = 100_000;
 
-const input = z.object({
-  path: z.string().describe('File path, relative to the workspace root (or absolute inside it).'),
-  offset: z.number().int().min(1).optional().describe('First line to read, 1-based. Default 1.'),
-  limit: z.number().int().min(1).optional().describe(`How many lines to read. Default ${DEFAULT_LINES}.`),
-});
-type Input = z.infer<typeof input>;
+const input = once(() =>
+  z.object({
+    path: z.string().describe('File path, relative to the workspace root (or absolute inside it).'),
+    offset: z.number().int().min(1).optional().describe('First line to read, 1-based. Default 1.'),
+    limit: z.number().int().min(1).optional().describe(`How many lines to read. Default ${DEFAULT_LINES}.`),
+  }),
+);
+type Input = z.infer<ReturnType<typeof input>>;
 
 export const readFile: Tool<Input> = {
   name: 'read_file',
@@ -28,7 +31,9 @@ export const readFile: Tool<Input> = {
     `Read a text file from the workspace. Returns numbered lines ("  12\\tcode"); the numbers are not part of the file. ` +
     `Reads up to ${DEFAULT_LINES} lines from offset (1-based); use offset/limit to page through long files. ` +
     `Files over ${WHOLE_READ_MAX_BYTES / 1024 / 1024} MB need offset/limit. Binary files are refused.`,
-  input,
+  get input() {
+    return input();
+  },
   describe(call, { root }) {
     const location = { path: locate(root, call.path), ...(call.offset ? { line: call.offset } : {}) };
     return { title: `Read ${call.path}${call.offset ? `:${call.offset}` : ''}`, locations: [location] };

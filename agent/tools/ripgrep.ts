@@ -2,7 +2,8 @@
 // developers expect. Runs with a fixed argv, never a shell, and --no-config
 // so no config file can add flags such as --pre.
 import { spawn } from 'node:child_process';
-import { access, constants } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { ToolInputError } from './results';

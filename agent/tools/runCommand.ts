@@ -3,6 +3,7 @@
 // run executes that, streams output to the card, and keeps the output's tail.
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
+import { once } from '../core/once';
 import { resolveInside } from '../workspace/containment';
 import { errorEffect, errorResult, failure, locate, shown, success, ToolInputError } from './results';
 import type { CommandOutcome, Tool } from './tool';
@@ -14,13 +15,15 @@ export const MAX_OUTPUT_BYTES = 30_000;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-const input = z.object({
-  argv: z.array(z.string()).min(1).describe('The program and its arguments, one array element each, e.g. ["npm", "test"] or ["git", "status"]. No shell: pipes, &&, globs, $VARS and redirection are not interpreted.'),
-  cwd: z.string().optional().describe('Working directory, relative to the workspace root. Default: the root.'),
-  env: z.record(z.string(), z.string()).optional().describe('Environment variables to add or change for this command.'),
-  timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe(`Kill the command after this many milliseconds. Default ${DEFAULT_TIMEOUT_MS}.`),
-});
-type Input = z.infer<typeof input>;
+const input = once(() =>
+  z.object({
+    argv: z.array(z.string()).min(1).describe('The program and its arguments, one array element each, e.g. ["npm", "test"] or ["git", "status"]. No shell: pipes, &&, globs, $VARS and redirection are not interpreted.'),
+    cwd: z.string().optional().describe('Working directory, relative to the workspace root. Default: the root.'),
+    env: z.record(z.string(), z.string()).optional().describe('Environment variables to add or change for this command.'),
+    timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe(`Kill the command after this many milliseconds. Default ${DEFAULT_TIMEOUT_MS}.`),
+  }),
+);
+type Input = z.infer<ReturnType<typeof input>>;
 
 /**
  * The argv as one readable line. Arguments with spaces, quotes or control
@@ -61,7 +64,9 @@ export const runCommand: Tool<Input> = {
     'Run one program with arguments in the workspace, without a shell, and return its exit code and combined stdout/stderr ' +
     `(its start and end, ${MAX_OUTPUT_BYTES / 1000} KB in all, if longer). To use shell features, run e.g. ["bash", "-c", "..."] explicitly. ` +
     'Commands cannot read input; interactive programs will see end-of-file.',
-  input,
+  get input() {
+    return input();
+  },
   describe(call, { root }) {
     return { title: displayArgv(call.argv), locations: [{ path: locate(root, call.cwd ?? '.') }] };
   },

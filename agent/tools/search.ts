@@ -3,6 +3,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { once } from '../core/once';
 import { resolveInside } from '../workspace/containment';
 import { errorResult, failure, locate, shown, success } from './results';
 import { findRipgrep, searchWithRipgrep } from './ripgrep';
@@ -14,14 +15,16 @@ const DEFAULT_MATCHES = 100;
 const MAX_MATCHES = 500;
 const MAX_LINE_CHARS = 300;
 
-const input = z.object({
-  pattern: z.string().min(1).describe('Regular expression to look for in each line, e.g. "function\\s+load" or "TODO" (ripgrep syntax: no look-around or backreferences).'),
-  path: z.string().optional().describe('File or directory to search, relative to the workspace root. Default: the whole workspace.'),
-  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.py".'),
-  case_insensitive: z.boolean().optional().describe('Ignore case. Default false.'),
-  max_results: z.number().int().min(1).max(MAX_MATCHES).optional().describe(`Most matches to return. Default ${DEFAULT_MATCHES}.`),
-});
-type Input = z.infer<typeof input>;
+const input = once(() =>
+  z.object({
+    pattern: z.string().min(1).describe('Regular expression to look for in each line, e.g. "function\\s+load" or "TODO" (ripgrep syntax: no look-around or backreferences).'),
+    path: z.string().optional().describe('File or directory to search, relative to the workspace root. Default: the whole workspace.'),
+    glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.py".'),
+    case_insensitive: z.boolean().optional().describe('Ignore case. Default false.'),
+    max_results: z.number().int().min(1).max(MAX_MATCHES).optional().describe(`Most matches to return. Default ${DEFAULT_MATCHES}.`),
+  }),
+);
+type Input = z.infer<ReturnType<typeof input>>;
 
 export interface SearchToolOptions {
   /**
@@ -51,7 +54,9 @@ export function createSearchTool(options: SearchToolOptions = {}): Tool<Input> {
     description:
       'Search file contents in the workspace for a regular expression; returns "path:line: text" for each matching line. ' +
       'Files ignored by .gitignore are skipped. Use glob to limit file types and path to limit the directory.',
-    input,
+    get input() {
+      return input();
+    },
     describe(call, { root }) {
       return { title: `Search ${JSON.stringify(call.pattern)}${call.path ? ` in ${call.path}` : ''}${call.glob ? ` (${call.glob})` : ''}`, locations: [{ path: locate(root, call.path ?? '.') }] };
     },

@@ -1,17 +1,20 @@
 // write_file: create a file or replace all of it. The effect shows the whole
 // old text (null when the file is new) and the whole new text.
 import { z } from 'zod';
+import { once } from '../core/once';
 import { resolveWritable } from '../workspace/containment';
 import { applyFileChanges } from './applyChanges';
 import { errorEffect, locate, shown } from './results';
 import { readForEdit } from './textFiles';
 import type { Tool } from './tool';
 
-const input = z.object({
-  path: z.string().describe('File to create or overwrite, relative to the workspace root. Missing parent directories are created.'),
-  content: z.string().describe('The complete new content of the file.'),
-});
-type Input = z.infer<typeof input>;
+const input = once(() =>
+  z.object({
+    path: z.string().describe('File to create or overwrite, relative to the workspace root. Missing parent directories are created.'),
+    content: z.string().describe('The complete new content of the file.'),
+  }),
+);
+type Input = z.infer<ReturnType<typeof input>>;
 
 export const writeFile: Tool<Input> = {
   name: 'write_file',
@@ -19,7 +22,9 @@ export const writeFile: Tool<Input> = {
   description:
     'Create a text file, or replace the whole content of an existing one. ' +
     'For changes to part of an existing file prefer edit_file, which is easier to review.',
-  input,
+  get input() {
+    return input();
+  },
   describe(call, { root }) {
     return { title: `Write ${call.path}`, locations: [{ path: locate(root, call.path) }] };
   },

@@ -51,6 +51,28 @@ describe('batchedOutput', () => {
     assert.equal(t.isClosed(), true);
   });
 
+  test('afterFirstSend runs once, after the target has taken the first batch, never for later ones', async () => {
+    const t = target({ hold: true });
+    let calls = 0;
+    let writesWhenCalled = -1;
+    const writer = batchedOutput(t.stream, undefined, () => {
+      calls++;
+      writesWhenCalled = t.writes.length;
+    }).output.getWriter();
+    await writer.write(bytes('{"id":1}\n'));
+    await t.until(1);
+    assert.equal(calls, 0, 'not while the target still holds the batch');
+    t.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(calls, 1);
+    assert.equal(writesWhenCalled, 1);
+    await writer.write(bytes('{"id":2}\n'));
+    await t.until(2);
+    t.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(calls, 1, 'once');
+  });
+
   test('a lone message goes out without another write behind it', async () => {
     const t = target();
     const writer = batchedOutput(t.stream).output.getWriter();

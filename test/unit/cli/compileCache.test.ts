@@ -50,6 +50,17 @@ describe('the agent core compile cache', () => {
     assert.deepEqual(JSON.parse(second.stdout), JSON.parse(first.stdout));
   });
 
+  test('a module with non-ASCII text runs with that text, with the cache and without (the ASCII fast read does not apply)', () => {
+    const path = moduleAt(join(root, 'utf8'), `exports.answer = () => ({ text: 'naïve — 日本 🙂', length: 'naïve — 日本 🙂'.length });`);
+    const cache = join(root, 'utf8-cache');
+    for (let i = 0; i < 2; i++) {
+      const run = load(path, cache);
+      assert.equal(run.status, 0, run.stderr);
+      assert.deepEqual(JSON.parse(run.stdout), { text: 'naïve — 日本 🙂', length: 'naïve — 日本 🙂'.length });
+    }
+    assert.equal(readdirSync(cache).length, 1);
+  });
+
   test('attack: a garbage cache file is rejected by V8 and the real module runs', () => {
     const path = moduleAt(join(root, 'b'), CORE);
     const cache = join(root, 'b-cache');

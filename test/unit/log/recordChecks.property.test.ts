@@ -24,9 +24,9 @@ const value = fc.oneof(
   { weight: 1, arbitrary: fc.array(fc.string({ maxLength: 3 }), { maxLength: 3 }) },
   { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 3 }), scalar, { maxKeys: 2 }) },
 );
-const types = Object.keys(payloadSchemas) as RecordType[];
+const types = Object.keys(payloadSchemas()) as RecordType[];
 /** The keys each schema names, plus one it does not. */
-const keysOf = (type: RecordType) => [...Object.keys(payloadSchemas[type].shape), 'extra'];
+const keysOf = (type: RecordType) => [...Object.keys(payloadSchemas()[type].shape), 'extra'];
 
 const record = fc.constantFrom(...types).chain((type) =>
   fc.tuple(fc.constant(type), fc.tuple(...keysOf(type).map(() => value))).map(([type, values]) => {
@@ -44,7 +44,7 @@ describe('record validation', () => {
       fc.property(record, (r) => {
         const line = JSON.stringify(r);
         const parsed = parseRecordLine(line);
-        const spec = payloadSchemas[r.type as RecordType].safeParse(JSON.parse(line));
+        const spec = payloadSchemas()[r.type as RecordType].safeParse(JSON.parse(line));
         assert.equal(parsed.ok, spec.success, `${line}: parse says ${JSON.stringify(parsed)}, zod says ${JSON.stringify(spec.error?.issues ?? 'valid')}`);
         if (parsed.ok) {
           assert.equal(parsed.known, true);

@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test';
 import { refuseClientWidening, refuseSessionMcpServers } from '../../../agent/policy/clientMeta';
 import { PolicyGate, argvMatches, domainMatches, type PolicyRequest } from '../../../agent/policy/gate';
 import { EMPTY_POLICY, loadPolicy, parsePolicy, policyChangedSince, type LoadedPolicy } from '../../../agent/policy/load';
+import { policySchemas } from '../../../agent/policy/schema';
 import type { PermissionGate } from '../../../agent/core/gate';
 import type { ToolEffect } from '../../../agent/tools/tool';
 
@@ -112,6 +113,10 @@ describe('policy decisions', () => {
   test('the policy gate plugs into the core as its PermissionGate', () => {
     const asCore: PermissionGate = gate(allowlist);
     assert.equal(typeof asCore.decide, 'function');
+  });
+
+  test('the empty policy, written out in load.ts, is what the schema makes of { "version": 1 }', () => {
+    assert.deepEqual(EMPTY_POLICY, policySchemas().PolicySchema.parse({ version: 1 }));
   });
 
   test('unmatched calls ask; reads and plans run', () => {
