@@ -10,7 +10,7 @@
 // holds the copy (and the sandbox's start) at its plan while its first model
 // request is built and its model's first words stream in: their ~20 children
 // would otherwise fork the agent then. The copy goes on as soon as the model
-// leaves the agent idle, or at the latest shortly after its first words
+// leaves the agent idle, or at the latest 250 ms after the request
 // (copyPacing.ts), or at once when the prompt needs it (holdCopy).
 import { RequestError } from '@agentclientprotocol/sdk/unstable';
 import type { Session } from '../core/session';
@@ -70,7 +70,7 @@ export class EarlyStarts {
    * children (git, the sandbox's start) wait while this prompt's first model
    * request is built and sent and its model's first words come in, so they
    * do not fork the agent then. Released when the model leaves the agent
-   * time (quiet for a moment, or its first words out for a while: see
+   * idle for a moment, or a while after the request at the latest (see
    * copyPacing.ts), by anything of the prompt that needs the copy
    * (beforePrompt's wait, a tool call's untilReady), or by `releaseCopy`
    * when the prompt ends, whichever comes first.

@@ -20,7 +20,7 @@ export interface IsolationSettings {
   /** Awaited once the root and policy are known, before the copy is made (tests hold a copy back while its first turn runs). */
   afterPlan?: (sessionId: string) => Promise<void>;
   /** When a prompt's hold on a copy ends (agent/acp/copyPacing.ts; its defaults unless set: tests set extremes instead of racing a clock). */
-  copyPacing?: { quietMs: number; afterFirstWordsMs: number };
+  copyPacing?: { quietMs: number; latestMs: number };
 }
 
 interface Preparing {

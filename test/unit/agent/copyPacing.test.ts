@@ -1,14 +1,16 @@
 // When a prompt's hold on its session's copy ends (agent/acp/copyPacing.ts),
-// driven by a clock of the test's own: the model quiet for `quietMs` (slow to
-// answer, or pausing), or its first words out for `afterFirstWordsMs`,
-// whichever comes first; never before the request went out; once at most.
-// The property test checks the watch against that rule for any stream.
+// driven by a clock of the test's own, on which the test also makes the
+// agent "busy" (time jumps, and the watch's timer fires late): the copy goes
+// on once the model has been silent and the agent idle for quietMs, or
+// latestMs after the request; never before the request; once at most.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { QuietWatch, type CopyPacing, type PacingClock } from '../../../agent/acp/copyPacing';
 
-/** A clock whose timers fire only when the test moves time on, each at its due time. */
+const TICK = 10;
+
+/** A clock whose timers fire only when the test moves time on: on time (`advanceTo`) or late, all at once (`busyTo`). */
 function testClock() {
   let now = 0;
   let nextId = 1;
@@ -22,30 +24,36 @@ function testClock() {
     },
     clearTimeout: (handle) => void timers.delete(handle as number),
   };
-  /** Moves time to `to`, firing every timer due on the way, in order. */
-  const advanceTo = (to: number) => {
+  const fireDue = (to: number, late: boolean) => {
     for (;;) {
       const due = [...timers.entries()].filter(([, t]) => t.at <= to).sort((a, b) => a[1].at - b[1].at)[0];
       if (!due) break;
       timers.delete(due[0]);
-      now = due[1].at;
+      now = late ? Math.max(now, to) : due[1].at;
       due[1].callback();
     }
     now = to;
   };
-  return { clock, advanceTo, pending: () => timers.size };
+  return {
+    clock,
+    /** Time passes with the event loop free: each timer fires when due. */
+    advanceTo: (to: number) => fireDue(to, false),
+    /** The event loop is blocked until `to`: timers due meanwhile fire then. */
+    busyTo: (to: number) => fireDue(to, true),
+    pending: () => timers.size,
+  };
 }
 
-const pacing: CopyPacing = { quietMs: 30, afterFirstWordsMs: 150 };
+const pacing: CopyPacing = { quietMs: 30, latestMs: 250 };
 
 function watched(p: CopyPacing = pacing) {
   const time = testClock();
   const releases: number[] = [];
-  const watch = new QuietWatch(p, () => releases.push(time.clock.now()), time.clock);
+  const watch = new QuietWatch(p, () => releases.push(time.clock.now()), time.clock, TICK);
   return { time, releases, watch };
 }
 
-test('a model slow to answer: the copy goes on once it has been quiet for quietMs after the request', () => {
+test('a model slow to answer, the agent idle: the copy goes on quietMs after the request', () => {
   const { time, releases, watch } = watched();
   time.advanceTo(5);
   watch.requestSent();
@@ -56,6 +64,18 @@ test('a model slow to answer: the copy goes on once it has been quiet for quietM
   assert.equal(time.pending(), 0, 'no timer left behind');
 });
 
+test('the agent busy after the request (a model that answered at once): the quiet counts only from when it is idle again', () => {
+  const { time, releases, watch } = watched();
+  watch.requestSent();
+  time.busyTo(45); // working through the response, no update out yet
+  assert.deepEqual(releases, [], 'a busy agent is not a quiet model');
+  watch.said();
+  time.advanceTo(74);
+  assert.deepEqual(releases, []);
+  time.advanceTo(200);
+  assert.deepEqual(releases, [75]);
+});
+
 test('nothing before the request went out counts, and no clock runs before it', () => {
   const { time, releases, watch } = watched();
   watch.said();
@@ -64,14 +84,21 @@ test('nothing before the request went out counts, and no clock runs before it', 
   assert.equal(time.pending(), 0);
 });
 
-test('a model that answers at once and streams without a pause holds the copy until afterFirstWordsMs after its first words', () => {
+test('a model that streams without a pause holds the copy until latestMs after the request at the latest', () => {
   const { time, releases, watch } = watched();
   watch.requestSent();
   for (let t = 3; t <= 400; t += 10) {
     time.advanceTo(t);
     watch.said();
   }
-  assert.deepEqual(releases, [153]);
+  assert.deepEqual(releases, [250]);
+});
+
+test('a machine too busy to ever look idle: latestMs still lets the copy go on', () => {
+  const { time, releases, watch } = watched();
+  watch.requestSent();
+  for (let t = 25; t <= 400; t += 25) time.busyTo(t);
+  assert.deepEqual(releases, [250]);
 });
 
 test('a pause in the stream lets the copy go on', () => {
@@ -98,44 +125,57 @@ test('stop ends the watch: no call, no timer', () => {
   assert.equal(time.pending(), 0);
 });
 
-/** The rule, from the events alone: the first moment the model has been quiet for quietMs, or its first words are afterFirstWordsMs old. */
-function expectedRelease(p: CopyPacing, start: number, said: number[]): number {
-  let last = start;
-  const first = said[0];
-  const cap = first === undefined ? Infinity : first + p.afterFirstWordsMs;
-  for (const at of said) {
-    if (at - last >= p.quietMs) return Math.min(last + p.quietMs, cap);
-    if (at >= cap) return cap;
-    last = at;
-  }
-  return Math.min(last + p.quietMs, cap);
-}
+type Step = { gap: number; kind: 'said' } | { gap: number; kind: 'busy'; length: number };
 
-test('property: for any stream, the copy goes on exactly once, at the moment the rule names, never before the request', () => {
+test('property: the copy goes on exactly once, never before the request; before latestMs only after quietMs with no word and no long busy spell; never later than the rule allows', () => {
+  const step = fc.oneof(
+    fc.record({ gap: fc.integer({ min: 0, max: 60 }), kind: fc.constant('said' as const) }),
+    // Short spells (under a tick: may go unnoticed) and long ones (over two ticks: always noticed).
+    fc.record({ gap: fc.integer({ min: 0, max: 60 }), kind: fc.constant('busy' as const), length: fc.oneof(fc.integer({ min: 1, max: TICK - 1 }), fc.integer({ min: 2 * TICK + 1, max: 120 })) }),
+  );
   fc.assert(
     fc.property(
-      fc.record({ quietMs: fc.integer({ min: 0, max: 100 }), afterFirstWordsMs: fc.integer({ min: 0, max: 300 }) }),
+      fc.record({ quietMs: fc.integer({ min: 0, max: 100 }), latestMs: fc.integer({ min: 0, max: 400 }) }),
       fc.integer({ min: 0, max: 50 }),
-      fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 60 }),
-      (p, start, gaps) => {
+      fc.array(step, { maxLength: 40 }),
+      (p, start, steps) => {
         const { time, releases, watch } = watched(p);
         time.advanceTo(start);
         watch.requestSent();
-        const said: number[] = [];
+        const words: number[] = [];
+        const spells: Array<{ from: number; to: number }> = [];
         let at = start;
-        for (const gap of gaps) {
-          at += gap;
+        for (const s of steps) {
+          at += s.gap;
           time.advanceTo(at);
-          // Updates after the release change nothing: the watch is done.
-          if (releases.length === 0) said.push(at);
-          watch.said();
+          if (s.kind === 'said') {
+            words.push(at);
+            watch.said();
+          } else {
+            spells.push({ from: at, to: at + s.length });
+            at += s.length;
+            time.busyTo(at);
+          }
         }
-        time.advanceTo(at + p.quietMs + p.afterFirstWordsMs + 1);
-        assert.equal(releases.length, 1);
-        assert.ok(releases[0]! >= start);
-        // A word at the very moment a check is due comes after that check (advanceTo fires timers first), as in the rule.
-        assert.equal(releases[0], expectedRelease(p, start, said));
-        assert.equal(time.pending(), 0);
+        time.advanceTo(at + p.quietMs + p.latestMs + 1);
+        assert.equal(releases.length, 1, 'once');
+        const r = releases[0]!;
+        assert.ok(r >= start, 'never before the request');
+        assert.equal(time.pending(), 0, 'no timer left behind');
+        const covering = (t: number) => spells.find((s) => s.from < t && t < s.to);
+        // Never later than latestMs after the request (or the end of a busy spell that covers that moment).
+        const latest = start + p.latestMs;
+        assert.ok(r <= (covering(latest)?.to ?? latest), `released at ${r}, latest ${latest}`);
+        // Never later than quietMs after the last reason to wait (a word, the end of a spell), or a spell covering that moment.
+        const lastReason = Math.max(start, ...words.filter((w) => w < r), ...spells.filter((s) => s.to <= r).map((s) => s.to));
+        const quietAt = lastReason + p.quietMs;
+        assert.ok(r <= (covering(quietAt)?.to ?? quietAt), `released at ${r}, quiet since ${lastReason}`);
+        if (r < latest) {
+          // Released for quiet: the model said nothing and no long spell ended in the quietMs before.
+          assert.ok(r - start >= p.quietMs);
+          assert.ok(!words.some((w) => w > r - p.quietMs && w < r), `a word in the quiet before ${r}`);
+          assert.ok(!spells.some((s) => s.to - s.from > 2 * TICK && s.to > r - p.quietMs && s.from < r), `a long busy spell in the quiet before ${r}`);
+        }
       },
     ),
     { numRuns: 500 },

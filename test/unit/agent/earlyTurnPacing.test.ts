@@ -34,7 +34,7 @@ describe("a first turn's hold on the copy ends when the model leaves the agent t
    */
   async function withPacedSession(
     fixture: { project: string; data: string; remove(): void },
-    pacing: { quietMs: number; afterFirstWordsMs: number },
+    pacing: { quietMs: number; latestMs: number },
     body: (run: { harness: ReturnType<typeof inMemoryApp>; isolation: SessionWorkspaces; logs: SessionStore; sessionId: string; copyWentOn: number[]; chunks: () => string[] }) => Promise<void>,
   ): Promise<void> {
     let sessionOfTest = '';
@@ -66,7 +66,7 @@ describe("a first turn's hold on the copy ends when the model leaves the agent t
   }
 
   test('a model that answers at once: its first words reach the client before the copy goes on; the copy is ready after the turn', { timeout: 120_000 }, async () => {
-    await withPacedSession(gitProject({ 'a.txt': 'a\n' }), { quietMs: HOUR, afterFirstWordsMs: HOUR }, async ({ harness, isolation, sessionId, copyWentOn, chunks }) => {
+    await withPacedSession(gitProject({ 'a.txt': 'a\n' }), { quietMs: HOUR, latestMs: HOUR }, async ({ harness, isolation, sessionId, copyWentOn, chunks }) => {
       model.server.script({ type: 'stream', parts: [{ text: 'Hel' }, { text: 'lo' }, { text: '!' }] });
       assert.equal(await harness.prompt(sessionId, 'hi'), 'end_turn');
       assert.deepEqual(chunks(), ['Hel', 'lo', '!']);
@@ -79,7 +79,7 @@ describe("a first turn's hold on the copy ends when the model leaves the agent t
 
   test('a tool call in the first step releases the copy at once and runs in it, after the words before it', { timeout: 120_000 }, async () => {
     const fixture = gitProject({ 'a.txt': 'a\n' });
-    await withPacedSession(fixture, { quietMs: HOUR, afterFirstWordsMs: HOUR }, async ({ harness, isolation, sessionId, copyWentOn }) => {
+    await withPacedSession(fixture, { quietMs: HOUR, latestMs: HOUR }, async ({ harness, isolation, sessionId, copyWentOn }) => {
       model.server.script({ type: 'stream', parts: [{ text: 'Writing.' }, { toolCall: { id: 'w1', name: 'write_file', args: { path: 'b.txt', content: 'agent\n' } } }] }, reply.text('Done.'));
       assert.equal(await harness.prompt(sessionId, 'write b.txt'), 'end_turn');
       assert.deepEqual(copyWentOn, [1], 'the copy went on once the call needed it, after the words before it');
@@ -90,7 +90,7 @@ describe("a first turn's hold on the copy ends when the model leaves the agent t
   });
 
   test('a model slow to answer: the copy goes on, and is ready, while the model has said nothing; cancel then ends the turn', { timeout: 120_000 }, async () => {
-    await withPacedSession(gitProject({ 'a.txt': 'a\n' }), { quietMs: 0, afterFirstWordsMs: HOUR }, async ({ harness, isolation, sessionId, copyWentOn, chunks }) => {
+    await withPacedSession(gitProject({ 'a.txt': 'a\n' }), { quietMs: 0, latestMs: HOUR }, async ({ harness, isolation, sessionId, copyWentOn, chunks }) => {
       // The model accepts the request and never says a word.
       model.server.script({ type: 'stream', parts: [{ text: 'never sent' }], stallAfterParts: 0 });
       const prompt = harness.prompt(sessionId, 'hi');
@@ -102,14 +102,17 @@ describe("a first turn's hold on the copy ends when the model leaves the agent t
     });
   });
 
-  test('attack: a model that keeps its turn open after its first words cannot keep the copy waiting past afterFirstWordsMs', { timeout: 120_000 }, async () => {
-    await withPacedSession(gitProject({ 'a.txt': 'a\n' }), { quietMs: HOUR, afterFirstWordsMs: 0 }, async ({ harness, isolation, sessionId, copyWentOn, chunks }) => {
+  test('attack: a model that keeps its turn open and never goes quiet cannot keep the copy waiting past latestMs', { timeout: 120_000 }, async () => {
+    await withPacedSession(gitProject({ 'a.txt': 'a\n' }), { quietMs: HOUR, latestMs: 0 }, async ({ harness, isolation, sessionId, copyWentOn, chunks }) => {
       // One word, then the stream stays open without an end (never quiet enough, never a tool call).
       model.server.script({ type: 'stream', parts: [{ text: 'Hi' }, { text: 'never sent' }], stallAfterParts: 1 });
-      const prompt = harness.prompt(sessionId, 'hi');
+      let settled = false;
+      const prompt = harness.prompt(sessionId, 'hi').finally(() => (settled = true));
+      await harness.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'agent_message_chunk');
       await isolation.ready(sessionId);
-      assert.deepEqual(copyWentOn, [1]);
-      assert.deepEqual(chunks(), ['Hi'], 'the copy was made while the turn still ran');
+      assert.equal(copyWentOn.length, 1);
+      assert.deepEqual(chunks(), ['Hi']);
+      assert.equal(settled, false, 'the copy was made while the turn still ran');
       await harness.connection.agent.notify(methods.agent.session.cancel, { sessionId });
       assert.equal(await prompt, 'cancelled');
     });
@@ -117,7 +120,7 @@ describe("a first turn's hold on the copy ends when the model leaves the agent t
 
   test('cancel while the copy is held ends the hold: the copy is made and the next turn works in it', { timeout: 120_000 }, async () => {
     const fixture = gitProject({ 'a.txt': 'a\n' });
-    await withPacedSession(fixture, { quietMs: HOUR, afterFirstWordsMs: HOUR }, async ({ harness, isolation, sessionId, copyWentOn }) => {
+    await withPacedSession(fixture, { quietMs: HOUR, latestMs: HOUR }, async ({ harness, isolation, sessionId, copyWentOn }) => {
       model.server.script({ type: 'stream', parts: [{ text: 'Hi' }, { text: 'never sent' }], stallAfterParts: 1 });
       const prompt = harness.prompt(sessionId, 'hi');
       await harness.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'agent_message_chunk');
@@ -143,7 +146,7 @@ describe("a first turn's hold on the copy ends when the model leaves the agent t
     writeFileSync(join(fixture.project, 'a.txt'), 'mine\n');
     git(fixture.project, 'commit', '-q', '-am', 'mine');
     assert.throws(() => git(fixture.project, 'merge', '-q', 'other'));
-    await withPacedSession(fixture, { quietMs: HOUR, afterFirstWordsMs: HOUR }, async ({ harness, sessionId, copyWentOn }) => {
+    await withPacedSession(fixture, { quietMs: HOUR, latestMs: HOUR }, async ({ harness, sessionId, copyWentOn }) => {
       model.server.script({ type: 'stream', parts: [{ text: 'Overwriting.' }, { toolCall: { id: 'w1', name: 'write_file', args: { path: 'a.txt', content: 'agent\n' } } }] });
       assert.equal(await harness.prompt(sessionId, 'overwrite a.txt'), 'end_turn');
       assert.deepEqual(copyWentOn, [1]);
@@ -162,7 +165,7 @@ describe("a first turn's hold on the copy ends when the model leaves the agent t
     git(fixture.project, 'add', 'leak.txt');
     git(fixture.project, 'commit', '-q', '-m', 'link');
     try {
-      await withPacedSession(fixture, { quietMs: HOUR, afterFirstWordsMs: HOUR }, async ({ harness, sessionId, copyWentOn }) => {
+      await withPacedSession(fixture, { quietMs: HOUR, latestMs: HOUR }, async ({ harness, sessionId, copyWentOn }) => {
         model.server.script({ type: 'stream', parts: [{ text: 'Reading.' }, { toolCall: { id: 'r1', name: 'read_file', args: { path: 'leak.txt' } } }] }, reply.text('Done.'));
         assert.equal(await harness.prompt(sessionId, 'read leak.txt'), 'end_turn');
         assert.deepEqual(copyWentOn, [1]);
