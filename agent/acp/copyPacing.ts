@@ -8,13 +8,14 @@
 // - quiet: for `quietMs` the model has said nothing and the agent has been
 //   idle (a real model thinks for hundreds of ms before its first byte, and
 //   pauses while it streams). Idle, not just silent: a model that answered at
-//   once keeps the agent busy (parsing, forwarding) before its first update,
-//   which a wall clock alone would take for silence. The watch ticks every
-//   `tickMs`; a tick that comes more than a tick late means the event loop
-//   was busy, and the quiet starts again.
+//   once keeps the agent busy (parsing, loading code, forwarding) before its
+//   first update, which a wall clock alone would take for silence. The watch
+//   looks every 10 ms; if the event loop worked for more than half of the
+//   time since its last look (Node's event-loop utilisation, which counts
+//   the time it waited for events as idle, so a loaded machine's late
+//   timers alone do not make it busy), the quiet starts again.
 // - latest: `latestMs` after the request went out, whatever the model does
-//   (a model that streams without a pause, or a hostile one that never stops,
-//   or a machine too loaded to ever look idle).
+//   (a model that streams without a pause, or a hostile one that never stops).
 // Anything of the prompt that needs the copy (a tool call, a `!` line) and
 // the prompt's end release it at once (earlyStart.ts), whatever this says.
 
@@ -34,18 +35,24 @@ export interface CopyPacing {
  */
 export const defaultCopyPacing: CopyPacing = { quietMs: 30, latestMs: 250 };
 
-/** How often the watch looks, and how late a look may come before the agent counts as busy. */
+/** How often the watch looks. */
 const TICK_MS = 10;
 
 /** Time for the watch (tests give a clock of their own). */
 export interface PacingClock {
   now(): number;
+  /** Milliseconds the event loop has spent working so far (not waiting for events). */
+  busyMs(): number;
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 }
 
+// Node's global `performance` (perf_hooks' own, loaded already: idleWatch reads its clock every turn); typed as the DOM's here.
+const loop = performance as unknown as { eventLoopUtilization(): { active: number } };
+
 const realClock: PacingClock = {
   now: () => performance.now(),
+  busyMs: () => loop.eventLoopUtilization().active,
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
@@ -61,7 +68,9 @@ export class QuietWatch {
   private quietSince = 0;
   private lastSaidAt = -Infinity;
   private timer: unknown;
-  private dueAt = 0;
+  /** When the watch last looked, and how busy the loop had been by then. */
+  private lookedAt = 0;
+  private busyAt = 0;
   private done = false;
 
   constructor(
@@ -74,7 +83,8 @@ export class QuietWatch {
   /** The turn's first model request went out (later calls change nothing). */
   requestSent(): void {
     if (this.done || this.startedAt !== undefined) return;
-    this.startedAt = this.quietSince = this.clock.now();
+    this.startedAt = this.quietSince = this.lookedAt = this.clock.now();
+    this.busyAt = this.clock.busyMs();
     this.arm(this.startedAt);
   }
 
@@ -94,7 +104,6 @@ export class QuietWatch {
     const untilQuiet = this.quietSince + this.pacing.quietMs - now;
     const untilLatest = this.startedAt! + this.pacing.latestMs - now;
     const wait = Math.max(0, Math.min(this.tickMs, untilQuiet, untilLatest));
-    this.dueAt = now + wait;
     this.timer = this.clock.setTimeout(() => this.check(), wait);
   }
 
@@ -102,8 +111,11 @@ export class QuietWatch {
     this.timer = undefined;
     if (this.done) return;
     const now = this.clock.now();
-    // A look that came more than a tick late: the agent was busy until now.
-    if (now - this.dueAt > this.tickMs) this.quietSince = now;
+    const busy = this.clock.busyMs();
+    // The loop worked for more than half the time since the last look: the agent was busy until now.
+    if (busy - this.busyAt > (now - this.lookedAt) / 2) this.quietSince = now;
+    this.lookedAt = now;
+    this.busyAt = busy;
     this.quietSince = Math.max(this.quietSince, this.lastSaidAt);
     if (now - this.quietSince >= this.pacing.quietMs || now - this.startedAt! >= this.pacing.latestMs) {
       this.stop();

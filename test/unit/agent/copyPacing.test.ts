@@ -1,6 +1,6 @@
 // When a prompt's hold on its session's copy ends (agent/acp/copyPacing.ts),
 // driven by a clock of the test's own, on which the test also makes the
-// agent "busy" (time jumps, and the watch's timer fires late): the copy goes
+// agent "busy" (its event loop works; timers due meanwhile fire late): the copy goes
 // on once the model has been silent and the agent idle for quietMs, or
 // latestMs after the request; never before the request; once at most.
 import { test } from 'node:test';
@@ -13,10 +13,12 @@ const TICK = 10;
 /** A clock whose timers fire only when the test moves time on: on time (`advanceTo`) or late, all at once (`busyTo`). */
 function testClock() {
   let now = 0;
+  let busy = 0;
   let nextId = 1;
   const timers = new Map<number, { at: number; callback: () => void }>();
   const clock: PacingClock = {
     now: () => now,
+    busyMs: () => busy,
     setTimeout: (callback, ms) => {
       const id = nextId++;
       timers.set(id, { at: now + ms, callback });
@@ -39,7 +41,10 @@ function testClock() {
     /** Time passes with the event loop free: each timer fires when due. */
     advanceTo: (to: number) => fireDue(to, false),
     /** The event loop is blocked until `to`: timers due meanwhile fire then. */
-    busyTo: (to: number) => fireDue(to, true),
+    busyTo: (to: number) => {
+      busy += to - now;
+      fireDue(to, true);
+    },
     pending: () => timers.size,
   };
 }
@@ -94,7 +99,7 @@ test('a model that streams without a pause holds the copy until latestMs after t
   assert.deepEqual(releases, [250]);
 });
 
-test('a machine too busy to ever look idle: latestMs still lets the copy go on', () => {
+test('an agent busy all the time: latestMs still lets the copy go on', () => {
   const { time, releases, watch } = watched();
   watch.requestSent();
   for (let t = 25; t <= 400; t += 25) time.busyTo(t);
@@ -130,7 +135,7 @@ type Step = { gap: number; kind: 'said' } | { gap: number; kind: 'busy'; length:
 test('property: the copy goes on exactly once, never before the request; before latestMs only after quietMs with no word and no long busy spell; never later than the rule allows', () => {
   const step = fc.oneof(
     fc.record({ gap: fc.integer({ min: 0, max: 60 }), kind: fc.constant('said' as const) }),
-    // Short spells (under a tick: may go unnoticed) and long ones (over two ticks: always noticed).
+    // Short spells (under a tick: may go unnoticed) and long ones (over two ticks: always noticed, being more than half of the look that ends them).
     fc.record({ gap: fc.integer({ min: 0, max: 60 }), kind: fc.constant('busy' as const), length: fc.oneof(fc.integer({ min: 1, max: TICK - 1 }), fc.integer({ min: 2 * TICK + 1, max: 120 })) }),
   );
   fc.assert(
@@ -166,8 +171,8 @@ test('property: the copy goes on exactly once, never before the request; before 
         // Never later than latestMs after the request (or the end of a busy spell that covers that moment).
         const latest = start + p.latestMs;
         assert.ok(r <= (covering(latest)?.to ?? latest), `released at ${r}, latest ${latest}`);
-        // Never later than quietMs after the last reason to wait (a word, the end of a spell), or a spell covering that moment.
-        const lastReason = Math.max(start, ...words.filter((w) => w < r), ...spells.filter((s) => s.to <= r).map((s) => s.to));
+        // Never later than quietMs after the last reason to wait (a word; the end of a busy spell, seen at the next look, a tick later at most), or a spell covering that moment.
+        const lastReason = Math.max(start, ...words.filter((w) => w < r), ...spells.filter((s) => s.to <= r).map((s) => s.to + TICK));
         const quietAt = lastReason + p.quietMs;
         assert.ok(r <= (covering(quietAt)?.to ?? quietAt), `released at ${r}, quiet since ${lastReason}`);
         if (r < latest) {
