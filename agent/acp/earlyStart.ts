@@ -73,7 +73,7 @@ export class EarlyStarts {
    * idle for a moment, or a while after the request at the latest (see
    * copyPacing.ts), by anything of the prompt that needs the copy
    * (beforePrompt's wait, a tool call's untilReady), or by `releaseCopy`
-   * when the prompt ends, whichever comes first.
+   * once the prompt's answer is out (app.ts), whichever comes first.
    */
   holdCopy(session: Session): void {
     if (!this.madeIsolated.has(session) || !this.isolation.isPreparing(session.id) || this.holds.has(session)) return;

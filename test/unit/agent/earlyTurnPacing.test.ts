@@ -73,7 +73,8 @@ describe("a first turn's hold on the copy ends when the model leaves the agent t
       await isolation.ready(sessionId);
       assert.equal(copyWentOn.length, 1);
       assert.ok(copyWentOn[0]! >= 1, `the copy went on after ${copyWentOn[0]} chunks had reached the client`);
-      assert.equal(isolation.isHeld(sessionId), false, 'the hold outlived the prompt');
+      // Released once the prompt's answer is out (a turn of the event loop later, no timing).
+      while (isolation.isHeld(sessionId)) await new Promise((resolve) => setImmediate(resolve));
     });
   });
 
