@@ -292,13 +292,15 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
 
   /** A model turn may start before the session's copy is ready; anything else waits for it (earlyStart.ts). */
   async function runPromptInWorkspace(session: Session, params: PromptRequest, client: AgentContext): Promise<{ stopReason: StopReason; _meta?: Record<string, unknown> }> {
-    // A copy still being made waits for this prompt's first model request (earlyStart.ts holdCopy).
+    // A copy still being made waits while this prompt's model answers (earlyStart.ts holdCopy, copyPacing.ts).
     early?.holdCopy(session);
     try {
       if (early && (await early.beforePrompt(session, () => isModelTurn(session, params))) === 'cancelled') return { stopReason: 'cancelled' };
       return await runPrompt(session, params, client);
     } finally {
-      early?.releaseCopy(session);
+      // After the answer is out: the copy's first steps run in the microtasks its release starts and would hold
+      // up the answer, which the output sends from a setImmediate queued after this one (as session/new's background).
+      if (early) setImmediate(() => setImmediate(() => early.releaseCopy(session)));
     }
   }
 

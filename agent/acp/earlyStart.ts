@@ -7,9 +7,11 @@
 // review methods. A copy that fails fails those with its reason and never
 // falls back to the person's tree; session/cancel ends any of these waits.
 // The other way round, a prompt that arrives while the copy is prepared
-// holds the copy (and the sandbox's start) at its plan until its first model
-// request went out: their ~20 children would otherwise fork the agent while
-// that request is built (holdCopy).
+// holds the copy (and the sandbox's start) at its plan while its first model
+// request is built and its model's first words stream in: their ~20 children
+// would otherwise fork the agent then. The copy goes on as soon as the model
+// leaves the agent idle, or at the latest 250 ms after the request
+// (copyPacing.ts), or at once when the prompt needs it (holdCopy).
 import { RequestError } from '@agentclientprotocol/sdk/unstable';
 import type { Session } from '../core/session';
 import type { TurnDeps, WorkspaceDeps } from '../core/turn';
@@ -20,6 +22,7 @@ import type { SessionPersistence } from './sessionLog';
 import type { SessionFlags } from './sharing';
 import { SessionSetupError, setupFailure, untilReadyOr, workspaceFor } from './workspaceReady';
 import { afterNextModelRequest } from '../models/requestSent';
+import { defaultCopyPacing, QuietWatch } from './copyPacing';
 
 export class EarlyStarts {
   /** Prompts waiting for their session's workspace; session/cancel ends the wait. */
@@ -30,7 +33,7 @@ export class EarlyStarts {
   private readonly plannedPolicies = new WeakMap<Session, LoadedPolicy>();
   /** Sessions this connection created with a workspace of their own. */
   private readonly madeIsolated = new WeakSet<Session>();
-  /** A prompt's hold on its session's copy (holdCopy): released once its first model request went out, or it needs the copy, or it ends. */
+  /** A prompt's hold on its session's copy (holdCopy): released once its model leaves the agent time (copyPacing.ts), or it needs the copy, or it ends. */
   private readonly holds = new WeakMap<Session, () => void>();
 
   constructor(
@@ -64,19 +67,26 @@ export class EarlyStarts {
 
   /**
    * A prompt arrived while its session's copy is being prepared: the copy's
-   * children (git, the sandbox's start) wait until this prompt's first model
-   * request went out, so they do not fork the agent while the request is
-   * built and sent. Released by that request, by anything of the prompt that
-   * needs the copy (beforePrompt's wait, a tool call's untilReady), or by
-   * `releaseCopy` when the prompt ends, whichever comes first.
+   * children (git, the sandbox's start) wait while this prompt's first model
+   * request is built and sent and its model's first words come in, so they
+   * do not fork the agent then. Released when the model leaves the agent
+   * idle for a moment, or a while after the request at the latest (see
+   * copyPacing.ts), by anything of the prompt that needs the copy
+   * (beforePrompt's wait, a tool call's untilReady), or by `releaseCopy`
+   * once the prompt's answer is out (app.ts), whichever comes first.
    */
   holdCopy(session: Session): void {
     if (!this.madeIsolated.has(session) || !this.isolation.isPreparing(session.id) || this.holds.has(session)) return;
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const stopListening = afterNextModelRequest(() => this.releaseCopy(session));
+    const watch = new QuietWatch(this.isolation.settings.copyPacing ?? defaultCopyPacing, () => this.releaseCopy(session));
+    const stopListening = afterNextModelRequest(() => watch.requestSent());
+    // The record phase: a synchronous listener there costs the stream no promise (emitter.ts).
+    const stopHearing = session.updates.subscribe(() => watch.said(), { phase: 'record' });
     this.holds.set(session, () => {
       stopListening();
+      stopHearing();
+      watch.stop();
       release();
     });
     this.isolation.holdUntil(session.id, released);

@@ -251,7 +251,8 @@ export class SessionLogPersistence implements SessionPersistence {
         if (!session) throw RequestError.sessionNotFound(params.sessionId);
         return { configOptions: await configOptionsFor(session, env), modes: modeStateOf(session), ...joined };
       }
-      // It left memory while its copy was finished (its last client was gone): that release still holds the log.
+      // It left memory while its copy was finished (its last client gone, hub.ts maybeRelease): that release,
+      // started before isLive turned false, still holds the log. Awaited in the same turn as the check above.
       await sharing?.released(params.sessionId);
       const session = await this.reopen(params.sessionId, params.cwd, live, env, isolation, async (log) => {
         const replay = await this.logs.replay(log.id);

@@ -19,6 +19,8 @@ export interface IsolationSettings {
   beforeSetUp?: (sessionId: string) => Promise<void>;
   /** Awaited once the root and policy are known, before the copy is made (tests hold a copy back while its first turn runs). */
   afterPlan?: (sessionId: string) => Promise<void>;
+  /** When a prompt's hold on a copy ends (agent/acp/copyPacing.ts; its defaults unless set: tests set extremes instead of racing a clock). */
+  copyPacing?: { quietMs: number; latestMs: number };
 }
 
 interface Preparing {
@@ -34,7 +36,7 @@ export class SessionWorkspaces {
   private readonly preparing = new Map<string, Preparing>();
   /** Why a session's copy could not be made: every later use fails with it, never falls back to the person's tree. */
   private readonly failed = new Map<string, Error>();
-  /** What a copy waits for once its plan is known (a prompt's first model request going out): see holdUntil. */
+  /** What a copy waits for once its plan is known (a prompt's model going quiet, or needing the copy): see holdUntil. */
   private readonly holds = new Map<string, Promise<void>>();
 
   /** `setUp`: how a new session's workspace is made (the real copy; the bookkeeping's model test swaps it). */
@@ -63,7 +65,7 @@ export class SessionWorkspaces {
       if (entry.abandoned) throw closedWhilePreparing(sessionId);
       const session = await this.setUp({ ...this.base(alwaysApprove), sessionId, projectRoot, inPlace }, async (plan) => {
         planned(plan);
-        // A prompt waiting on this plan sends its first request before the copy's and the sandbox's children start.
+        // A prompt waiting on this plan gets its model's first words out before the copy's and the sandbox's children start.
         await this.holds.get(sessionId);
         await this.settings.afterPlan?.(sessionId);
       });
@@ -120,8 +122,8 @@ export class SessionWorkspaces {
   /**
    * The copy of a session being prepared (and its sandbox) goes on from its
    * plan only once `until` settles: a prompt that runs before the copy
-   * exists sends its first model request first, without ~20 children
-   * forking the agent meanwhile. Whoever holds must settle `until` on every
+   * exists sends its first model request and gets its first words out first,
+   * without ~20 children forking the agent meanwhile. Whoever holds must settle `until` on every
    * way out (and before it waits for `ready` itself). A hold placed after
    * the plan is known changes nothing.
    */
