@@ -4,7 +4,7 @@
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { addressAt, dataDirOf, defaultDaemonAddress, UnsafeSocketError } from '../daemon/address';
-import { connectOrStart, handshake } from '../daemon/connect';
+import { connectOrStart, handshake, WELCOME_TIMEOUT_MS } from '../daemon/connect';
 import { forwardedEnv } from '../daemon/handshake';
 import { connectionFlags, type AgentOptions } from './options';
 
@@ -34,7 +34,7 @@ export async function runBridge(options: AgentOptions, cliPath: string, fallback
     accord: 'hello',
     version,
     flags: { ...connectionFlags(options), env: forwardedEnv(process.env) },
-  });
+  }, WELCOME_TIMEOUT_MS);
   let inputEnded = false;
   process.stdin.on('end', () => {
     inputEnded = true;

@@ -171,6 +171,9 @@ function lockHolderAlive(lockPath: string): boolean {
  * for control lines their reply). With `timeoutMs`, a listener that never
  * answers (not a daemon) is given up on: the socket is destroyed.
  */
+/** A daemon answers its hello at once: a listener silent this long is not one (a planted or wedged socket), and its client says so instead of hanging. */
+export const WELCOME_TIMEOUT_MS = 15_000;
+
 export async function handshake<T = Welcome>(socket: Socket, hello: Hello, timeoutMs?: number): Promise<T> {
   socket.write(`${JSON.stringify(hello)}\n`);
   const timer = timeoutMs === undefined ? undefined : setTimeout(() => {

@@ -14,7 +14,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { addressAt, dataDirOf, defaultDaemonAddress, homeAndTmpOf, UnsafeSocketError, type DaemonAddress } from '../../agent/daemon/address';
-import { connectOrStart, handshake } from '../../agent/daemon/connect';
+import { connectOrStart, handshake, WELCOME_TIMEOUT_MS } from '../../agent/daemon/connect';
 import { forwardedEnv, type Welcome } from '../../agent/daemon/handshake';
 import { connectionFlags, takeAgentOptions } from '../../agent/cli/options';
 
@@ -49,9 +49,6 @@ export interface LinkOptions {
 
 declare const ACCORD_VERSION: string;
 const extensionVersion = typeof ACCORD_VERSION === 'string' ? ACCORD_VERSION : '0.0.0-dev';
-
-/** A daemon answers its hello at once; this only ends the wait on something that is not one. */
-const DEFAULT_WELCOME_TIMEOUT_MS = 15_000;
 
 export class DaemonLink extends EventEmitter implements AgentChild {
   readonly stdin = new PassThrough();
@@ -126,7 +123,7 @@ export class DaemonLink extends EventEmitter implements AgentChild {
       accord: 'hello',
       version,
       flags: { ...connectionFlags({ ...options, project: options.project ?? this.agent.cwd ?? process.cwd() }), env: forwardedEnv(env) },
-    }, this.options.welcomeTimeoutMs ?? DEFAULT_WELCOME_TIMEOUT_MS);
+    }, this.options.welcomeTimeoutMs ?? WELCOME_TIMEOUT_MS);
     let inputEnded = false;
     // A client that destroys stdin instead of ending it has ended it too (a process would read EOF).
     const endInput = () => {

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk/unstable';
 import { unsafeReason } from '../../../agent/daemon/address';
@@ -162,15 +162,24 @@ describe('the daemon socket is the security boundary', () => {
   after(() => dir.remove());
   const env = (home: string) => ({ PATH: process.env.PATH, HOME: dir.path, ACCORD_CONFIG_DIR: dir.path, ACCORD_LOCAL_SERVERS: '', ACCORD_HOME: home });
 
-  async function plantedListener(path: string, mode: number) {
+  /** A listener that is not the daemon: it hangs up at once, or (silent) accepts and never says a word. */
+  async function plantedListener(path: string, mode: number, { silent = false } = {}) {
     let connections = 0;
+    const held: Socket[] = [];
     const server = createServer((socket) => {
       connections++;
-      socket.destroy();
+      if (silent) held.push(socket.on('error', () => undefined));
+      else socket.destroy();
     });
     await new Promise<void>((resolve) => server.listen(path, resolve));
     chmodSync(path, mode);
-    return { connections: () => connections, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+    return {
+      connections: () => connections,
+      close: () => {
+        for (const socket of held) socket.destroy();
+        return new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
   }
 
   test('a socket others can reach is refused, never connected to', { timeout: 60_000 }, async () => {
@@ -226,6 +235,21 @@ describe('the daemon socket is the security boundary', () => {
       assert.equal(code, 1);
       assert.match(bridge.stderr.join(''), /belongs to user 65534/);
       assert.equal(planted.connections(), 0);
+    } finally {
+      await planted.close();
+    }
+  });
+
+  test('attack: a listener that never answers the hello is given up after a bounded wait, with a message naming why', { timeout: 90_000 }, async () => {
+    const home = join(dir.path, 'silent');
+    mkdirSync(join(home, 'run'), { recursive: true, mode: 0o700 });
+    const planted = await plantedListener(join(home, 'run', 'daemon.sock'), 0o600, { silent: true });
+    try {
+      const bridge = childAgent(env(home), [], { bridge: true });
+      const code = await new Promise<number | null>((resolve) => bridge.child.on('exit', (c) => resolve(c)));
+      assert.equal(code, 1, 'the editor sees the agent end and can say so, instead of waiting forever');
+      assert.match(bridge.stderr.join(''), /did not answer within 15\.0 s; is it an Accord daemon\?/);
+      assert.equal(planted.connections(), 1);
     } finally {
       await planted.close();
     }
