@@ -4,7 +4,7 @@
 // `login`. stdout may carry protocol, so every log goes to stderr (set up by
 // the first import).
 import './stderrConsole';
-import { Readable, Writable } from 'node:stream';
+import { webReadable, webWritable } from './acp/webStdio';
 import { ndJsonStream } from '@agentclientprotocol/sdk/unstable';
 import { guardLines, MAX_LINE_BYTES } from './acp/lineGuard';
 import { loadDeferredBuiltins } from './acp/deferredBuiltins';
@@ -38,7 +38,7 @@ async function serveAcp(args: string[]): Promise<number> {
   const { app, closeLogs } = createLoggedAgent({ env: process.env, tools: builtinTools(), commands: new ProcessRunner(), isolation, ...(durable ? { durable } : {}) }, logs);
   // An oversized line is answered with an error instead of ending the connection (and every session on it).
   // Once the first answer (initialize) has left, what session/new will need is loaded while the client reads it.
-  const stdio = guardLines(Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, MAX_LINE_BYTES, {
+  const stdio = guardLines(webReadable(process.stdin), webWritable(process.stdout), MAX_LINE_BYTES, {
     afterFirstSend: () => loadDeferredBuiltins(),
   });
   const stream = ndJsonStream(stdio.output, stdio.input, { maxMessageBytes: MAX_LINE_BYTES + 1 });
