@@ -100,6 +100,9 @@ describe('the extension connects to the daemon itself', () => {
     assert.deepEqual(await a.exited, { code: 1, signal: null }, 'what AgentHost sees: the agent exited with code 1, so it restarts it');
     assert.match(a.stderr(), /the daemon closed the connection/);
     const seen = texts(a, sessionId);
+    // The kernel may close the killed daemon's connections before its listening socket: a link made in
+    // that moment reaches the dying daemon and ends with status 1 too (AgentHost then restarts it).
+    await waitFor('the killed daemon to be gone', () => !pidAlive(first));
 
     const b = linked(world.env, ['--durable-requests'], {}, cwd);
     await b.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
