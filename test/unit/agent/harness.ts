@@ -2,7 +2,7 @@
 // `dist/agent.js acp` child process over stdio. Records every update and
 // answers permission requests with a per-test policy.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -138,6 +138,35 @@ export function ensureAgentBundle(): void {
     // agent-ai.js: a dist from before the lazy bundles (esbuild.mjs) is rebuilt too.
     if (!['agent.js', 'agent-core.js', 'agent-ai.js'].every((name) => existsSync(join(process.cwd(), 'dist', name)))) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
   });
+}
+
+/**
+ * Runs `dist/agent.js acp --no-daemon` with `probe` (CommonJS source) preloaded,
+ * sends initialize, waits `settleMs` after the answer (the agent's loop runs on),
+ * ends its input and resolves with its stderr once it exited: a probe reports
+ * what the process did (e.g. from process.moduleLoadList) on stderr.
+ */
+export async function probeAroundInitialize(probe: string, settleMs = 0): Promise<string> {
+  const dir = tempDir('accord-probe-');
+  try {
+    const preload = join(dir.path, 'probe.cjs');
+    writeFileSync(preload, probe);
+    const env = { ...isolatedEnv({ ACCORD_HOME: join(dir.path, 'data') }, join(dir.path, 'config')), NODE_OPTIONS: `--require ${preload}` };
+    const child = spawn(process.execPath, [agentBundle, 'acp', '--no-daemon'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    const answered = new Promise<string>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })}\n`);
+    const answer = await answered;
+    if (!/"id":1,"result":\{"protocolVersion":1/.test(answer)) throw new Error(`initialize was not answered: ${answer.slice(0, 500)}`);
+    if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
+    child.stdin!.end();
+    await exited;
+    return stderr;
+  } finally {
+    dir.remove();
+  }
 }
 
 /**

@@ -5,12 +5,9 @@
 // bundled agent answers initialize without loading the adapters at all.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { webReadable, webWritable } from '../../../agent/acp/webStdio';
-import { agentBundle, ensureAgentBundle, isolatedEnv, tempDir } from './harness';
+import { ensureAgentBundle, probeAroundInitialize } from './harness';
 
 const bytes = (text: string) => Buffer.from(text);
 const text = (chunks: Uint8Array[]) => Buffer.concat(chunks).toString();
@@ -138,21 +135,10 @@ describe('webWritable', () => {
 describe('the bundled agent', () => {
   ensureAgentBundle();
 
-  test("answers initialize without loading Node's web stream adapters", async (t) => {
-    const dir = tempDir('accord-web-stdio-');
-    t.after(() => dir.remove());
-    const probe = join(dir.path, 'probe.cjs');
-    writeFileSync(probe, `process.on('exit', () => process.stderr.write('adapters loaded: ' + process.moduleLoadList.includes('NativeModule internal/webstreams/adapters') + '\\n'));`);
-    const env = { ...isolatedEnv({ ACCORD_HOME: join(dir.path, 'data') }, join(dir.path, 'config')), NODE_OPTIONS: `--require ${probe}` };
-    const child = spawn(process.execPath, [agentBundle, 'acp', '--no-daemon'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    const answered = new Promise<string>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())));
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })}\n`);
-    assert.match(await answered, /"id":1,"result":\{"protocolVersion":1/);
-    child.stdin.end();
-    await exited;
+  test("answers initialize without loading Node's web stream adapters", async () => {
+    const stderr = await probeAroundInitialize(
+      `process.on('exit', () => process.stderr.write('adapters loaded: ' + process.moduleLoadList.includes('NativeModule internal/webstreams/adapters') + '\\n'));`,
+    );
     assert.match(stderr, /adapters loaded: false/);
   });
 });
