@@ -5,12 +5,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk/unstable';
 import { unsafeReason } from '../../../agent/daemon/address';
 import { childAgent, tempDir } from '../agent/harness';
-import { daemonWorld, ensureBuilt, pidAlive, waitFor } from './fixtures';
+import { daemonWorld, ensureBuilt, pidAlive, plantedListener, waitFor } from './fixtures';
 
 before(() => ensureBuilt());
 
@@ -162,26 +161,6 @@ describe('the daemon socket is the security boundary', () => {
   after(() => dir.remove());
   const env = (home: string) => ({ PATH: process.env.PATH, HOME: dir.path, ACCORD_CONFIG_DIR: dir.path, ACCORD_LOCAL_SERVERS: '', ACCORD_HOME: home });
 
-  /** A listener that is not the daemon: it hangs up at once, or (silent) accepts and never says a word. */
-  async function plantedListener(path: string, mode: number, { silent = false } = {}) {
-    let connections = 0;
-    const held: Socket[] = [];
-    const server = createServer((socket) => {
-      connections++;
-      if (silent) held.push(socket.on('error', () => undefined));
-      else socket.destroy();
-    });
-    await new Promise<void>((resolve) => server.listen(path, resolve));
-    chmodSync(path, mode);
-    return {
-      connections: () => connections,
-      close: () => {
-        for (const socket of held) socket.destroy();
-        return new Promise<void>((resolve) => server.close(() => resolve()));
-      },
-    };
-  }
-
   test('a socket others can reach is refused, never connected to', { timeout: 60_000 }, async () => {
     const home = join(dir.path, 'loose');
     mkdirSync(join(home, 'run'), { recursive: true, mode: 0o700 });
@@ -243,7 +222,7 @@ describe('the daemon socket is the security boundary', () => {
   test('attack: a listener that never answers the hello is given up after a bounded wait, with a message naming why', { timeout: 90_000 }, async () => {
     const home = join(dir.path, 'silent');
     mkdirSync(join(home, 'run'), { recursive: true, mode: 0o700 });
-    const planted = await plantedListener(join(home, 'run', 'daemon.sock'), 0o600, { silent: true });
+    const planted = await plantedListener(join(home, 'run', 'daemon.sock'), 0o600, () => undefined); // accepts and never says a word
     try {
       const bridge = childAgent(env(home), [], { bridge: true });
       const code = await new Promise<number | null>((resolve) => bridge.child.on('exit', (c) => resolve(c)));

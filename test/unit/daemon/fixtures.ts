@@ -2,11 +2,40 @@
 // fake model server, and a teardown that stops the daemon and waits for its
 // process to be gone before the temp directory is removed.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk/unstable';
 import { agentBundle, childAgent, isolatedEnv, tempDir, type ChildHarness } from '../agent/harness';
 import { waitFor } from '../../support/waitFor';
+
+/**
+ * A listener at `path` (mode `mode`) that is not the daemon, for the attack
+ * tests of the bridge and of the extension's direct link: by default it hangs
+ * up at once; `answer` can say something else, or nothing at all.
+ */
+export async function plantedListener(path: string, mode: number, answer: (socket: Socket) => void = (socket) => socket.destroy()) {
+  let connections = 0;
+  const heard: string[] = [];
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => {
+    connections++;
+    sockets.push(socket);
+    socket.on('data', (chunk) => heard.push(chunk.toString()));
+    socket.on('error', () => undefined);
+    answer(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  chmodSync(path, mode);
+  return {
+    connections: () => connections,
+    heard: () => heard.join(''),
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 export function ensureBuilt(): void {
   // agent-ai.js: a dist from before the lazy bundles is rebuilt too.

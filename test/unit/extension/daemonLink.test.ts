@@ -7,14 +7,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { methods, ndJsonStream } from '@agentclientprotocol/sdk/unstable';
 import { reply } from '../../fakeModelServer/index';
 import { DaemonLink, type LinkCommand, type LinkOptions } from '../../../extension/agents/daemonLink';
 import { agentBundle, fakeModelFor, harnessOverStream, tempDir, type Harness } from '../agent/harness';
-import { daemonWorld, ensureBuilt, pidAlive, waitFor } from '../daemon/fixtures';
+import { daemonWorld, ensureBuilt, pidAlive, plantedListener, waitFor } from '../daemon/fixtures';
 
 before(() => ensureBuilt());
 
@@ -147,29 +146,6 @@ describe('attack: the link trusts only a private socket of this user, and only a
   const env = (home: string) => ({ PATH: process.env.PATH, HOME: dir.path, ACCORD_CONFIG_DIR: dir.path, ACCORD_LOCAL_SERVERS: '', ACCORD_HOME: home });
 
   /** A listener at `path` that is not the daemon: `answer` decides what it says to a connection. */
-  async function planted(path: string, mode: number, answer: (socket: Socket) => void = (socket) => socket.destroy()) {
-    let connections = 0;
-    const heard: string[] = [];
-    const sockets: Socket[] = [];
-    const server = createServer((socket) => {
-      connections++;
-      sockets.push(socket);
-      socket.on('data', (chunk) => heard.push(chunk.toString()));
-      socket.on('error', () => undefined);
-      answer(socket);
-    });
-    await new Promise<void>((resolve) => server.listen(path, resolve));
-    chmodSync(path, mode);
-    return {
-      connections: () => connections,
-      heard: () => heard.join(''),
-      close: () => {
-        for (const socket of sockets) socket.destroy();
-        return new Promise<void>((resolve) => server.close(() => resolve()));
-      },
-    };
-  }
-
   async function refused(home: string, pattern: RegExp, options: LinkOptions = {}): Promise<string> {
     const a = linked(env(home), [], options);
     const initialized = a.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
@@ -188,7 +164,7 @@ describe('attack: the link trusts only a private socket of this user, and only a
 
   test('a socket others can reach is refused, never connected to', { timeout: 60_000 }, async () => {
     const home = privateRun('loose');
-    const listener = await planted(join(home, 'run', 'daemon.sock'), 0o666);
+    const listener = await plantedListener(join(home, 'run', 'daemon.sock'), 0o666);
     try {
       await refused(home, /refusing the daemon socket: .*reachable by other users \(mode 666\)/);
       assert.equal(listener.connections(), 0);
@@ -201,7 +177,7 @@ describe('attack: the link trusts only a private socket of this user, and only a
     const home = join(dir.path, 'opendir');
     mkdirSync(join(home, 'run'), { recursive: true });
     chmodSync(join(home, 'run'), 0o755);
-    const listener = await planted(join(home, 'run', 'daemon.sock'), 0o600);
+    const listener = await plantedListener(join(home, 'run', 'daemon.sock'), 0o600);
     try {
       await refused(home, /must be 0700/);
       assert.equal(listener.connections(), 0);
@@ -213,7 +189,7 @@ describe('attack: the link trusts only a private socket of this user, and only a
   test('a symlinked socket is refused', { timeout: 60_000 }, async () => {
     const elsewhere = join(dir.path, 'elsewhere-sock');
     mkdirSync(elsewhere, { mode: 0o700 });
-    const listener = await planted(join(elsewhere, 'real.sock'), 0o600);
+    const listener = await plantedListener(join(elsewhere, 'real.sock'), 0o600);
     const home = privateRun('linked-sock');
     symlinkSync(join(elsewhere, 'real.sock'), join(home, 'run', 'daemon.sock'));
     try {
@@ -227,7 +203,7 @@ describe('attack: the link trusts only a private socket of this user, and only a
   test('a symlinked socket directory is refused', { timeout: 60_000 }, async () => {
     const elsewhere = join(dir.path, 'elsewhere-dir');
     mkdirSync(elsewhere, { mode: 0o700 });
-    const listener = await planted(join(elsewhere, 'daemon.sock'), 0o600);
+    const listener = await plantedListener(join(elsewhere, 'daemon.sock'), 0o600);
     const home = join(dir.path, 'linked-dir');
     mkdirSync(home);
     symlinkSync(elsewhere, join(home, 'run'));
@@ -241,7 +217,7 @@ describe('attack: the link trusts only a private socket of this user, and only a
 
   test("a socket owned by another user is refused", { skip: process.getuid?.() !== 0 ? 'needs root to chown' : false, timeout: 60_000 }, async () => {
     const home = privateRun('foreign');
-    const listener = await planted(join(home, 'run', 'daemon.sock'), 0o600);
+    const listener = await plantedListener(join(home, 'run', 'daemon.sock'), 0o600);
     chownSync(join(home, 'run', 'daemon.sock'), 65534, 65534);
     try {
       await refused(home, /belongs to user 65534/);
@@ -253,7 +229,7 @@ describe('attack: the link trusts only a private socket of this user, and only a
 
   test('a listener that answers the hello with something else is given up on with a clear error', { timeout: 60_000 }, async () => {
     const home = privateRun('bad-welcome');
-    const listener = await planted(join(home, 'run', 'daemon.sock'), 0o600, (socket) => socket.write('HTTP/1.1 400 Bad Request\r\n\r\n'));
+    const listener = await plantedListener(join(home, 'run', 'daemon.sock'), 0o600, (socket) => socket.write('HTTP/1.1 400 Bad Request\r\n\r\n'));
     try {
       await refused(home, /answered something unexpected: HTTP\/1\.1 400/);
     } finally {
@@ -263,7 +239,7 @@ describe('attack: the link trusts only a private socket of this user, and only a
 
   test('an oversized first line is cut off at 64 KiB, not buffered without end', { timeout: 60_000 }, async () => {
     const home = privateRun('huge-welcome');
-    const listener = await planted(join(home, 'run', 'daemon.sock'), 0o600, (socket) => socket.write('x'.repeat(1024 * 1024)));
+    const listener = await plantedListener(join(home, 'run', 'daemon.sock'), 0o600, (socket) => socket.write('x'.repeat(1024 * 1024)));
     try {
       await refused(home, /longer than 64 KiB/);
     } finally {
@@ -273,7 +249,7 @@ describe('attack: the link trusts only a private socket of this user, and only a
 
   test('a listener that never answers is waited for only so long, then named', { timeout: 60_000 }, async () => {
     const home = privateRun('silent');
-    const listener = await planted(join(home, 'run', 'daemon.sock'), 0o600, () => undefined);
+    const listener = await plantedListener(join(home, 'run', 'daemon.sock'), 0o600, () => undefined);
     try {
       await refused(home, /no welcome from the daemon at \S+daemon\.sock: the daemon socket did not answer within 0\.3 s; is it an Accord daemon\?/, { welcomeTimeoutMs: 300 });
       assert.match(listener.heard(), /"accord":"hello"/, 'it got the hello (as the bridge sends it) and nothing was served');
