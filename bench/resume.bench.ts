@@ -8,7 +8,8 @@
 // acp --no-daemon over stdio, BENCH_DIST=<dir> for another build): the
 // figure a person waits for, JSON and pipe writes included; its CPU time is
 // the agent process's own (/proc), the client's parsing not counted.
-// ACCORD_BENCH_V1_ONLY=1: only the in-memory v1 load (for profiling with --cpu-prof).
+// ACCORD_BENCH_V1_ONLY=1 / ACCORD_BENCH_V2_ONLY=1: only the in-memory v1 load / v2 resume from
+// the start (for profiling with --cpu-prof).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -138,6 +139,10 @@ async function main(): Promise<void> {
       }
     };
     const load = loadavg().map((l) => l.toFixed(1)).join(' ');
+    if (process.env.ACCORD_BENCH_V2_ONLY) {
+      const v2 = await measure(2, 'session/resume', { replayFrom: { type: 'start' } });
+      return void console.log(`v2 session/resume from the start: ${v2.ms.toFixed(0)} ms wall / ${v2.cpu.toFixed(0)} ms CPU`);
+    }
     const v1 = await measure(1, 'session/load', { mcpServers: [] });
     if (process.env.ACCORD_BENCH_V1_ONLY) return void console.log(`v1 session/load: ${v1.ms.toFixed(0)} ms wall / ${v1.cpu.toFixed(0)} ms CPU`);
     const fromStart = await measure(2, 'session/resume', { replayFrom: { type: 'start' } });

@@ -33,6 +33,9 @@ export const TERMINAL_PREFIX = 'terminal-';
 /** The one plan an Accord session has (its `plan` tool replaces it whole). */
 export const PLAN_ID = 'plan';
 
+/** How many diffs' patches a view keeps for the updates that repeat them. */
+const RECENT_PATCHES = 8;
+
 interface ToolState {
   kind?: string;
   status?: string;
@@ -49,6 +52,7 @@ export class SessionV2View {
   private open: { kind: string; id: string } | undefined;
   private liveIds = 0;
   private readonly toolCalls = new Map<string, ToolState>();
+  private readonly recentPatches: Array<{ path: string; oldText: string | null; newText: string; text: string }> = [];
   private root: string | undefined;
 
   constructor(
@@ -221,9 +225,23 @@ export class SessionV2View {
     return {
       type: 'diff',
       changes: [{ operation: oldText === null ? 'add' : 'modify', path, fileType: 'text' }],
-      patch: { format: 'git_patch', text: gitPatchSection(path, oldText, newText) },
+      patch: { format: 'git_patch', text: this.patch(path, oldText, newText) },
       ...(item._meta ? { _meta: item._meta } : {}),
     };
+  }
+
+  /**
+   * A call's diff comes again in its later updates (pending, then completed)
+   * and diffing dominated a v2 replay (jsdiff: ~0.2 ms for a 20-line change),
+   * so the last few are kept: comparing the texts costs far less than diffing them.
+   */
+  private patch(path: string, oldText: string | null, newText: string): string {
+    const known = this.recentPatches.find((p) => p.path === path && p.oldText === oldText && p.newText === newText);
+    if (known) return known.text;
+    const text = gitPatchSection(path, oldText, newText);
+    this.recentPatches.unshift({ path, oldText, newText, text });
+    if (this.recentPatches.length > RECENT_PATCHES) this.recentPatches.pop();
+    return text;
   }
 
   /** v1 diffs name the person's file (under cwd); v2 names the file in the isolated workspace. */

@@ -6,6 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { gitPatchSection } from '../../../agent/acp/v2/gitPatch';
 import { configOptionsV2, SessionV2View, type V1Update } from '../../../agent/acp/v2/view';
 
 const at = (offset: number, update: Record<string, unknown> & { sessionUpdate: string }): V1Update => ({ ...update, _meta: { 'accord/logOffset': offset } });
@@ -90,6 +91,23 @@ describe('SessionV2View', () => {
     // Outside the project: left as it is (never mapped into the workspace).
     assert.equal(view.workspacePath('/elsewhere/x'), '/elsewhere/x');
     assert.equal(view.workspacePath('/p/../etc/x'), '/p/../etc/x');
+  });
+
+  test('a diff repeated in later updates gets the patch a fresh diff would, never a neighbour\'s (property)', () => {
+    // The view keeps recent patches: repeats, near-repeats (same path or same texts) and more
+    // distinct diffs than it keeps must each still get exactly their own patch.
+    const texts = fc.constantFrom('', 'a\n', 'a\nb\n', 'a\nB\n', 'x');
+    const diff = fc.record({ path: fc.constantFrom('/p/a.ts', '/p/b.ts', '/elsewhere/c'), oldText: fc.option(texts, { nil: null }), newText: texts });
+    fc.assert(
+      fc.property(fc.array(diff, { maxLength: 40 }), (diffs) => {
+        const view = new SessionV2View('/p', '/ws');
+        diffs.forEach((d, i) => {
+          const [update] = view.take({ sessionUpdate: 'tool_call_update', toolCallId: `c${i % 3}`, content: [{ type: 'diff', ...d }] } as V1Update);
+          const patch = (update!.content as any[])[0].patch.text as string;
+          assert.equal(patch, gitPatchSection(view.workspacePath(d.path), d.oldText, d.newText));
+        });
+      }),
+    );
   });
 
   test('plans, commands, config options and modes take their v2 shapes', () => {
