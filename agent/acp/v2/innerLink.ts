@@ -31,10 +31,16 @@ export class InnerLink {
 
   constructor(app: AgentApp, private readonly handlers: InnerHandlers) {
     const toAgent = new TransformStream<AnyMessage, AnyMessage>();
-    const toClient = new TransformStream<AnyMessage, AnyMessage>();
     this.writer = toAgent.writable.getWriter();
-    app.connect({ readable: toAgent.readable, writable: toClient.writable });
-    void this.receive(toClient.readable.getReader());
+    // The app's messages are taken straight from its writes (no readable side to read back
+    // from): half the stream hops per message, which a v2 replay of every update pays.
+    // The app's next write waits for `receive` of this one, so the order holds.
+    const toClient = new WritableStream<AnyMessage>({
+      write: (message) => this.receive(message as unknown as Message),
+      close: () => this.close(),
+      abort: () => this.close(),
+    });
+    app.connect({ readable: toAgent.readable, writable: toClient });
   }
 
   request<T>(method: string, params: unknown): Promise<T> {
@@ -81,20 +87,16 @@ export class InnerLink {
     await this.writer.write(message as AnyMessage).catch(() => this.close());
   }
 
-  private async receive(reader: ReadableStreamDefaultReader<AnyMessage>): Promise<void> {
+  private async receive(message: Message): Promise<void> {
+    if (this.closed) return;
     try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        const message = value as unknown as Message;
-        if (message.method === undefined) this.settle(message);
-        else if (message.id === undefined || message.id === null) await this.notified(message.method, message.params);
-        else void this.answer(message.id, message.method, message.params);
-      }
-    } catch {
-      // the app's side ended: treated as the end of the connection
-    } finally {
+      if (message.method === undefined) this.settle(message);
+      else if (message.id === undefined || message.id === null) await this.notified(message.method, message.params);
+      else void this.answer(message.id, message.method, message.params);
+    } catch (error) {
+      // Not expected (the handlers catch their own): the connection ends rather than go on half-served.
       this.close();
+      throw error;
     }
   }
 
