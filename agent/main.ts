@@ -5,8 +5,8 @@
 // the first import).
 import './stderrConsole';
 import { webReadable, webWritable } from './acp/webStdio';
-import { ndJsonStream } from '@agentclientprotocol/sdk/unstable';
 import { guardLines, MAX_LINE_BYTES } from './acp/lineGuard';
+import { acpStream } from './acp/messageOutput';
 import { loadDeferredBuiltins } from './acp/deferredBuiltins';
 import { createLoggedAgent } from './acp/sessionLog';
 import { serveVersions } from './acp/versions';
@@ -41,7 +41,7 @@ async function serveAcp(args: string[]): Promise<number> {
   const stdio = guardLines(webReadable(process.stdin), webWritable(process.stdout), MAX_LINE_BYTES, {
     afterFirstSend: () => loadDeferredBuiltins(),
   });
-  const stream = ndJsonStream(stdio.output, stdio.input, { maxMessageBytes: MAX_LINE_BYTES + 1 });
+  const stream = acpStream(stdio, MAX_LINE_BYTES + 1);
   // Logs synced and locks released, then the sandbox's proxies and socat
   // bridges stopped and waited for: exiting first would orphan them.
   const shutDown = async () => {

@@ -181,8 +181,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
         return { sessionId: session.id, configOptions, modes: modeStateOf(session), ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
       } finally {
         // The background work starts once the answer is out (also after a failure: nothing waits forever). The
-        // answer is handed to the output in this turn of the event loop, and the output sends what it gathered
-        // from a setImmediate queued after this one (acp/batchedOutput.ts): a single setImmediate here ran the
+        // answer is handed to the output in this turn of the event loop; the output sends it at once when idle,
+        // else from a setImmediate queued after this one (acp/batchedOutput.ts): a single setImmediate here ran the
         // warm-up's bundle loads before that send, and the client waited for them (~9 ms of each session/new).
         setImmediate(() => setImmediate(answered));
       }

@@ -5,7 +5,7 @@
 // the connection — with every other session — goes on. Malformed lines are
 // already answered by the SDK with a parse error.
 
-import { batchedOutput } from './batchedOutput';
+import { batchedOutput, type BatchedOutput } from './batchedOutput';
 import { sharedWriter } from './sharedWriter';
 
 /** The longest line accepted, in bytes without the newline (the SDK's own default). */
@@ -31,6 +31,8 @@ export function idFromHead(head: string): string | number | null {
 export interface GuardedStdio {
   input: ReadableStream<Uint8Array>;
   output: WritableStream<Uint8Array>;
+  /** Whole lines into the same output, without a stream per write (acp/messageOutput.ts). */
+  push: BatchedOutput['push'];
 }
 
 /**
@@ -83,5 +85,5 @@ export function guardLines(rawInput: ReadableStream<Uint8Array>, rawOutput: Writ
       batched.flush().catch(() => undefined);
     },
   });
-  return { input: rawInput.pipeThrough(filter), output };
+  return { input: rawInput.pipeThrough(filter), output, push: batched.push };
 }

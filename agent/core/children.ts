@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { once } from './once';
 import type { Tool, ToolKind } from '../tools/tool';
+import { inputJsonSchemas } from '../tools/inputSchemas.gen';
 import { Session } from './session';
 import { runTurn, type TurnDeps } from './turn';
 import { CHILD_PROGRESS_META, CHILD_TOOL_CALL_META, type SessionUpdate, type StopReason } from './updates';
@@ -93,6 +94,7 @@ export function taskTool(parent: Session, deps: () => TurnDeps, options: ChildOp
     get input() {
       return input();
     },
+    inputJsonSchema: inputJsonSchemas.task,
     describe: (call) => ({ title: `Task: ${call.description}`, locations: [] }),
     effect: async () => ({ type: 'none' }),
     async run(call, ctx) {

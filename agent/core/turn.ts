@@ -2,6 +2,7 @@
 // feed the results back, and repeat until the model is done, the cap on model
 // requests is reached, or the person cancels. Returns exactly one stop reason.
 import type { ModelMessage, ToolSet, UserContent } from 'ai';
+import { jsonSchema } from '@ai-sdk/provider-utils';
 import { z } from 'zod';
 import type { CommandRunner, PlanEntry, Tool } from '../tools/tool';
 import { describeModelError, StalledStreamError } from '../models/errors';
@@ -74,12 +75,13 @@ export interface TurnObserver {
  * Each input schema's JSON form, made once per schema object: converting a
  * zod schema costs milliseconds per tool, and every request of every turn
  * offers the same tools (a new `task` tool per turn still shares its schema).
+ * The built-in tools carry theirs already (tools/inputSchemas.gen.ts), so a
+ * first prompt neither builds their zod schemas nor converts them.
  */
 const inputSchemas = new WeakMap<object, ToolSet[string]['inputSchema']>();
 
 /** Tool definitions for the model, deliberately without `execute`: every call goes through the gate. */
 export async function modelTools(tools: readonly Tool<any>[]): Promise<ToolSet> {
-  const { jsonSchema } = await import('ai');
   return Object.fromEntries(
     tools.map((tool) => {
       const key: object = tool.inputJsonSchema ?? tool.input;

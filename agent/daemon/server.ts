@@ -5,7 +5,7 @@
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { Readable, Writable } from 'node:stream';
-import { ndJsonStream } from '@agentclientprotocol/sdk/unstable';
+import { acpStream } from '../acp/messageOutput';
 import { guardLines, MAX_LINE_BYTES } from '../acp/lineGuard';
 import { LogLockedError } from '../log';
 import { acquireLock } from '../log/lock';
@@ -143,7 +143,7 @@ class Daemon {
     socket.write(`${JSON.stringify(welcome)}\n`);
     // As on stdio: an oversized line is answered with an error instead of ending the connection.
     const lines = guardLines(Readable.toWeb(socket) as ReadableStream<Uint8Array>, Writable.toWeb(socket) as WritableStream<Uint8Array>);
-    const stream = ndJsonStream(lines.output, lines.input, { maxMessageBytes: MAX_LINE_BYTES + 1 });
+    const stream = acpStream(lines, MAX_LINE_BYTES + 1);
     void this.host.serve(stream, hello.flags ?? {}).finally(() => socket.destroy());
   }
 

@@ -27,7 +27,7 @@ import path from 'node:path';
 import { git, gitRaw, splitZ, type GitOptions } from './isolatedGit';
 import { makePrivateDir } from './privateDir';
 import { branchesAndTags, fillGitDir, objectFormatArgs, readIfFile, type Ref } from './sharedGitDir';
-import { inRepo, repoAt, withExcludes, type PersonRepo } from './personRepo';
+import { inRepo, nothingGitAbove, repoAt, withExcludes, type PersonRepo } from './personRepo';
 
 export type WorkspaceMode = 'git-clone' | 'shadow-copy' | 'in-place';
 
@@ -286,9 +286,21 @@ export async function createWorkspace(options: CreateWorkspaceOptions, onRoot?: 
   await mkdir(tmp, { recursive: true });
   const realDir = await realpath(dir);
   const realTmp = await realpath(tmp);
-  const found = options.inPlace ? undefined : await repoAt(source);
   // The same roots createInPlace, createClone and createShadow return.
-  await onRoot?.(options.inPlace ? source : path.join(realDir, 'ws', found ? path.relative(found.top, source) : ''));
+  const rootIn = (repo: { top: string } | undefined) => (options.inPlace ? source : path.join(realDir, 'ws', repo ? path.relative(repo.top, source) : ''));
+  // With no repository possible above the project, its root is known without running git, which then runs after the plan (personRepo.ts).
+  const gitLater = !options.inPlace && (await nothingGitAbove(source));
+  let found = options.inPlace || gitLater ? undefined : await repoAt(source);
+  const root = rootIn(found);
+  await onRoot?.(root);
+  if (gitLater) {
+    found = await repoAt(source);
+    if (rootIn(found) !== root) {
+      // Only a repository git found some other way (a bare one above naming a work tree elsewhere): never work in a root the session was not told.
+      await rm(dir, { recursive: true, force: true });
+      throw new WorkspaceError(`The project folder ${source} is in a git work tree at ${found!.top}, which Accord did not expect; open that folder instead, or start the session in place.`);
+    }
+  }
   let privateDir: string;
   try {
     privateDir = await makePrivateDir(privateRoot(options.dataDir), options.sessionId);

@@ -27,6 +27,25 @@ export async function repoAt(source: string): Promise<Omit<PersonRepo, 'config'>
   }
 }
 
+/**
+ * True when no folder above `source` (a real path) has a `.git` entry of any
+ * kind. git's discovery from `source` can then find no work tree but
+ * `source` itself, or none at all, and the copy's root is the same either
+ * way (its `ws` folder): the root can be reported before git runs. That run
+ * is a fork of the agent (~7 ms of its main thread in a cold process) which
+ * would otherwise come before a new session's first model request. False
+ * when anything is there or cannot be looked at: git decides.
+ */
+export async function nothingGitAbove(source: string): Promise<boolean> {
+  if (path.dirname(source) === source) return false;
+  const above: string[] = [];
+  for (let dir = path.dirname(source); ; dir = path.dirname(dir)) {
+    above.push(path.join(dir, '.git'));
+    if (path.dirname(dir) === dir) break;
+  }
+  return (await Promise.all(above.map(isAbsent))).every(Boolean);
+}
+
 /** Never fails: the root reported before the copy must stay the clone's (personalExcludesFile swallows git's errors). */
 export async function withExcludes(found: Omit<PersonRepo, 'config'>): Promise<PersonRepo> {
   const excludes = await personalExcludesFile().catch(() => undefined);

@@ -8,6 +8,7 @@ import { diffContent } from './applyChanges';
 import { errorEffect, errorResult, failure, locate, shown, success, ToolInputError } from './results';
 import { changedSinceApproval, readForDelete } from './textFiles';
 import type { Tool } from './tool';
+import { inputJsonSchemas } from './inputSchemas.gen';
 
 const input = once(() =>
   z.object({
@@ -23,6 +24,7 @@ export const deleteFile: Tool<Input> = {
   get input() {
     return input();
   },
+  inputJsonSchema: inputJsonSchemas.delete_file,
   describe(call, { root }) {
     return { title: `Delete ${call.path}`, locations: [{ path: locate(root, call.path) }] };
   },

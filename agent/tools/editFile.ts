@@ -7,6 +7,7 @@ import { applyFileChanges } from './applyChanges';
 import { errorEffect, locate, shown, ToolInputError } from './results';
 import { readForEdit } from './textFiles';
 import type { Tool } from './tool';
+import { inputJsonSchemas } from './inputSchemas.gen';
 
 const input = once(() =>
   z.object({
@@ -44,6 +45,7 @@ export const editFile: Tool<Input> = {
   get input() {
     return input();
   },
+  inputJsonSchema: inputJsonSchemas.edit_file,
   describe(call, { root }) {
     return { title: `Edit ${call.path}`, locations: [{ path: locate(root, call.path) }] };
   },

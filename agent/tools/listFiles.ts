@@ -9,6 +9,7 @@ import { resolveInside } from '../workspace/containment';
 import { MAX_SCANNED_FILES, walkFiles } from './fileWalk';
 import { errorResult, failure, locate, shown, success } from './results';
 import type { Tool } from './tool';
+import { inputJsonSchemas } from './inputSchemas.gen';
 
 export const MAX_LISTED_FILES = 1000;
 
@@ -29,6 +30,7 @@ export const listFiles: Tool<Input> = {
   get input() {
     return input();
   },
+  inputJsonSchema: inputJsonSchemas.list_files,
   describe(call, { root }) {
     const where = call.path ?? '.';
     return { title: `List ${call.pattern ?? 'files'}${where === '.' ? '' : ` in ${where}`}`, locations: [{ path: locate(root, where) }] };

@@ -10,6 +10,7 @@ import { diffContent } from './applyChanges';
 import { errorEffect, errorResult, failure, locate, shown, success, ToolInputError } from './results';
 import { changedSinceApproval, readForDelete, readForEdit } from './textFiles';
 import type { FileChange, Tool } from './tool';
+import { inputJsonSchemas } from './inputSchemas.gen';
 
 const input = once(() =>
   z.object({
@@ -27,6 +28,7 @@ export const moveFile: Tool<Input> = {
   get input() {
     return input();
   },
+  inputJsonSchema: inputJsonSchemas.move_file,
   describe(call, { root }) {
     return { title: `Move ${call.source} → ${call.destination}`, locations: [{ path: locate(root, call.source) }, { path: locate(root, call.destination) }] };
   },

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { once } from '../core/once';
 import { failure, success } from './results';
 import type { Tool } from './tool';
+import { inputJsonSchemas } from './inputSchemas.gen';
 
 const entry = once(() =>
   z.object({
@@ -29,6 +30,7 @@ export const plan: Tool<Input> = {
   get input() {
     return input();
   },
+  inputJsonSchema: inputJsonSchemas.plan,
   describe(call) {
     const current = call.entries.find((item) => item.status === 'in_progress');
     return { title: current ? `Plan: ${current.content}` : `Plan (${call.entries.length} steps)`, locations: [] };

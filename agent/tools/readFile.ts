@@ -8,6 +8,7 @@ import { errorResult, failure, locate, shown, success, ToolInputError } from './
 import { readLines } from './lineReader';
 import { looksBinary } from './textFiles';
 import type { Tool } from './tool';
+import { inputJsonSchemas } from './inputSchemas.gen';
 
 /** Files larger than this must be read with offset/limit. */
 export const WHOLE_READ_MAX_BYTES = 2 * 1024 * 1024;
@@ -34,6 +35,7 @@ export const readFile: Tool<Input> = {
   get input() {
     return input();
   },
+  inputJsonSchema: inputJsonSchemas.read_file,
   describe(call, { root }) {
     const location = { path: locate(root, call.path), ...(call.offset ? { line: call.offset } : {}) };
     return { title: `Read ${call.path}${call.offset ? `:${call.offset}` : ''}`, locations: [location] };

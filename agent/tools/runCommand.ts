@@ -7,6 +7,7 @@ import { once } from '../core/once';
 import { resolveInside } from '../workspace/containment';
 import { errorEffect, errorResult, failure, locate, shown, success, ToolInputError } from './results';
 import type { CommandOutcome, Tool } from './tool';
+import { inputJsonSchemas } from './inputSchemas.gen';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -67,6 +68,7 @@ export const runCommand: Tool<Input> = {
   get input() {
     return input();
   },
+  inputJsonSchema: inputJsonSchemas.run_command,
   describe(call, { root }) {
     return { title: displayArgv(call.argv), locations: [{ path: locate(root, call.cwd ?? '.') }] };
   },

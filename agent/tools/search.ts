@@ -10,6 +10,7 @@ import { findRipgrep, searchWithRipgrep } from './ripgrep';
 import { searchWithJs } from './searchFallback';
 import type { SearchMatch } from './searchTypes';
 import type { Tool } from './tool';
+import { inputJsonSchemas } from './inputSchemas.gen';
 
 const DEFAULT_MATCHES = 100;
 const MAX_MATCHES = 500;
@@ -57,6 +58,7 @@ export function createSearchTool(options: SearchToolOptions = {}): Tool<Input> {
     get input() {
       return input();
     },
+    inputJsonSchema: inputJsonSchemas.search,
     describe(call, { root }) {
       return { title: `Search ${JSON.stringify(call.pattern)}${call.path ? ` in ${call.path}` : ''}${call.glob ? ` (${call.glob})` : ''}`, locations: [{ path: locate(root, call.path ?? '.') }] };
     },

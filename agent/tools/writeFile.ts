@@ -7,6 +7,7 @@ import { applyFileChanges } from './applyChanges';
 import { errorEffect, locate, shown } from './results';
 import { readForEdit } from './textFiles';
 import type { Tool } from './tool';
+import { inputJsonSchemas } from './inputSchemas.gen';
 
 const input = once(() =>
   z.object({
@@ -25,6 +26,7 @@ export const writeFile: Tool<Input> = {
   get input() {
     return input();
   },
+  inputJsonSchema: inputJsonSchemas.write_file,
   describe(call, { root }) {
     return { title: `Write ${call.path}`, locations: [{ path: locate(root, call.path) }] };
   },

@@ -1,10 +1,12 @@
-// agent/acp/batchedOutput.ts: bytes written while the loop is busy reach the
-// target together, in order, in fewer writes; a lone write still goes out
-// (no later write needed to push it); a full batch waits for the target
+// agent/acp/batchedOutput.ts: the first message written while the output is
+// idle reaches the target at once (before the loop turns); what follows it
+// while the loop is busy reaches the target together, in order, in one write;
+// a lone write still goes out (no later write needed to push it); a full batch waits for the target
 // (a reader that stops reading does not grow memory without bound); close
 // delivers everything first; a failed write fails every later one.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { batchedOutput } from '../../../agent/acp/batchedOutput';
 
 function target(options: { hold?: boolean } = {}) {
@@ -39,13 +41,14 @@ function target(options: { hold?: boolean } = {}) {
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 describe('batchedOutput', () => {
-  test('messages written in one busy stretch reach the target in order, in one write', async () => {
+  test('messages written in one busy stretch reach the target in order: the first at once, the rest in one write', async () => {
     const t = target();
     const writer = batchedOutput(t.stream).output.getWriter();
     const lines = Array.from({ length: 1000 }, (_, i) => `{"n":${i}}\n`);
     for (const line of lines) await writer.write(bytes(line)); // each accepted at once: no turn of the loop between them
-    await t.until(1);
-    assert.equal(t.writes.length, 1);
+    assert.deepEqual(t.writes.map(String), [lines[0]], 'the first has left before the loop turned; the rest wait for it to turn');
+    await t.until(2);
+    assert.equal(t.writes.length, 2);
     assert.equal(t.text(), lines.join(''));
     await writer.close();
     assert.equal(t.isClosed(), true);
@@ -84,15 +87,20 @@ describe('batchedOutput', () => {
   test('a full batch waits until the target took it (bounded memory with a slow reader)', async () => {
     const t = target({ hold: true });
     const writer = batchedOutput(t.stream, 64).output.getWriter();
+    await writer.write(bytes('w'.repeat(8))); // the output was idle: it leaves at once, and the target holds it
     await writer.write(bytes('x'.repeat(40)));
-    let second = false;
-    const full = writer.write(bytes('y'.repeat(40))).then(() => (second = true)); // 80 B ≥ 64 B: handed on now
+    let third = false;
+    const full = writer.write(bytes('y'.repeat(40))).then(() => (third = true)); // 80 B gathered ≥ 64 B: handed on now
     await t.until(1);
     await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(second, false, 'the writer waits while the target holds the batch');
+    assert.equal(third, false, 'the writer waits while the target holds the batches');
+    t.release();
+    await t.until(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(third, false, 'the full batch has reached the target, which still holds it');
     t.release();
     await full;
-    assert.equal(t.text(), `${'x'.repeat(40)}${'y'.repeat(40)}`);
+    assert.equal(t.text(), `${'w'.repeat(8)}${'x'.repeat(40)}${'y'.repeat(40)}`);
   });
 
   test('flush hands on what is gathered at once, without waiting for the loop to turn', async () => {
@@ -101,9 +109,11 @@ describe('batchedOutput', () => {
     const writer = batched.output.getWriter();
     await writer.write(bytes('a\n'));
     await writer.write(bytes('b\n'));
-    assert.equal(t.writes.length, 0);
+    await writer.write(bytes('c\n'));
+    assert.equal(t.text(), 'a\n', 'the first left at once; the others wait for the loop to turn');
     void batched.flush();
-    assert.equal(t.text(), 'a\nb\n', 'handed to the target within the same turn');
+    assert.equal(t.text(), 'a\nb\nc\n', 'handed to the target within the same turn');
+    assert.equal(t.writes.length, 2);
   });
 
   test('close delivers what is gathered before closing the target', async () => {
@@ -126,5 +136,42 @@ describe('batchedOutput', () => {
     await assert.rejects(writer.closed, /EPIPE/);
     await assert.rejects(writer.write(bytes('later\n')));
     assert.equal(t.text(), 'kept\n');
+  });
+
+  test('property: whatever the writes, turns and flushes, the target gets every byte in order; an idle write and everything before a turn have reached it', async () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('write' as const), size: fc.integer({ min: 1, max: 40 }) }),
+      fc.record({ kind: fc.constant('turn' as const) }),
+      fc.record({ kind: fc.constant('flush' as const) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 60 }), fc.integer({ min: 1, max: 200 }), async (ops, batchBytes) => {
+        const t = target();
+        const batched = batchedOutput(t.stream, batchBytes);
+        const writer = batched.output.getWriter();
+        let written = '';
+        let idle = true;
+        for (const [i, step] of ops.entries()) {
+          if (step.kind === 'write') {
+            const line = String.fromCharCode(97 + (i % 26)).repeat(step.size);
+            written += line;
+            await writer.write(bytes(line));
+            if (idle) assert.equal(t.text(), written, 'a write to an idle output leaves before the loop turns');
+            idle = false;
+          } else if (step.kind === 'turn') {
+            await new Promise((resolve) => setImmediate(resolve));
+            assert.equal(t.text(), written, 'nothing waits past a turn of the loop');
+            idle = true;
+          } else {
+            await batched.flush();
+            assert.equal(t.text(), written, 'flush hands on everything gathered');
+          }
+        }
+        await writer.close();
+        assert.equal(t.text(), written);
+        assert.equal(t.isClosed(), true);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -70,11 +70,12 @@ describe('the line guard', () => {
     const rawInput = new ReadableStream<Uint8Array>({ start: (controller) => void (end = () => controller.close()) });
     const { input, output } = guardLines(rawInput, rawOutput);
     const writer = output.getWriter();
-    await writer.write(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}\n'));
-    assert.deepEqual(written, [], 'gathered, not yet written');
+    await writer.write(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}\n')); // the output was idle: it leaves at once
+    await writer.write(Buffer.from('{"jsonrpc":"2.0","id":2,"result":{}}\n'));
+    assert.deepEqual(written, ['{"jsonrpc":"2.0","id":1,"result":{}}\n'], 'the second is gathered, not yet written');
     end();
     await drain(input);
-    assert.equal(written.join(''), '{"jsonrpc":"2.0","id":1,"result":{}}\n');
+    assert.equal(written.join(''), '{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n');
   });
 
     test('the id is read only from the top level, before params', () => {

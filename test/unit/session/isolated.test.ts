@@ -185,6 +185,87 @@ describe('isolated workspace for a git project', { timeout: 300_000 }, () => {
   });
 });
 
+describe('the root is reported before git runs when no repository can be above the project', { timeout: 120_000 }, () => {
+  /** A `git` first on PATH that notes each run, then runs the real one. */
+  async function countingGit(): Promise<{ runs: () => Promise<number>; restore: () => void }> {
+    const bin = path.join(await scratch(), 'bin');
+    await mkdir(bin);
+    const log = path.join(bin, 'runs.log');
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    await writeFile(path.join(bin, 'git'), `#!/bin/sh\necho run >> '${log}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    const before = process.env.PATH;
+    process.env.PATH = `${bin}${path.delimiter}${before ?? ''}`;
+    return {
+      runs: async () => (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean).length,
+      restore: () => void (process.env.PATH = before),
+    };
+  }
+
+  test('a repository at the project folder: the root (the clone\'s) is reported before any git run', async () => {
+    const { repo, dataDir } = await project();
+    const git = await countingGit();
+    try {
+      let reported: { root: string; gitRuns: number } | undefined;
+      const ws = await createWorkspace({ sessionId: 'early1', source: repo, dataDir }, async (root) => void (reported = { root, gitRuns: await git.runs() }));
+      assert.equal(reported?.gitRuns, 0, 'no git before the root is known');
+      assert.equal(reported?.root, ws.root);
+      assert.equal(ws.mode, 'git-clone');
+      assert.ok((await git.runs()) > 0, 'git made the copy afterwards');
+    } finally {
+      git.restore();
+    }
+  });
+
+  test('a folder that is no repository: the shadow copy\'s root, also before git', async () => {
+    const folder = path.join(await scratch(), 'plain');
+    await mkdir(folder);
+    await writeFile(path.join(folder, 'x.txt'), 'x\n');
+    const git = await countingGit();
+    try {
+      let reported: { root: string; gitRuns: number } | undefined;
+      const ws = await createWorkspace({ sessionId: 'early2', source: folder, dataDir: path.join(path.dirname(folder), 'data') }, async (root) => void (reported = { root, gitRuns: await git.runs() }));
+      assert.equal(reported?.gitRuns, 0);
+      assert.equal(reported?.root, ws.root);
+      assert.equal(ws.mode, 'shadow-copy');
+    } finally {
+      git.restore();
+    }
+  });
+
+  test('a subfolder of a repository: git is asked first, and the root is the clone\'s subfolder', async () => {
+    const { repo, dataDir } = await project();
+    const git = await countingGit();
+    try {
+      let reported: { root: string; gitRuns: number } | undefined;
+      const ws = await createWorkspace({ sessionId: 'early3', source: path.join(repo, 'src'), dataDir }, async (root) => void (reported = { root, gitRuns: await git.runs() }));
+      assert.ok(reported!.gitRuns > 0, 'a .git above the folder: git decides the root');
+      assert.equal(reported?.root, path.join(ws.workTree, 'src'));
+      assert.equal(ws.root, reported?.root);
+    } finally {
+      git.restore();
+    }
+  });
+
+  test('attack: a bare repository above the project names a work tree around it; the copy fails clearly instead of working in another root', async () => {
+    const dir = await scratch();
+    const outer = path.join(dir, 'outer');
+    sh(dir, 'init', '-q', '--bare', outer);
+    const project = path.join(outer, 'sub', 'project');
+    await mkdir(project, { recursive: true });
+    await writeFile(path.join(project, 'x.txt'), 'x\n');
+    sh(dir, `--git-dir=${outer}`, 'config', 'core.bare', 'false');
+    sh(dir, `--git-dir=${outer}`, 'config', 'core.worktree', path.join(outer, 'sub'));
+    const dataDir = path.join(dir, 'data');
+    const reported: string[] = [];
+    await assert.rejects(
+      createWorkspace({ sessionId: 'bare1', source: project, dataDir }, (root) => void reported.push(root)),
+      (error: Error) => error instanceof WorkspaceError && error.message.includes(path.join(outer, 'sub')),
+    );
+    assert.equal(reported.length, 1, 'the root was reported before git ran');
+    assert.equal(existsSync(path.join(dataDir, 'sessions', 'bare1')), false, 'nothing of the copy is left');
+  });
+});
+
 describe('shadow copy of a folder that is not a git repository', () => {
   test('copies, records a base, lists changes; the folder itself is untouched', async () => {
     const dir = await scratch();
