@@ -5,7 +5,7 @@
 // tool calls parsed or flagged invalid, the finish with usage, errors) and
 // afterwards the response messages for the history. Everything here matches
 // what streamText 6 gave for the same model stream, so histories written
-// before replay the same: test/unit/core/modelStep.diff.test.ts runs both.
+// before replay the same: test/unit/agent/modelStep.diff.test.ts runs both.
 import { AISDKError, type JSONObject, type LanguageModelV3, type LanguageModelV3CallOptions, type LanguageModelV3FunctionTool, type LanguageModelV3StreamPart, type LanguageModelV3Usage, type SharedV3ProviderMetadata, type SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { convertUint8ArrayToBase64, getErrorMessage, safeParseJSON, type AssistantContent, type ModelMessage, type ToolContent } from '@ai-sdk/provider-utils';
 import { toModelPrompt } from '../models/modelPrompt';

@@ -2,7 +2,7 @@
 // `session/load` replays) → the prompt a LanguageModelV3 takes. It converts
 // exactly as the ai SDK's streamText does (ai 6: convertToLanguageModelPrompt),
 // so a history written before this module existed reaches the model the same:
-// test/unit/core/modelStep.diff.test.ts holds the two side by side.
+// test/unit/agent/modelStep.diff.test.ts holds the two side by side.
 import { AISDKError, type LanguageModelV3FilePart, type LanguageModelV3Message, type LanguageModelV3Prompt, type LanguageModelV3TextPart, type LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import {
   convertBase64ToUint8Array,
