@@ -36,7 +36,6 @@ const common = {
  * agent's code does `import(specifier)` (from `importer` only, for a relative one).
  */
 const lazyBundles = {
-  ai: { entry: 'ai', specifier: 'ai' },
   openai: { entry: '@ai-sdk/openai', specifier: '@ai-sdk/openai' },
   anthropic: { entry: '@ai-sdk/anthropic', specifier: '@ai-sdk/anthropic' },
   'openai-compatible': { entry: '@ai-sdk/openai-compatible', specifier: '@ai-sdk/openai-compatible' },
