@@ -3,7 +3,7 @@
 // exactly as the ai SDK's streamText does (ai 6: convertToLanguageModelPrompt),
 // so a history written before this module existed reaches the model the same:
 // test/unit/agent/modelStep.diff.test.ts holds the two side by side.
-import { AISDKError, type LanguageModelV3FilePart, type LanguageModelV3Message, type LanguageModelV3Prompt, type LanguageModelV3TextPart, type LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import { AISDKError, InvalidPromptError, type LanguageModelV3FilePart, type LanguageModelV3Message, type LanguageModelV3Prompt, type LanguageModelV3TextPart, type LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import {
   convertBase64ToUint8Array,
   convertUint8ArrayToBase64,
@@ -39,6 +39,7 @@ export async function toModelPrompt(
   supportedUrls: Record<string, RegExp[]>,
   signal?: AbortSignal,
 ): Promise<LanguageModelV3Prompt> {
+  checkMessages(messages);
   const downloaded = await downloadUnsupportedUrls(messages, supportedUrls, signal);
   const converted: LanguageModelV3Message[] = [
     ...(system != null ? [{ role: 'system' as const, content: system }] : []),
@@ -72,6 +73,53 @@ export async function toModelPrompt(
   }
   if (open.size > 0) throw new MissingToolResultsError([...open]);
   return combined.filter((message) => message.role !== 'tool' || message.content.length > 0);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isString = (value: unknown) => typeof value === 'string';
+const isData = (value: unknown) => isString(value) || value instanceof Uint8Array || value instanceof ArrayBuffer || value instanceof URL;
+const outputKinds = new Set(['text', 'json', 'execution-denied', 'error-text', 'error-json', 'content']);
+const toolResultOk = (part: Record<string, unknown>) => isString(part.toolCallId) && isString(part.toolName) && isObject(part.output) && outputKinds.has(part.output.type as string)
+  && (part.output.type !== 'content' || Array.isArray(part.output.value));
+
+/** Which part types each role may hold, and what each needs to be sent at all. */
+const partChecks: Record<string, Record<string, (part: Record<string, unknown>) => boolean>> = {
+  user: {
+    text: (part) => isString(part.text),
+    image: (part) => isData(part.image),
+    file: (part) => isData(part.data) && isString(part.mediaType),
+  },
+  assistant: {
+    text: (part) => isString(part.text),
+    file: (part) => isData(part.data) && isString(part.mediaType),
+    reasoning: (part) => isString(part.text),
+    'tool-call': (part) => isString(part.toolCallId) && isString(part.toolName),
+    'tool-result': toolResultOk,
+    'tool-approval-request': (part) => isString(part.approvalId) && isString(part.toolCallId),
+  },
+  tool: {
+    'tool-result': toolResultOk,
+    'tool-approval-response': (part) => isString(part.approvalId) && typeof part.approved === 'boolean',
+  },
+};
+
+/**
+ * The history is read back from the session log, so its shape is checked
+ * before anything is sent (the ai SDK checked it against its zod schema):
+ * a damaged history is a clear error, never a malformed request.
+ */
+function checkMessages(messages: readonly ModelMessage[]): void {
+  if (messages.length === 0) throw new InvalidPromptError({ prompt: messages, message: 'messages must not be empty' });
+  const fits = (message: unknown): boolean => {
+    if (!isObject(message) || (message.providerOptions !== undefined && !isObject(message.providerOptions))) return false;
+    if (message.role === 'system') return isString(message.content);
+    const checks = partChecks[message.role as string];
+    if (!checks) return false;
+    if (isString(message.content)) return message.role !== 'tool';
+    if (!Array.isArray(message.content)) return false;
+    return message.content.every((part: unknown) => isObject(part) && (part.providerOptions === undefined || isObject(part.providerOptions)) && checks[part.type as string]?.(part) === true);
+  };
+  if (!messages.every(fits)) throw new InvalidPromptError({ prompt: messages, message: 'The messages do not match the ModelMessage[] schema.' });
 }
 
 function convertMessage(message: ModelMessage, downloaded: Downloaded): LanguageModelV3Message {

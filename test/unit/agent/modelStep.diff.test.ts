@@ -312,3 +312,28 @@ test('invalid calls: unknown tool, unreadable input and prototype keys are flagg
   const toolMessage = (ours.messages as Array<{ role: string; content: Array<{ toolCallId: string; output: { type: string } }> }>).find((m) => m.role === 'tool')!;
   assert.deepEqual(toolMessage.content.map((r) => [r.toolCallId, r.output.type]), [['a', 'error-text'], ['b', 'error-text'], ['c', 'error-text']]);
 });
+
+test('attack: a damaged history (as a tampered session log could hold) fails before any request, as streamText failed', async () => {
+  const damaged: unknown[][] = [
+    [],
+    [{ role: 'user', content: 5 }],
+    [{ role: 'robot', content: 'hi' }],
+    [{ role: 'user', content: [{ type: 'text' }] }],
+    [{ role: 'user', content: [{ type: 'video', data: 'x' }] }],
+    [{ role: 'user', content: [{ type: 'file', data: 'aGk=' }] }],
+    [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 1, toolName: 'read', input: {} }] }],
+    [{ role: 'user', content: 'hi' }, { role: 'tool', content: 'results' }],
+    [{ role: 'user', content: 'hi' }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'read', output: { type: 'html', value: '<b>' } }] }],
+    [{ role: 'user', content: 'hi', providerOptions: 'nope' }],
+  ];
+  for (const history of damaged) {
+    const c: Case = { history: history as ModelMessage[], script: { parts: [] }, tools: TOOLS, toolChoice: 'auto' };
+    const [reference, ours] = [await viaStreamText(c), await viaModelStep(c)];
+    assert.deepEqual(ours, reference, JSON.stringify(history));
+    assert.equal(ours.calls.length, 0, 'nothing was sent');
+    assert.equal((ours.events[0] as { error: { name: string } }).error.name, 'AI_InvalidPromptError', JSON.stringify(history));
+  }
+  // A message that is not an object at all: streamText failed with a TypeError; the driver says what is wrong.
+  const ours = await viaModelStep({ history: [null] as unknown as ModelMessage[], script: { parts: [] }, tools: TOOLS, toolChoice: 'auto' });
+  assert.deepEqual(ours.events, [{ type: 'error', error: { name: 'AI_InvalidPromptError', message: 'Invalid prompt: The messages do not match the ModelMessage[] schema.' } }]);
+});
