@@ -4,7 +4,7 @@
 // The agent is several files: dist/agent.js (the `accord` entry and the
 // bridge), dist/agent-core.js (what `initialize` and `session/new` need) and
 // lazy bundles, each compiled only when first used (agent/bundle/lazy.ts):
-// the model SDK, one per provider, the sandbox runtime, the MCP client and the
+// one per model provider, the sandbox runtime, the MCP client and the
 // price data. A lazy bundle takes zod and the ai SDK's provider code from the
 // core (agent/bundle/shared.ts), so a process holds one copy of each.
 import * as esbuild from 'esbuild';
