@@ -4,7 +4,7 @@
 // The agent is several files: dist/agent.js (the `accord` entry and the
 // bridge), dist/agent-core.js (what `initialize` and `session/new` need) and
 // lazy bundles, each compiled only when first used (agent/bundle/lazy.ts):
-// the model SDK, one per provider, the sandbox runtime, the MCP client and the
+// one per model provider, the sandbox runtime, the MCP client and the
 // price data. A lazy bundle takes zod and the ai SDK's provider code from the
 // core (agent/bundle/shared.ts), so a process holds one copy of each.
 import * as esbuild from 'esbuild';
@@ -36,7 +36,6 @@ const common = {
  * agent's code does `import(specifier)` (from `importer` only, for a relative one).
  */
 const lazyBundles = {
-  ai: { entry: 'ai', specifier: 'ai' },
   openai: { entry: '@ai-sdk/openai', specifier: '@ai-sdk/openai' },
   anthropic: { entry: '@ai-sdk/anthropic', specifier: '@ai-sdk/anthropic' },
   'openai-compatible': { entry: '@ai-sdk/openai-compatible', specifier: '@ai-sdk/openai-compatible' },

@@ -21,7 +21,7 @@ export interface AccordAgentOptions {
   store?: SessionStore;
   /** Cap on model requests per turn; default ACCORD_MAX_TURN_REQUESTS or 50. */
   maxTurnRequests?: number;
-  /** Retries per model request (the ai SDK honours retry-after); default 2. */
+  /** Retries per model request (models/retry.ts honours retry-after); default 2. */
   maxRetries?: number;
   /** Drop a model stream silent this long; default ACCORD_STREAM_IDLE_TIMEOUT_MS or 5 minutes. */
   streamIdleTimeoutMs?: number;

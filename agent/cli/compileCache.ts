@@ -1,5 +1,5 @@
 // Loads the agent's bundles (dist/agent-core.js, and its lazy parts such as
-// dist/agent-ai.js) with V8's code cache: compiling the 6 MB bundle was about
+// dist/agent-openai.js) with V8's code cache: compiling the 6 MB bundle was about
 // 40% of a cold `acp --no-daemon` start. Node ≥ 22.1 has a built-in
 // compile cache (module.enableCompileCache); older runtimes (VS Code's
 // Electron, Node 20) get the same from vm.Script's cachedData.

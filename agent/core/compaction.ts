@@ -5,12 +5,13 @@
 // (or a message, see acp/clientView.ts), and the gauge drops. A compaction
 // that fails or is cancelled changes nothing and says why.
 import { randomUUID } from 'node:crypto';
-import type { ModelMessage, ToolSet } from 'ai';
+import type { ModelMessage } from '@ai-sdk/provider-utils';
 import { describeModelError } from '../models/errors';
 import type { ResolvedModel } from '../models/resolve';
 import { measureRequest } from '../models/usage';
 import type { Session } from './session';
 import { UpdateWindow } from './updateWindow';
+import { ModelStep, type ModelTool } from './modelStep';
 
 /** Where auto-compaction starts, as a share of the context window (ACCORD_COMPACT_AT, in percent). */
 export const DEFAULT_COMPACT_AT = 0.8;
@@ -26,7 +27,7 @@ const SUMMARY_SYSTEM = [
 export interface CompactionRequest {
   model: ResolvedModel;
   /** The tool definitions the history's tool calls refer to (some providers require them); never called. */
-  tools: ToolSet;
+  tools: ModelTool[];
   signal: AbortSignal;
   /** Messages before this index are summarised; the rest stay as they are. */
   keepFrom: number;
@@ -78,11 +79,10 @@ export async function compact(session: Session, request: CompactionRequest): Pro
   };
   if (older.length === 0) return fail('There is nothing to compact yet.', false);
 
-  const { streamText } = await import('ai');
   const ask = `Summarise the conversation above for the agent to continue from.${request.instructions ? ` The person asks the summary to focus on: ${request.instructions}` : ''}`;
   let summary = '';
   let error: unknown;
-  const result = streamText({
+  const step = new ModelStep({
     model: request.model.language,
     system: SUMMARY_SYSTEM,
     messages: [...older, { role: 'user', content: ask }],
@@ -90,12 +90,11 @@ export async function compact(session: Session, request: CompactionRequest): Pro
     toolChoice: 'none',
     abortSignal: request.signal,
     maxRetries: request.maxRetries,
-    onError: () => {},
   });
   // Streamed like a response: chunks that arrive together are recorded and delivered together.
   const chunks = new UpdateWindow(emit);
   try {
-    for await (const part of result.fullStream) {
+    for await (const part of step.parts()) {
       if (part.type === 'text-delta' && part.text) {
         summary += part.text;
         await chunks.send({ sessionUpdate: 'compaction_summary_chunk', compactionId, content: { type: 'text', text: part.text } });

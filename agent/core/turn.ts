@@ -1,8 +1,7 @@
 // The turn loop: stream one model request, run the tool calls it asks for,
 // feed the results back, and repeat until the model is done, the cap on model
 // requests is reached, or the person cancels. Returns exactly one stop reason.
-import type { ModelMessage, ToolSet, UserContent } from 'ai';
-import { jsonSchema } from '@ai-sdk/provider-utils';
+import type { ModelMessage, UserContent } from '@ai-sdk/provider-utils';
 import { z } from 'zod';
 import type { CommandRunner, PlanEntry, Tool } from '../tools/tool';
 import { describeModelError, StalledStreamError } from '../models/errors';
@@ -18,6 +17,7 @@ import type { StopReason } from './updates';
 import { workspaceReady } from './workspaceWait';
 import { UpdateWindow } from './updateWindow';
 import { idleWatch } from './idleWatch';
+import { ModelStep, type ModelTool } from './modelStep';
 
 export interface TurnDeps {
   /** Resolves the session's current model; throws a person-readable error when it cannot. */
@@ -34,7 +34,7 @@ export interface TurnDeps {
   commands: CommandRunner;
   /** Cap on model requests per turn. */
   maxTurnRequests: number;
-  /** Passed to the ai SDK; it backs off and honours retry-after. */
+  /** Retries of a model request (models/retry.ts: backoff, retry-after honoured). */
   maxRetries: number;
   /** A model stream silent this long is dropped and reported, so a stalled server never hangs the turn. */
   streamIdleTimeoutMs: number;
@@ -63,7 +63,7 @@ export type WorkspaceDeps = Pick<TurnDeps, 'gate' | 'commands' | 'commandContext
 export interface TurnObserver {
   /** `input` as the model sent it; `output` as the model saw it. */
   toolIo(io: { toolCallId: string; toolName: string; input: unknown; output: string; isError: boolean }): void;
-  /** The provider's usage for one model request, as the ai SDK reports it. */
+  /** The provider's usage for one model request, in the ai SDK's shape (modelStep.ts stepUsage). */
   usage(usage: Record<string, unknown>): void;
   /** A durable approval went out; the call waits for it (the log keeps it across restarts). */
   deferred?(pending: PendingPermission): void;
@@ -78,21 +78,19 @@ export interface TurnObserver {
  * The built-in tools carry theirs already (tools/inputSchemas.gen.ts), so a
  * first prompt neither builds their zod schemas nor converts them.
  */
-const inputSchemas = new WeakMap<object, ToolSet[string]['inputSchema']>();
+const inputSchemas = new WeakMap<object, ModelTool['inputSchema']>();
 
 /** Tool definitions for the model, deliberately without `execute`: every call goes through the gate. */
-export async function modelTools(tools: readonly Tool<any>[]): Promise<ToolSet> {
-  return Object.fromEntries(
-    tools.map((tool) => {
-      const key: object = tool.inputJsonSchema ?? tool.input;
-      let inputSchema = inputSchemas.get(key);
-      if (!inputSchema) {
-        inputSchema = jsonSchema((tool.inputJsonSchema ?? z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' })) as any);
-        inputSchemas.set(key, inputSchema);
-      }
-      return [tool.name, { description: tool.description, inputSchema }];
-    }),
-  );
+export async function modelTools(tools: readonly Tool<any>[]): Promise<ModelTool[]> {
+  return tools.map((tool) => {
+    const key: object = tool.inputJsonSchema ?? tool.input;
+    let inputSchema = inputSchemas.get(key);
+    if (!inputSchema) {
+      inputSchema = (tool.inputJsonSchema ?? z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' })) as ModelTool['inputSchema'];
+      inputSchemas.set(key, inputSchema);
+    }
+    return { type: 'function', name: tool.name, description: tool.description, inputSchema, providerOptions: undefined };
+  });
 }
 
 const cancelledResult = 'Cancelled by the person before this call ran.';
@@ -328,7 +326,7 @@ type StepResult =
 async function streamOnce(
   session: Session,
   model: ResolvedModel,
-  tools: ToolSet,
+  tools: ModelTool[],
   deps: TurnDeps,
   signal: AbortSignal,
 ): Promise<StepResult> {
@@ -340,21 +338,18 @@ async function streamOnce(
   // Chunks are not awaited one by one: those that arrive together are recorded and delivered together (updateWindow.ts).
   const updates = new UpdateWindow(session.updates.emit.bind(session.updates));
   const providerOptions = model.providerOptions(session.settings.reasoningEffort);
-  const { streamText } = await import('ai'); // loaded on the first prompt, not at startup
   const stall = idleWatch(signal, deps.streamIdleTimeoutMs);
-  const result = streamText({
+  const step = new ModelStep({
     model: model.language,
     system: deps.systemPrompt(session),
-    messages: [...session.history],
+    messages: session.history,
     tools,
     abortSignal: stall.signal,
     maxRetries: deps.maxRetries,
     ...(providerOptions ? { providerOptions } : {}),
-    // Failures are handled from the stream's `error` part; keep the SDK quiet on stderr.
-    onError: () => {},
   });
   try {
-    for await (const part of result.fullStream) {
+    for await (const part of step.parts()) {
       stall.touch();
       switch (part.type) {
         case 'text-delta':
@@ -366,7 +361,7 @@ async function streamOnce(
           break;
         case 'tool-call':
           if (part.invalid) {
-            // The SDK already answers the model with a tool error for calls it could not parse.
+            // The step answers the model with a tool error for calls it could not parse (responseMessages).
             invalidCalls++;
             await updates.send({ sessionUpdate: 'tool_call', toolCallId: part.toolCallId, title: part.toolName, kind: 'other', status: 'failed', rawInput: part.input,
               content: [{ type: 'content', content: { type: 'text', text: `The model sent input that could not be read: ${String((part.error as Error | undefined)?.message ?? part.error).split('\n')[0]}` } }] });
@@ -413,6 +408,5 @@ async function streamOnce(
     if (streamedText) session.appendHistory({ role: 'assistant', content: streamedText });
     return { kind: 'failed', error, streamedText: streamedText.length > 0 };
   }
-  const response = await result.response;
-  return { kind: 'done', messages: response.messages, calls, invalidCalls, finishReason };
+  return { kind: 'done', messages: step.responseMessages(), calls, invalidCalls, finishReason };
 }

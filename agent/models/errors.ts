@@ -3,6 +3,8 @@
 import { MissingKeyError } from './resolve';
 import { ModelIdError } from './modelId';
 import { BrokenBodyError } from './http/modelResponse';
+import { APICallError } from '@ai-sdk/provider';
+import { RetryError } from './retry';
 
 
 export class StalledStreamError extends Error {
@@ -32,7 +34,6 @@ function causeCode(error: unknown): string | undefined {
 export async function describeModelError(error: unknown, modelId: string, endpoint: string): Promise<string> {
   if (error instanceof MissingKeyError || error instanceof ModelIdError) return error.message;
   if (error instanceof StalledStreamError) return `${error.message} Check the server at ${endpoint}, then send your message again.`;
-  const { APICallError, RetryError } = await import('ai');
   const retried = RetryError.isInstance(error) ? ` (tried ${error.errors.length} times)` : '';
   const cause = RetryError.isInstance(error) ? error.lastError : error;
   if (inCauses(cause, (e) => e instanceof BrokenBodyError)) {

@@ -1,5 +1,5 @@
 // Readies the model before the first prompt: session/new loads the provider's
-// code and the model SDK and opens a keep-alive connection to its endpoint
+// code and opens a keep-alive connection to its endpoint
 // while the person is still typing, so the prompt pays neither (module load,
 // DNS, TCP, TLS).
 import { resolveModel } from './resolve';
@@ -24,8 +24,6 @@ export function warmModel(id: string | undefined, env: Env): void {
     // modelFetch, as the providers' requests: its keep-alive pool is the one the first prompt takes a connection from.
     const request = modelFetch(url, { method: 'GET', signal: AbortSignal.timeout(WARM_TIMEOUT_MS) });
     request.catch(() => undefined); // handled below; a refusal must not count as unhandled meanwhile
-    // While the connection opens: the model SDK the first prompt streams through (dist/agent-ai.js).
-    await import('ai');
     const response = await request;
     // Read to the end (bounded): only a finished response leaves its connection in the pool.
     await response.arrayBuffer();

@@ -135,8 +135,8 @@ export const agentBundle = join(process.cwd(), 'dist/agent.js');
 /** For the enclosing `describe`: builds dist/ first when there is none (a fresh clone), since these tests run the bundle. */
 export function ensureAgentBundle(): void {
   before(() => {
-    // agent-ai.js: a dist from before the lazy bundles (esbuild.mjs) is rebuilt too.
-    if (!['agent.js', 'agent-core.js', 'agent-ai.js'].every((name) => existsSync(join(process.cwd(), 'dist', name)))) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
+    // agent-openai-compatible.js: a dist from before the lazy bundles (esbuild.mjs) is rebuilt too.
+    if (!['agent.js', 'agent-core.js', 'agent-openai-compatible.js'].every((name) => existsSync(join(process.cwd(), 'dist', name)))) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
   });
 }
 

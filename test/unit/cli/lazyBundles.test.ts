@@ -77,12 +77,12 @@ describe('lazy bundles of the bundled agent', () => {
     assert.deepEqual(loadedBundles(agent), [], agent.stderr.join(''));
   });
 
-  test('session/new prefetches the model SDK and its one provider, and the prompt streams through them; no other provider, no MCP client', { timeout: 120_000 }, async () => {
+  test('session/new prefetches its one provider, and the prompt streams through it; not the ai SDK (the turn drives the provider itself), no other provider, no MCP client', { timeout: 120_000 }, async () => {
     const { agent, project } = start();
     try {
       const sessionId = await agent.newSession(project);
       // In the background after session/new (agent/models/warm.ts), before any prompt.
-      await waitFor('the model SDK and provider to be prefetched', () => ['ai', 'openai-compatible'].every((name) => loadedBundles(agent).includes(name)));
+      await waitFor('the provider to be prefetched', () => loadedBundles(agent).includes('openai-compatible'));
       model.server.script({ type: 'stream', parts: [{ text: 'Hello' }, { text: ', lazy' }, { text: ' world.' }] });
       assert.equal(await agent.prompt(sessionId, 'hi'), 'end_turn');
       assert.equal(messageText(agent, sessionId), 'Hello, lazy world.');
@@ -90,8 +90,8 @@ describe('lazy bundles of the bundled agent', () => {
       await agent.close();
     }
     const loaded = loadedBundles(agent);
-    for (const needed of ['ai', 'openai-compatible']) assert.ok(loaded.includes(needed), `${needed} not loaded: ${loaded.join(', ')}`);
-    for (const unneeded of ['openai', 'anthropic', 'mcp']) assert.ok(!loaded.includes(unneeded), `${unneeded} loaded: ${loaded.join(', ')}`);
+    for (const needed of ['openai-compatible']) assert.ok(loaded.includes(needed), `${needed} not loaded: ${loaded.join(', ')}`);
+    for (const unneeded of ['ai', 'openai', 'anthropic', 'mcp']) assert.ok(!loaded.includes(unneeded), `${unneeded} loaded: ${loaded.join(', ')}`);
     assert.equal(new Set(loaded).size, loaded.length, 'a bundle was loaded twice');
   });
 

@@ -38,8 +38,8 @@ export async function plantedListener(path: string, mode: number, answer: (socke
 }
 
 export function ensureBuilt(): void {
-  // agent-ai.js: a dist from before the lazy bundles is rebuilt too.
-  if (!existsSync(agentBundle) || !['agent-core.js', 'agent-ai.js'].every((name) => existsSync(join(process.cwd(), 'dist', name)))) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
+  // agent-openai-compatible.js: a dist from before the lazy bundles is rebuilt too.
+  if (!existsSync(agentBundle) || !['agent-core.js', 'agent-openai-compatible.js'].every((name) => existsSync(join(process.cwd(), 'dist', name)))) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
 }
 
 export interface DaemonWorld {

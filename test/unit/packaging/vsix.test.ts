@@ -19,7 +19,7 @@ const REQUIRED = [
   'extension/dist/agent.js',
   'extension/dist/agent-core.js',
   // The core's lazy bundles (esbuild.mjs): a missing one fails only when first used, so each is required here.
-  ...['ai', 'openai', 'anthropic', 'openai-compatible', 'prices', 'sandbox', 'mcp'].map((name) => `extension/dist/agent-${name}.js`),
+  ...['openai', 'anthropic', 'openai-compatible', 'prices', 'sandbox', 'mcp'].map((name) => `extension/dist/agent-${name}.js`),
   'extension/dist/webview.js',
   'extension/dist/webview-boot.js',
   'extension/dist/webview.css',
