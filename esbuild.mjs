@@ -225,6 +225,22 @@ async function copyAgentVendor() {
   }
 }
 
+/**
+ * Lazy bundles a past build wrote and this one does not (dist/agent-ai.js once
+ * the turn stopped using the ai SDK): `.vscodeignore` packages every
+ * dist/agent-*.js, so a stale one would ship in the VSIX.
+ */
+async function removeStaleAgentBundles() {
+  const fs = await import('node:fs/promises');
+  const expected = new Set(['agent', 'agent-core', ...Object.keys(lazyBundles).map((name) => `agent-${name}`)]);
+  const entries = await fs.readdir('dist').catch(() => []);
+  for (const entry of entries) {
+    const bundle = /^(agent(?:-[\w-]+)?)\.js(?:\.map)?$/.exec(entry)?.[1];
+    if (bundle && !expected.has(bundle)) await fs.rm(`dist/${entry}`, { force: true });
+  }
+}
+
+await removeStaleAgentBundles();
 await copyAgentVendor();
 
 if (watch) {
