@@ -52,6 +52,13 @@ export interface LeanChatSettings {
   fetch: FetchFunction;
   /** The SDK's model for the same settings, for the calls this one leaves to it. */
   sdkModel: () => Promise<LanguageModelV3>;
+  /** Bounds on what one response may make the agent hold (defaults: MAX_EVENT_CHARS, MAX_TOOL_ARGUMENT_CHARS); tests lower them. */
+  limits?: StreamLimits;
+}
+
+export interface StreamLimits {
+  eventChars?: number;
+  toolArgumentChars?: number;
 }
 
 const toCamelCase = (text: string) => text.replace(/[_-]([a-z])/g, (g) => g[1]!.toUpperCase());
@@ -83,7 +90,7 @@ export function leanChatModel(modelId: string, settings: LeanChatSettings): Lang
     });
     const bodyError = (error: unknown) => readError(error, { url, requestBodyValues: body, statusCode: response.status, responseHeaders: responseHeaders ?? {} });
     return {
-      stream: partStream(response.body!, warnings, name, options.includeRawChunks === true, bodyError),
+      stream: partStream(response.body!, warnings, name, options.includeRawChunks === true, bodyError, settings.limits ?? {}),
       request: { body },
       response: { headers: responseHeaders },
     };
@@ -118,8 +125,25 @@ const errorResponseHandler: ResponseHandler<APICallError> = (options) => {
     }),
     errorToMessage: (data) => data.error.message,
   });
-  return errorHandler(options);
+  return errorHandler({ ...options, response: boundedErrorResponse(options.response) });
 };
+
+/**
+ * The failed response as the SDK's handler reads it, with its body bounded:
+ * the handler reads `body` to its end (up to 2 GiB), and an error body is a
+ * hostile server's to make long. modelFetch's `text()` stops at
+ * ERROR_BODY_LIMIT and notes the cut.
+ */
+function boundedErrorResponse(response: Response): Response {
+  const text = response.text();
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(new TextEncoder().encode(await text));
+      controller.close();
+    },
+  });
+  return { status: response.status, statusText: response.statusText, ok: response.ok, url: response.url, headers: response.headers, body } as Response;
+}
 
 const rawResponse: ResponseHandler<Response> = async ({ response }) => ({
   value: response,
@@ -136,16 +160,17 @@ function partStream(
   metadataKey: string,
   includeRawChunks: boolean,
   bodyError: (error: unknown) => unknown,
+  limits: StreamLimits,
 ): ReadableStream<LanguageModelV3StreamPart> {
   const reader = body.getReader();
-  const events = new SseEvents();
+  const events = new SseEvents(limits.eventChars);
   let emitted = 0;
   let controller!: ReadableStreamDefaultController<LanguageModelV3StreamPart>;
   const emit = (part: LanguageModelV3StreamPart) => {
     emitted++;
     controller.enqueue(part);
   };
-  const state = new ChatStreamState(emit, metadataKey, includeRawChunks);
+  const state = new ChatStreamState(emit, metadataKey, includeRawChunks, limits.toolArgumentChars);
   const datas: string[] = [];
   let failure: { error: unknown } | undefined;
   const collectData = (data: string) => {

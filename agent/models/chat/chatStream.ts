@@ -28,12 +28,12 @@ interface PendingToolCall {
   extraContent: ChatToolCallDelta['extra_content'];
 }
 
-/** A tool call's streamed arguments past this are an error: a server that never ends one would fill the heap. */
-export const MAX_TOOL_ARGUMENT_CHARS = 64 * 1024 * 1024;
+/** Tool call arguments streamed past this (all calls of a response together) are an error: a server that never ends one would fill the heap. */
+export const MAX_TOOL_ARGUMENT_CHARS = 32 * 1024 * 1024;
 
 export class ToolArgumentsTooLargeError extends Error {
-  constructor() {
-    super(`The model streamed more than ${MAX_TOOL_ARGUMENT_CHARS / 1024 / 1024} MB of tool call arguments; Accord stopped reading the response.`);
+  constructor(readonly maxChars: number) {
+    super(`The model streamed more than ${Math.round(maxChars / 1024 / 1024)} MB of tool call arguments; Accord stopped reading the response.`);
     this.name = 'ToolArgumentsTooLargeError';
   }
 }
@@ -56,6 +56,7 @@ export class ChatStreamState {
     /** The key of providerMetadata (the provider's name, or its camelCase form when the call's options used that). */
     private readonly metadataKey: string,
     private readonly includeRawChunks: boolean,
+    private readonly maxArgumentChars = MAX_TOOL_ARGUMENT_CHARS,
   ) {
     this.tracker = new StreamingToolCallTracker(
       { enqueue: emit },
@@ -195,7 +196,7 @@ export class ChatStreamState {
     const args = delta.function?.arguments;
     if (args != null) {
       this.argumentChars += args.length;
-      if (this.argumentChars > MAX_TOOL_ARGUMENT_CHARS) throw new ToolArgumentsTooLargeError();
+      if (this.argumentChars > this.maxArgumentChars) throw new ToolArgumentsTooLargeError(this.maxArgumentChars);
     }
     const index = delta.index;
     if (index == null || this.forwardedToolCalls.has(index)) {

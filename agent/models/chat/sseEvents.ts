@@ -25,8 +25,9 @@ const COLON = 58;
 
 export class SseEvents {
   private readonly decoder = new TextDecoder();
-  /** The start of a line whose end has not arrived. */
-  private pending = '';
+  /** The start of a line whose end has not arrived, in the pieces it came in (joined once its end does). */
+  private readonly pending: string[] = [];
+  private pendingChars = 0;
   private data = '';
   private dataLines = 0;
 
@@ -36,8 +37,14 @@ export class SseEvents {
   push(bytes: Uint8Array, onData: (data: string) => void): void {
     const text = this.decoder.decode(bytes, { stream: true });
     if (text.length === 0) return;
-    const input = this.pending.length === 0 ? text : this.pending + text;
-    this.pending = '';
+    if (this.pending.length > 0 && text.indexOf('\n') === -1 && text.indexOf('\r') === -1) {
+      // Still no line end: keep the piece (a long line is joined once, not at every chunk).
+      this.hold(text);
+      return;
+    }
+    const input = this.pending.length === 0 ? text : this.pending.join('') + text;
+    this.pending.length = 0;
+    this.pendingChars = 0;
     let start = 0;
     const end = input.length;
     let lf = input.indexOf('\n');
@@ -52,10 +59,13 @@ export class SseEvents {
       start = lineEnd + 1;
       if (lineEnd === cr && lf === start) start++;
     }
-    if (start < end) {
-      this.pending = start === 0 ? input : input.slice(start);
-      if (this.pending.length + this.data.length > this.maxChars) throw new SseTooLargeError(this.maxChars);
-    }
+    if (start < end) this.hold(start === 0 ? input : input.slice(start));
+  }
+
+  private hold(text: string): void {
+    this.pending.push(text);
+    this.pendingChars += text.length;
+    if (this.pendingChars + this.data.length > this.maxChars) throw new SseTooLargeError(this.maxChars);
   }
 
   private line(input: string, start: number, end: number, onData: (data: string) => void): void {
