@@ -50,12 +50,19 @@ export interface ChatChunk {
 export function parseChunk(data: string): ParsedChunk | Promise<ParsedChunk> {
   let value: unknown;
   try {
-    value = secureJsonParse(data);
+    value = mayHidePrototypeKey(data) ? secureJsonParse(data) : JSON.parse(data);
   } catch {
     return sdkParse(data);
   }
   return isChatChunk(value) ? { success: true, value, rawValue: value } : sdkParse(data);
 }
+
+/**
+ * secureJsonParse rejects `__proto__` and `constructor.prototype` keys, which
+ * its patterns find spelled out or with \u escapes; a text with neither the
+ * words nor any \u escape has none, and plain JSON.parse gives its result.
+ */
+const mayHidePrototypeKey = (text: string) => text.indexOf('\\u') !== -1 || text.indexOf('proto') !== -1 || text.indexOf('constructor') !== -1;
 
 let schema: unknown;
 

@@ -124,7 +124,7 @@ const eventRun = fc.oneof(
   { weight: 2, arbitrary: fc.tuple(finishReason, nullish(usage)).map(([finish, u]) => [chunkOf({}, finish ?? 'stop'), JSON.stringify({ id: 'chatcmpl-1', choices: [], usage: u })]) },
   { weight: 3, arbitrary: chunk.map((c) => [JSON.stringify(c)]) },
   { weight: 1, arbitrary: errorChunk.map((c) => [JSON.stringify(c)]) },
-  { weight: 1, arbitrary: fc.constantFrom('[DONE]', '', '{', 'not json', '{"choices":"x"}', '{"choices":[{"delta":{"content":5}}]}', '{"choices":[],"created":"soon"}', '{"choices":[],"created":1e999}', '[]', '{"__proto__":{"x":1},"choices":[]}', '{"choices":[{"delta":{"tool_calls":[{"index":0}]}}]}', '{"choices":[{"delta":null}],"error":{"message":"both"}}').map((d) => [d]) },
+  { weight: 1, arbitrary: fc.constantFrom('[DONE]', '', '{', 'not json', '{"choices":"x"}', '{"choices":[{"delta":{"content":5}}]}', '{"choices":[],"created":"soon"}', '{"choices":[],"created":1e999}', '[]', '{"__proto__":{"x":1},"choices":[]}', '{"choices":[{"delta":{"tool_calls":[{"index":0}]}}]}', '{"choices":[{"delta":null}],"error":{"message":"both"}}', '{"\\u005f_proto__":{},"choices":[]}', '{"choices":[],"constructor":{"prototype":{}}}', '{"choices":[],"constructor":1,"proto":2}', '{"choices":[{"delta":{"content":"\\u00e9\\n"}}]}').map((d) => [d]) },
   { weight: 1, arbitrary: chunk.map((c) => [JSON.stringify(c, null, 1)]) }, // JSON over several data: lines
 );
 
