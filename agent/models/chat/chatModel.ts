@@ -39,6 +39,7 @@ import { parseChunk } from './chatChunk';
 import { ChatStreamState, chatUsage } from './chatStream';
 import { chatRequestBody } from './chatRequest';
 import { SseEvents } from './sseEvents';
+import { ModelResponse } from '../http/modelResponse';
 
 /** The @ai-sdk/openai-compatible release whose user agent this model sends (the differential test checks it against the package). */
 export const OPENAI_COMPATIBLE_VERSION = '2.0.92';
@@ -90,7 +91,7 @@ export function leanChatModel(modelId: string, settings: LeanChatSettings): Lang
     });
     const bodyError = (error: unknown) => readError(error, { url, requestBodyValues: body, statusCode: response.status, responseHeaders: responseHeaders ?? {} });
     return {
-      stream: partStream(response.body!, warnings, name, options.includeRawChunks === true, bodyError, settings.limits ?? {}),
+      stream: partStream(response, warnings, name, options.includeRawChunks === true, bodyError, settings.limits ?? {}),
       request: { body },
       response: { headers: responseHeaders },
     };
@@ -155,14 +156,14 @@ const rawResponse: ResponseHandler<Response> = async ({ response }) => ({
  * reads body chunks until at least one part is out (or the body ends).
  */
 function partStream(
-  body: ReadableStream<Uint8Array>,
+  response: Response,
   warnings: SharedV3Warning[],
   metadataKey: string,
   includeRawChunks: boolean,
   bodyError: (error: unknown) => unknown,
   limits: StreamLimits,
 ): ReadableStream<LanguageModelV3StreamPart> {
-  const reader = body.getReader();
+  const reader = chunkReader(response);
   const events = new SseEvents(limits.eventChars);
   let emitted = 0;
   let controller!: ReadableStreamDefaultController<LanguageModelV3StreamPart>;
@@ -185,9 +186,10 @@ function partStream(
       if (failure !== undefined) return c.error(failure.error);
       const before = emitted;
       while (emitted === before) {
-        let read: Awaited<ReturnType<typeof reader.read>>;
+        let read: Read;
         try {
-          read = await reader.read();
+          const next = reader.read();
+          read = next instanceof Promise ? await next : next;
         } catch (error) {
           c.error(bodyError(error));
           return;
@@ -208,17 +210,91 @@ function partStream(
           // A stream the model cannot be read from (too large, a tool call the SDK's tracker rejects) ends here,
           // after the parts that came before the failure (erroring a stream drops what is queued in it).
           datas.length = 0;
-          reader.cancel(error).catch(() => {});
+          reader.cancel(error);
           if (emitted === before) c.error(error);
           else failure = { error };
           return;
         }
       }
     },
-    async cancel(reason) {
-      await reader.cancel(reason);
+    cancel(reason) {
+      reader.cancel(reason);
     },
   });
+}
+
+type Read = { done: true; value?: undefined } | { done: false; value: Uint8Array };
+
+interface ChunkReader {
+  /** The next chunk: at once when one is waiting, else a promise of it. */
+  read(): Read | Promise<Read>;
+  cancel(reason: unknown): void;
+}
+
+/** modelFetch's response hands its chunks over directly; any other (a test's fetch) is read through its web stream. */
+function chunkReader(response: Response): ChunkReader {
+  if (response instanceof ModelResponse) return socketChunks(response);
+  const reader = response.body!.getReader();
+  return {
+    read: () => reader.read() as Promise<Read>,
+    cancel: (reason) => void reader.cancel(reason).catch(() => {}),
+  };
+}
+
+/** Chunks waiting past this pause the socket until the reader catches up. */
+const QUEUED_CHUNKS = 16;
+
+/**
+ * The body's chunks from the socket, queued until read: no web stream, and
+ * no promise for a chunk that has already arrived. A failure (an abort, a
+ * broken connection) drops what is queued, as a web stream's error does.
+ */
+function socketChunks(response: ModelResponse): ChunkReader {
+  const queue: Buffer[] = [];
+  let ended = false;
+  let failure: { reason: unknown } | undefined;
+  let waiting: { resolve(read: Read): void; reject(reason: unknown): void } | undefined;
+  let paused = false;
+  const flow = response.readChunks({
+    chunk(bytes) {
+      if (waiting) {
+        const { resolve } = waiting;
+        waiting = undefined;
+        resolve({ done: false, value: bytes });
+        return;
+      }
+      queue.push(bytes);
+      if (queue.length >= QUEUED_CHUNKS && !paused) {
+        paused = true;
+        flow.pause();
+      }
+    },
+    end() {
+      ended = true;
+      if (waiting) waiting.resolve({ done: true });
+      waiting = undefined;
+    },
+    fail(reason) {
+      failure = { reason };
+      queue.length = 0;
+      if (waiting) waiting.reject(reason);
+      waiting = undefined;
+    },
+  });
+  return {
+    read() {
+      if (failure) return Promise.reject(failure.reason);
+      const value = queue.shift();
+      if (paused && queue.length < QUEUED_CHUNKS / 2) {
+        paused = false;
+        flow.resume();
+      }
+      if (value) return { done: false, value };
+      if (ended) return { done: true };
+      return new Promise<Read>((resolve, reject) => (waiting = { resolve, reject }));
+    },
+    cancel: () => flow.cancel(),
+  };
 }
 
 const RETRYABLE_NETWORK_CODES = new Set([

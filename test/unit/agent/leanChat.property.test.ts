@@ -219,9 +219,9 @@ const callOptions: fc.Arbitrary<LanguageModelV3CallOptions> = fc
 
 test('the same call and the same SSE bytes give the same request and the same parts as the SDK', async () => {
   await fc.assert(
-    fc.asyncProperty(callOptions, body, fc.constantFrom(undefined, 'sk-test'), fc.constantFrom('local', 'openrouter', 'my-server'), async (options, pieces, apiKey, name) => {
+    fc.asyncProperty(callOptions, body, fc.constantFrom(undefined, 'sk-test'), fc.constantFrom('local', 'openrouter', 'my-server'), fc.constantFrom('model-response' as const, 'web-response' as const), async (options, pieces, apiKey, name, as) => {
       const serve = (): ServedResponse => ({ pieces });
-      const { sdk, lean, sdkSent, leanSent } = bothModels(serve, { name, ...(apiKey ? { apiKey } : {}) });
+      const { sdk, lean, sdkSent, leanSent } = bothModels(serve, { name, as, ...(apiKey ? { apiKey } : {}) });
       const expected = await run(sdk, options);
       const actual = await run(lean, options);
       assert.deepStrictEqual(leanSent, sdkSent);
@@ -238,9 +238,9 @@ test('HTTP errors: the same APICallError (status, retryability, headers, bounded
     fc.constantFrom('', '   ', 'Bad Gateway', '<html><script>alert(1)</script></html>', '{"error":"plain string"}', '{"message":"no wrapper"}'),
   );
   await fc.assert(
-    fc.asyncProperty(status, errorBody, fc.option(fc.constantFrom('0', '2', 'Wed, 21 Oct 2026 07:28:00 GMT'), { nil: undefined }), async (code, text, retryAfter) => {
+    fc.asyncProperty(status, errorBody, fc.option(fc.constantFrom('0', '2', 'Wed, 21 Oct 2026 07:28:00 GMT'), { nil: undefined }), fc.constantFrom('model-response' as const, 'web-response' as const), async (code, text, retryAfter, as) => {
       const serve = (): ServedResponse => ({ status: code, headers: { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) }, pieces: [encoder.encode(text)] });
-      const { sdk, lean } = bothModels(serve);
+      const { sdk, lean } = bothModels(serve, { as });
       const options: LanguageModelV3CallOptions = { prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] };
       assert.deepStrictEqual(await run(lean, options), await run(sdk, options));
     }),

@@ -3,6 +3,9 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import assert from 'node:assert/strict';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import { ModelResponse } from '../../../agent/models/http/modelResponse';
 import { leanChatModel } from '../../../agent/models/chat/chatModel';
 
 export interface ServedResponse {
@@ -19,13 +22,23 @@ export interface SentRequest {
   body: unknown;
 }
 
-/** A fetch that answers every request with `serve()`, recording what was sent. */
-export function fetchDouble(serve: () => ServedResponse) {
+/**
+ * A fetch that answers every request with `serve()`, recording what was sent:
+ * as modelFetch answers (a ModelResponse, over a stand-in for node's
+ * IncomingMessage that delivers the pieces as they are), or as a web Response.
+ */
+export function fetchDouble(serve: () => ServedResponse, as: 'model-response' | 'web-response' = 'model-response') {
   const sent: SentRequest[] = [];
   const fetch = (async (url: string, init: RequestInit) => {
     sent.push({ url: String(url), method: String(init.method), headers: { ...(init.headers as Record<string, string>) }, body: JSON.parse(String(init.body)) });
     init.signal?.throwIfAborted();
     const { status = 200, headers = { 'content-type': 'text/event-stream' }, pieces } = serve();
+    if (as === 'model-response') {
+      const message = Readable.from(pieces.map((piece) => Buffer.from(piece))) as Readable & Record<string, unknown>;
+      Object.assign(message, { statusCode: status, statusMessage: STATUS_CODES[status] ?? '', rawHeaders: Object.entries(headers).flat(), complete: false });
+      message.once('end', () => (message.complete = true));
+      return new ModelResponse(message as unknown as IncomingMessage, String(url), false);
+    }
     let i = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -33,17 +46,17 @@ export function fetchDouble(serve: () => ServedResponse) {
         else controller.close();
       },
     });
-    return new Response(body, { status, headers });
+    return new Response(body, { status, statusText: STATUS_CODES[status] ?? '', headers });
   }) as unknown as typeof globalThis.fetch;
   return { fetch, sent };
 }
 
-export function bothModels(serve: () => ServedResponse, settings: { name?: string; apiKey?: string; model?: string } = {}) {
+export function bothModels(serve: () => ServedResponse, settings: { name?: string; apiKey?: string; model?: string; as?: 'model-response' | 'web-response' } = {}) {
   const name = settings.name ?? 'local';
   const model = settings.model ?? 'm';
   const baseURL = 'http://127.0.0.1:9/v1/';
-  const sdkSide = fetchDouble(serve);
-  const leanSide = fetchDouble(serve);
+  const sdkSide = fetchDouble(serve, settings.as);
+  const leanSide = fetchDouble(serve, settings.as);
   const sdkSettings = { name, baseURL, includeUsage: true, fetch: sdkSide.fetch, ...(settings.apiKey ? { apiKey: settings.apiKey } : {}) };
   const sdk: LanguageModelV3 = createOpenAICompatible(sdkSettings).chatModel(model);
   const lean = leanChatModel(model, {
