@@ -15,7 +15,6 @@ import { agentBundle, childAgent, fakeModelFor, messageText, preparedMeta, updat
 import { childV2 } from '../agent/v2Harness';
 import { gitProject } from '../agent/isolationFixtures';
 import { ensureBuilt } from '../daemon/fixtures';
-import { waitFor } from '../../support/waitFor';
 import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 
 const fakeMcpServer = join(process.cwd(), 'test/unit/agent/fakeMcpServer.mjs');
