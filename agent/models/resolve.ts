@@ -11,6 +11,8 @@ import { detectLocalServers } from './detect';
 import { KEYED_PROVIDERS, PROVIDER_MODELS } from './catalog';
 import { formatModelId, parseModelId, type ModelId } from './modelId';
 import { observedFetch } from './requestSent';
+import { leanChatModel } from './chat/chatModel';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 
 type ProviderOptions = Record<string, Record<string, any>>;
 
@@ -95,26 +97,40 @@ export async function resolveModel(id: string, env: Env, clientModels?: ClientMo
     };
   }
   if (parsed.provider === 'openrouter' || parsed.provider === 'google') {
-    // Both speak OpenAI's chat completions (Gemini at its OpenAI-compatible endpoint), so one ai SDK provider serves them.
+    // Both speak OpenAI's chat completions (Gemini at its OpenAI-compatible endpoint), so one model serves them.
     const hosted = hostedCompatible[parsed.provider];
     const apiKey = apiKeyFor(env, parsed.provider);
     if (!apiKey) throw new MissingKeyError(missingKeyMessage(hosted.name, hosted.variable, parsed.provider));
     const baseURL = baseUrlFor(env, parsed.provider) ?? hosted.baseURL;
-    const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
-    const provider = createOpenAICompatible({ name: parsed.provider, baseURL, apiKey, includeUsage: true, fetch: observedFetch });
-    return { id: canonical, parsed, language: provider.chatModel(parsed.model), endpoint: baseURL, providerOptions: () => undefined };
+    const language = chatModel(parsed.model, { name: parsed.provider, baseURL, apiKey });
+    return { id: canonical, parsed, language, endpoint: baseURL, providerOptions: () => undefined };
   }
   const baseURL = parsed.baseUrl!;
   const apiKey = apiKeyFor(env, 'openai-compatible');
-  const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
-  const provider = createOpenAICompatible({ name: 'local', baseURL, includeUsage: true, fetch: observedFetch, ...(apiKey ? { apiKey } : {}) });
   return {
     id: canonical,
     parsed,
-    language: provider.chatModel(parsed.model),
+    language: chatModel(parsed.model, { name: 'local', baseURL, ...(apiKey ? { apiKey } : {}) }),
     endpoint: baseURL,
     providerOptions: () => undefined,
   };
+}
+
+/**
+ * OpenAI's chat completions, for every server that speaks them: our lean
+ * model (agent/models/chat/), which hands the calls it leaves to the SDK to
+ * @ai-sdk/openai-compatible's model with the same settings, loaded then.
+ */
+function chatModel(model: string, settings: { name: string; baseURL: string; apiKey?: string }): LanguageModelV3 {
+  return leanChatModel(model, {
+    ...settings,
+    includeUsage: true,
+    fetch: observedFetch,
+    sdkModel: async () => {
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+      return createOpenAICompatible({ ...settings, includeUsage: true, fetch: observedFetch }).chatModel(model);
+    },
+  });
 }
 
 function missingKeyMessage(name: string, variable: string, provider: string): string {

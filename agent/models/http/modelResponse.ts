@@ -22,14 +22,32 @@ export class BrokenBodyError extends TypeError {
   }
 }
 
+/** Where a body's chunks go, for a reader that takes them as they arrive (ModelResponse.readChunks). */
+export interface BodySink {
+  chunk(bytes: Buffer): void;
+  end(): void;
+  /** The body cannot be read to its end: an abort (its reason) or a broken connection (BrokenBodyError). */
+  fail(reason: unknown): void;
+}
+
+/** The reader's hold on the body's flow: pause while it is behind, resume, or give it up (the connection closes). */
+export interface BodyFlow {
+  pause(): void;
+  resume(): void;
+  cancel(): void;
+}
+
 export class ModelResponse {
   readonly ok: boolean;
   readonly status: number;
   readonly statusText: string;
   readonly headers: ResponseHeaders;
   readonly type = 'basic';
-  readonly body: ReadableStream<Uint8Array>;
-  private readonly failBody: (reason: unknown) => void;
+  private webBody: ReadableStream<Uint8Array> | undefined;
+  private sink: BodySink | undefined;
+  /** Why the body cannot be read to its end, when that was known before anyone read it. */
+  private failure: { reason: unknown } | undefined;
+  private settled = false;
   private used = false;
 
   constructor(
@@ -41,17 +59,66 @@ export class ModelResponse {
     this.statusText = message.statusMessage ?? '';
     this.ok = this.status >= 200 && this.status < 300;
     this.headers = new ResponseHeaders(message.rawHeaders);
-    ({ stream: this.body, fail: this.failBody } = bodyStream(message));
+    // Listened to from the start, before anyone reads the body (it waits, paused, until then).
+    // A connection that closes mid-body: 'error' ("aborted", ECONNRESET) in Node 20, or only 'close'.
+    message.on('error', () => this.settle(new BrokenBodyError()));
+    message.once('close', () => {
+      if (!message.complete) this.settle(new BrokenBodyError());
+    });
+  }
+
+  /** The body as a web stream, made on first use (a reader that takes the chunks itself never pays for one). */
+  get body(): ReadableStream<Uint8Array> {
+    return (this.webBody ??= webStream(this));
   }
 
   get bodyUsed(): boolean {
     return this.used;
   }
 
+  /**
+   * The body's chunks as the socket delivers them, to `sink`: for a reader
+   * that parses them as they come (agent/models/chat/), without a web stream
+   * in between. Once per response, instead of `body`.
+   */
+  readChunks(sink: BodySink): BodyFlow {
+    if (this.sink) throw new TypeError('Body is unusable: Body has already been read');
+    this.sink = sink;
+    const message = this.message;
+    if (this.failure) {
+      const { reason } = this.failure;
+      queueMicrotask(() => sink.fail(reason));
+    } else {
+      message.on('data', (chunk: Buffer) => {
+        if (!this.settled) sink.chunk(chunk);
+      });
+      message.once('end', () => {
+        if (this.settled) return;
+        this.settled = true;
+        sink.end();
+      });
+    }
+    return {
+      pause: () => message.pause(),
+      resume: () => message.resume(),
+      cancel: () => {
+        this.settled = true;
+        message.destroy();
+      },
+    };
+  }
+
   /** Ends the body with `reason` (an abort): the reader gets it, the socket is closed. */
   fail(reason: unknown): void {
-    this.failBody(reason);
+    this.settle(reason);
     this.message.destroy();
+  }
+
+  private settle(reason: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.sink) this.sink.fail(reason);
+    else this.failure = { reason };
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {
@@ -101,43 +168,27 @@ export class ModelResponse {
  * while the reader is behind. A connection that ends before the body does
  * errors the stream; cancelling it closes the connection.
  */
-function bodyStream(message: IncomingMessage): { stream: ReadableStream<Uint8Array>; fail(reason: unknown): void } {
-  let settled = false;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const fail = (reason: unknown) => {
-    if (settled) return;
-    settled = true;
-    controller.error(reason);
-  };
-  const stream = new ReadableStream<Uint8Array>(
+function webStream(response: ModelResponse): ReadableStream<Uint8Array> {
+  let flow: BodyFlow;
+  return new ReadableStream<Uint8Array>(
     {
-      start(c) {
-        controller = c;
-        message.on('data', (chunk: Buffer) => {
-          if (settled) return;
-          controller.enqueue(chunk);
-          if ((controller.desiredSize ?? 0) <= 0) message.pause();
-        });
-        message.once('end', () => {
-          if (settled) return;
-          settled = true;
-          controller.close();
-        });
-        // A connection that closes mid-body: 'error' ("aborted", ECONNRESET) in Node 20, or only 'close'.
-        message.on('error', () => fail(new BrokenBodyError()));
-        message.once('close', () => {
-          if (!message.complete) fail(new BrokenBodyError());
+      start(controller) {
+        flow = response.readChunks({
+          chunk(bytes) {
+            controller.enqueue(bytes);
+            if ((controller.desiredSize ?? 0) <= 0) flow.pause();
+          },
+          end: () => controller.close(),
+          fail: (reason) => controller.error(reason),
         });
       },
       pull() {
-        message.resume();
+        flow.resume();
       },
       cancel() {
-        settled = true;
-        message.destroy();
+        flow.cancel();
       },
     },
     { highWaterMark: 16 },
   );
-  return { stream, fail };
 }

@@ -15,7 +15,6 @@ import { agentBundle, childAgent, fakeModelFor, messageText, preparedMeta, updat
 import { childV2 } from '../agent/v2Harness';
 import { gitProject } from '../agent/isolationFixtures';
 import { ensureBuilt } from '../daemon/fixtures';
-import { waitFor } from '../../support/waitFor';
 import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 
 const fakeMcpServer = join(process.cwd(), 'test/unit/agent/fakeMcpServer.mjs');
@@ -77,12 +76,11 @@ describe('lazy bundles of the bundled agent', () => {
     assert.deepEqual(loadedBundles(agent), [], agent.stderr.join(''));
   });
 
-  test('session/new prefetches its one provider, and the prompt streams through it; not the ai SDK (the turn drives the provider itself), no other provider, no MCP client', { timeout: 120_000 }, async () => {
+  // An OpenAI-compatible model is our own (agent/models/chat/, in the core), and the turn drives it itself: no lazy bundle at all.
+  test('an OpenAI-compatible session and its prompt stream without any provider bundle or the ai SDK, no MCP client', { timeout: 120_000 }, async () => {
     const { agent, project } = start();
     try {
       const sessionId = await agent.newSession(project);
-      // In the background after session/new (agent/models/warm.ts), before any prompt.
-      await waitFor('the provider to be prefetched', () => loadedBundles(agent).includes('openai-compatible'));
       model.server.script({ type: 'stream', parts: [{ text: 'Hello' }, { text: ', lazy' }, { text: ' world.' }] });
       assert.equal(await agent.prompt(sessionId, 'hi'), 'end_turn');
       assert.equal(messageText(agent, sessionId), 'Hello, lazy world.');
@@ -90,8 +88,7 @@ describe('lazy bundles of the bundled agent', () => {
       await agent.close();
     }
     const loaded = loadedBundles(agent);
-    for (const needed of ['openai-compatible']) assert.ok(loaded.includes(needed), `${needed} not loaded: ${loaded.join(', ')}`);
-    for (const unneeded of ['ai', 'openai', 'anthropic', 'mcp']) assert.ok(!loaded.includes(unneeded), `${unneeded} loaded: ${loaded.join(', ')}`);
+    for (const unneeded of ['openai-compatible', 'ai', 'openai', 'anthropic', 'mcp']) assert.ok(!loaded.includes(unneeded), `${unneeded} loaded: ${loaded.join(', ')}`);
     assert.equal(new Set(loaded).size, loaded.length, 'a bundle was loaded twice');
   });
 
