@@ -37,6 +37,10 @@ export interface BodyFlow {
   cancel(): void;
 }
 
+function cutNote(status: number): Uint8Array {
+  return new TextEncoder().encode(`… (the rest of this ${status} response is not shown: it is longer than ${ERROR_BODY_LIMIT / 1024} KB)`);
+}
+
 export class ModelResponse {
   readonly ok: boolean;
   readonly status: number;
@@ -136,8 +140,8 @@ export class ModelResponse {
 
   /**
    * The whole body, bounded: an error body past ERROR_BODY_LIMIT is cut there
-   * (its message is what matters, and the cut says so); a successful one past
-   * BODY_LIMIT is an error. Either way the rest is never read.
+   * (`body` does it: its message is what matters, and the cut says so); a
+   * successful one past BODY_LIMIT is an error. Either way the rest is never read.
    */
   private async read(): Promise<Uint8Array> {
     if (this.used) throw new TypeError('Body is unusable: Body has already been read');
@@ -149,12 +153,9 @@ export class ModelResponse {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (size + value.byteLength > limit) {
+      if (this.ok && size + value.byteLength > limit) {
         await reader.cancel();
-        if (this.ok) throw new Error(`The model's response is larger than ${limit / 1024 / 1024} MB; Accord stopped reading it.`);
-        chunks.push(value.subarray(0, limit - size), new TextEncoder().encode(`… (the rest of this ${this.status} response is not shown: it is longer than ${limit / 1024} KB)`));
-        size = limit;
-        break;
+        throw new Error(`The model's response is larger than ${limit / 1024 / 1024} MB; Accord stopped reading it.`);
       }
       chunks.push(value);
       size += value.byteLength;
@@ -166,15 +167,27 @@ export class ModelResponse {
 /**
  * The body as a web stream of the socket's own chunks (no copies), paused
  * while the reader is behind. A connection that ends before the body does
- * errors the stream; cancelling it closes the connection.
+ * errors the stream; cancelling it closes the connection. An error body ends
+ * at ERROR_BODY_LIMIT, with a note that it was cut, whoever reads it: the
+ * providers' own error handlers read `body` with a bound of 2 GiB.
  */
 function webStream(response: ModelResponse): ReadableStream<Uint8Array> {
   let flow: BodyFlow;
+  let size = 0;
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
         flow = response.readChunks({
           chunk(bytes) {
+            if (!response.ok && size + bytes.byteLength > ERROR_BODY_LIMIT) {
+              controller.enqueue(bytes.subarray(0, ERROR_BODY_LIMIT - size));
+              controller.enqueue(cutNote(response.status));
+              size = ERROR_BODY_LIMIT;
+              flow.cancel();
+              controller.close();
+              return;
+            }
+            size += bytes.byteLength;
             controller.enqueue(bytes);
             if ((controller.desiredSize ?? 0) <= 0) flow.pause();
           },

@@ -242,6 +242,34 @@ describe('modelFetch', () => {
     }
   });
 
+  test("the providers' own error handlers read a never-ending error body through `body`: it ends at the bound, with the note", async () => {
+    // Anthropic's and OpenAI's SDK handlers read `response.body` with a bound of 2 GiB; the web body is bounded itself.
+    let written = 0;
+    const server = await serve((_req, res) => {
+      res.writeHead(400, { 'content-type': 'text/html' });
+      const more = () => {
+        while (!res.destroyed && res.write(Buffer.alloc(16 * 1024, '<'))) written += 16 * 1024;
+        if (!res.destroyed && written < 64 * 1024 * 1024) res.once('drain', more);
+      };
+      more();
+    });
+    try {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      const model = createAnthropic({ apiKey: 'k', baseURL: `${server.url}/v1`, fetch: modelFetch as unknown as typeof fetch })('claude-test');
+      const error = await model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] }).then(
+        () => assert.fail('a 400 must fail the call'),
+        (e: unknown) => e as { statusCode?: number; responseBody?: string },
+      );
+      assert.equal(error.statusCode, 400);
+      assert.ok(Buffer.byteLength(error.responseBody ?? '') < ERROR_BODY_LIMIT + 200, `${Buffer.byteLength(error.responseBody ?? '')} bytes`);
+      assert.match(error.responseBody ?? '', /the rest of this 400 response is not shown/);
+      await waitFor('the connection to close', () => server.open.size === 0);
+      assert.ok(written < 64 * 1024 * 1024, 'the server was not read to the end');
+    } finally {
+      await server.close();
+    }
+  });
+
   test('response headers with odd casing and duplicates: case-insensitive, joined, iterated sorted', async () => {
     const server = await serve((_req, res) => {
       res.writeHead(200, [
