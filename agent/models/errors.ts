@@ -2,7 +2,7 @@
 // text in the conversation; no stack trace ever reaches the client.
 import { MissingKeyError } from './resolve';
 import { ModelIdError } from './modelId';
-import { BrokenBodyError } from './http/modelResponse';
+import { BODY_LIMIT, BrokenBodyError, UnendedLineError } from './http/modelResponse';
 import { APICallError } from '@ai-sdk/provider';
 import { RetryError } from './retry';
 
@@ -36,6 +36,9 @@ export async function describeModelError(error: unknown, modelId: string, endpoi
   if (error instanceof StalledStreamError) return `${error.message} Check the server at ${endpoint}, then send your message again.`;
   const retried = RetryError.isInstance(error) ? ` (tried ${error.errors.length} times)` : '';
   const cause = RetryError.isInstance(error) ? error.lastError : error;
+  if (inCauses(cause, (e) => e instanceof UnendedLineError)) {
+    return `The model server at ${endpoint} sent more than ${BODY_LIMIT / 1024 / 1024} MB without a line break, so Accord stopped reading its answer. Send your message again; if it keeps happening, check the server.`;
+  }
   if (inCauses(cause, (e) => e instanceof BrokenBodyError)) {
     return `The model server at ${endpoint} closed the connection in the middle of its answer, so the turn stopped there. Send your message again to continue.`;
   }

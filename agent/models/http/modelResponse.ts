@@ -9,6 +9,9 @@ export const ERROR_BODY_LIMIT = 64 * 1024;
 /** A whole successful body (not streamed) is a JSON answer: far below this. */
 export const BODY_LIMIT = 32 * 1024 * 1024;
 
+const LF = 10;
+const CR = 13;
+
 /**
  * A body the server cut off. fetch says TypeError("terminated"); this is a
  * TypeError too, named so agent/models/errors.ts can say what happened (the
@@ -35,6 +38,18 @@ export interface BodyFlow {
   pause(): void;
   resume(): void;
   cancel(): void;
+}
+
+/**
+ * A successful body with a line longer than BODY_LIMIT. The providers' event
+ * stream parsers (Anthropic, OpenAI) hold an unfinished line whole, so a
+ * server that never ends one would fill the heap.
+ */
+export class UnendedLineError extends Error {
+  constructor() {
+    super(`The model server sent more than ${BODY_LIMIT / 1024 / 1024} MB without a line break; Accord stopped reading the response.`);
+    this.name = 'UnendedLineError';
+  }
 }
 
 function cutNote(status: number): Uint8Array {
@@ -169,11 +184,14 @@ export class ModelResponse {
  * while the reader is behind. A connection that ends before the body does
  * errors the stream; cancelling it closes the connection. An error body ends
  * at ERROR_BODY_LIMIT, with a note that it was cut, whoever reads it: the
- * providers' own error handlers read `body` with a bound of 2 GiB.
+ * providers' own error handlers read `body` with a bound of 2 GiB. A
+ * successful one fails at a line longer than BODY_LIMIT (UnendedLineError).
  */
 function webStream(response: ModelResponse): ReadableStream<Uint8Array> {
   let flow: BodyFlow;
   let size = 0;
+  /** Bytes since the last line end (CR or LF). */
+  let lineBytes = 0;
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
@@ -185,6 +203,13 @@ function webStream(response: ModelResponse): ReadableStream<Uint8Array> {
               size = ERROR_BODY_LIMIT;
               flow.cancel();
               controller.close();
+              return;
+            }
+            const lastEnd = Math.max(bytes.lastIndexOf(LF), bytes.lastIndexOf(CR));
+            lineBytes = lastEnd < 0 ? lineBytes + bytes.byteLength : bytes.byteLength - lastEnd - 1;
+            if (response.ok && lineBytes > BODY_LIMIT) {
+              flow.cancel();
+              controller.error(new UnendedLineError());
               return;
             }
             size += bytes.byteLength;

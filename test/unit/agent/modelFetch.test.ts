@@ -9,8 +9,9 @@ import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
-import { BrokenBodyError, ERROR_BODY_LIMIT } from '../../../agent/models/http/modelResponse';
+import { BODY_LIMIT, BrokenBodyError, ERROR_BODY_LIMIT, UnendedLineError } from '../../../agent/models/http/modelResponse';
 import { MAX_REDIRECTS, modelFetch } from '../../../agent/models/http/modelFetch';
+import { describeModelError } from '../../../agent/models/errors';
 import { waitFor } from '../../support/waitFor';
 
 interface TestServer {
@@ -265,6 +266,65 @@ describe('modelFetch', () => {
       assert.match(error.responseBody ?? '', /the rest of this 400 response is not shown/);
       await waitFor('the connection to close', () => server.open.size === 0);
       assert.ok(written < 64 * 1024 * 1024, 'the server was not read to the end');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("attack: an event stream whose line never ends fails at BODY_LIMIT through the providers' own parsers, and the connection closes", async () => {
+    // The SDK's event-stream parser (Anthropic, OpenAI) holds an unfinished line whole.
+    let written = 0;
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: message_start\ndata: ');
+      const more = () => {
+        while (!res.destroyed && res.write(Buffer.alloc(64 * 1024, 'x'))) written += 64 * 1024;
+        if (!res.destroyed && written < 4 * BODY_LIMIT) res.once('drain', more);
+      };
+      more();
+    });
+    try {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      const model = createAnthropic({ apiKey: 'k', baseURL: `${server.url}/v1`, fetch: modelFetch as unknown as typeof fetch })('claude-test');
+      let failure: unknown;
+      try {
+        // The provider may read the stream's start before it answers doStream: the error can come from either.
+        const { stream } = await model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+        for await (const part of stream as unknown as AsyncIterable<{ type: string; error?: unknown }>) if (part.type === 'error') failure ??= part.error;
+      } catch (error) {
+        failure ??= error;
+      }
+      assert.ok(failure instanceof UnendedLineError || (failure as { cause?: unknown })?.cause instanceof UnendedLineError, String(failure));
+      assert.match(await describeModelError(failure, 'anthropic:claude-test', server.url), /more than 32 MB without a line break/);
+      await waitFor('the connection to close', () => server.open.size === 0);
+      assert.ok(written < 4 * BODY_LIMIT, 'the server was not read to the end');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a successful body with many lines is not bounded by the line check', async () => {
+    const line = `data: ${'y'.repeat(1023)}\n`;
+    const lines = Math.ceil((BODY_LIMIT * 1.5) / line.length);
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let sent = 0;
+      const more = () => {
+        let flowing = true;
+        while (sent < lines && flowing) {
+          flowing = res.write(line.repeat(64));
+          sent += 64;
+        }
+        if (sent < lines) res.once('drain', more);
+        else res.end();
+      };
+      more();
+    });
+    try {
+      const response = await modelFetch(`${server.url}/v1/stream`, { method: 'POST', body: '{}' });
+      let bytes = 0;
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.byteLength;
+      assert.ok(bytes > BODY_LIMIT, `${bytes} bytes`);
     } finally {
       await server.close();
     }
