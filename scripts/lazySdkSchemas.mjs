@@ -15,11 +15,27 @@
 // silently change what the agent validates.
 
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 /** The generated schema modules of the SDK versions the agent bundles. */
 export const SDK_SCHEMA_FILES = /[\\/]@agentclientprotocol[\\/]sdk[\\/]dist[\\/]v[12][\\/]unstable[\\/]schema[\\/](zod|guards)\.gen\.js$/;
 /** What the core must transform (v1: what every editor's messages are validated with). */
 const REQUIRED = ['dist/v1/unstable/schema/zod.gen.js', 'dist/v1/unstable/schema/guards.gen.js'];
+/**
+ * v1 schemas whose stand-in's `parse` first tries a parser of ours that
+ * answers the common params without building the schema (a fresh process's
+ * session/new built and ran it: ~4 ms of ~13 on a quiet machine); the schema
+ * parses what it declines. Each returns exactly what the schema would
+ * (agent/acp/fastParams.ts, and its test). Not initialize's: its parse is
+ * the process's first zod parse, and what it warms the first prompt needs
+ * (with it skipped, initialize was ~4 ms sooner but the first chunk ~6-14 ms
+ * later, interleaved, load ~2.4).
+ */
+export const FAST_PARSERS = {
+  module: resolve('agent/acp/fastParams.ts'),
+  file: /[\\/]@agentclientprotocol[\\/]sdk[\\/]dist[\\/]v1[\\/]unstable[\\/]schema[\\/]zod\.gen\.js$/,
+  parsers: { zNewSessionRequest: 'fastNewSession', zPromptRequest: 'fastPrompt' },
+};
 
 export function lazySdkSchemas() {
   return {
@@ -27,7 +43,8 @@ export function lazySdkSchemas() {
     setup(build) {
       const transformed = new Set();
       build.onLoad({ filter: SDK_SCHEMA_FILES }, (args) => {
-        const contents = lazySchemaModule(readFileSync(args.path, 'utf8'), args.path);
+        const fast = FAST_PARSERS.file.test(args.path) ? FAST_PARSERS : undefined;
+        const contents = lazySchemaModule(readFileSync(args.path, 'utf8'), args.path, fast);
         transformed.add(args.path);
         return { contents, loader: 'js' };
       });
@@ -54,7 +71,7 @@ const fail = (where, message) => {
  * unexported); any other statement (a function, an object of guard
  * functions) stays, its references to schemas made calls of their builders.
  */
-export function lazySchemaModule(source, where = 'zod.gen.js') {
+export function lazySchemaModule(source, where = 'zod.gen.js', fast = undefined) {
   const tokens = tokenize(source, where);
   const statements = splitStatements(tokens, source, where);
   const schemas = [];
@@ -82,12 +99,17 @@ export function lazySchemaModule(source, where = 'zod.gen.js') {
   const builder = (name) => `${name}$build`;
   // The builders' state first: any other statement may call a builder as it runs.
   const out = [STAND_IN];
+  const fastOf = new Map(Object.entries(fast?.parsers ?? {}));
+  for (const [name, parser] of fastOf) {
+    if (!schemas.some((s) => s.name === name && s.exported)) fail(where, `no exported schema ${name} for the fast parser ${parser}`);
+    out.push(`import { ${parser} as ${name}$fast } from ${JSON.stringify(fast.module)};`);
+  }
   for (const { name, expression } of schemas) {
     out.push(`let ${name}$value;`, `function ${builder(name)}() { return ${name}$value ??= (${rewrite(expression, names, builder, where, name, true).trim()}); }`);
   }
   for (const statement of others) out.push(rewrite(statement, names, builder, where, 'a top-level statement'));
   for (const { name, exported } of schemas) {
-    if (exported) out.push(`export const ${name} = /* @__PURE__ */ lazySchema$(${builder(name)}, () => ${name}$value !== undefined);`);
+    if (exported) out.push(`export const ${name} = /* @__PURE__ */ lazySchema$(${builder(name)}, () => ${name}$value !== undefined${fastOf.has(name) ? `, ${name}$fast` : ''});`);
   }
   return `${out.join('\n')}\n`;
 }
@@ -152,8 +174,10 @@ function rewrite(tokens, names, builder, where, what, dropComments = false) {
  * of an empty object must. `Symbol.for('accord.lazySchema.built')` tells,
  * without building, whether it was built (for tests).
  */
-const STAND_IN = `const lazySchema$ = (build, built) => new Proxy({}, {
-  get: (_, key) => (key === Symbol.for('accord.lazySchema.built') ? built() : Reflect.get(build(), key)),
+const STAND_IN = `const lazySchema$ = (build, built, fast) => {
+  const parse = fast && ((value, params) => fast(value) ?? build().parse(value, params));
+  return new Proxy({}, {
+  get: (_, key) => (key === Symbol.for('accord.lazySchema.built') ? built() : parse && key === 'parse' ? parse : Reflect.get(build(), key)),
   set: (_, key, value) => Reflect.set(build(), key, value),
   has: (_, key) => Reflect.has(build(), key),
   deleteProperty: (_, key) => Reflect.deleteProperty(build(), key),
@@ -164,7 +188,8 @@ const STAND_IN = `const lazySchema$ = (build, built) => new Proxy({}, {
   },
   defineProperty: (_, key, descriptor) => Reflect.defineProperty(build(), key, descriptor),
   getPrototypeOf: () => Reflect.getPrototypeOf(build()),
-});`;
+  });
+};`;
 
 const previousCode = (tokens, k) => {
   for (let j = k - 1; j >= 0; j--) if (tokens[j].kind !== 'trivia') return tokens[j];
