@@ -160,6 +160,9 @@ const builds = [
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
+    // node:child_process (~1 ms to load) only when the bridge starts a daemon: neither a bridge to a running
+    // daemon nor `acp --no-daemon` needs it before initialize (the core loads it after that answer).
+    plugins: [lazyBuiltins()],
   },
   {
     ...agentNode,
