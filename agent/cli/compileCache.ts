@@ -18,6 +18,9 @@ import { v8FlagsTag } from './heapFlags';
 /** When to write the cache: after start-up work has compiled the functions a session uses. */
 const WRITE_AFTER_MS = 3000;
 
+/** Other builds of a bundle whose caches are kept beside this one's (the most recently written). */
+const OTHER_BUILDS_KEPT = 2;
+
 /**
  * Modules a lazy bundle takes from the bundle that loads it instead of
  * carrying its own copy (one zod, one provider-utils per process), by the
@@ -134,12 +137,23 @@ function writeCache(script: vm.Script, cacheDir: string, cacheFile: string, stem
     const temporary = `${cacheFile}.${process.pid}.tmp`;
     writeFileSync(temporary, data, { mode: 0o600 });
     renameSync(temporary, cacheFile);
-    // Earlier builds' caches of this bundle are dead weight ("agent-openai-1-…" is not "agent-openai-compatible-1-…");
-    // this build's for another Node or other V8 flags (the daemon's) are not.
+    // Older builds' caches of this bundle are dead weight ("agent-openai-1-…" is not "agent-openai-compatible-1-…"),
+    // but not the few latest: two installs that share a data directory (the extension's agent and a
+    // CLI of another version) would otherwise delete each other's, and every start would compile cold.
+    // This build's for another Node or other V8 flags (the daemon's) are kept.
     const ours = new RegExp(`^${stem.replace(/[^\w]/g, '\\$&')}-(\\d+-\\d+)-v`);
+    const others = new Map<string, { names: string[]; newest: number }>();
     for (const name of readdirSync(cacheDir)) {
       const match = ours.exec(name);
-      if (match && match[1] !== build && !name.endsWith('.tmp')) rmSync(join(cacheDir, name), { force: true });
+      if (!match || match[1] === build || name.endsWith('.tmp')) continue;
+      const entry = others.get(match[1]!) ?? { names: [], newest: 0 };
+      entry.names.push(name);
+      entry.newest = Math.max(entry.newest, statSync(join(cacheDir, name)).mtimeMs);
+      others.set(match[1]!, entry);
+    }
+    const oldestFirst = [...others.values()].sort((a, b) => a.newest - b.newest);
+    for (const { names } of oldestFirst.slice(0, Math.max(0, oldestFirst.length - OTHER_BUILDS_KEPT))) {
+      for (const name of names) rmSync(join(cacheDir, name), { force: true });
     }
   } catch {
     // A full disk or a read-only data dir: the next start compiles again.

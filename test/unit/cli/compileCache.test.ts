@@ -108,19 +108,35 @@ exports.answer = () => ({ shared: z.id, sep, calls: 1 });`);
     assert.match(failed.stderr, /Cannot find module 'no-such-package-accord'/);
   });
 
-  test('each bundle keeps its own cache file: a new build of one removes only its own old cache', () => {
+  test('each bundle keeps its own cache files: new builds of one remove only its own oldest caches, past the latest three', () => {
     const cache = join(root, 'g-cache');
     const a = moduleAt(join(root, 'g'), CORE);
     const b = join(root, 'g', 'core-extra.js');
     writeFileSync(b, CORE);
     assert.equal(load(a, cache).status, 0);
     assert.equal(load(b, cache).status, 0);
-    assert.deepEqual(readdirSync(cache).map((n) => n.replace(/-\d.*$/, '')).sort(), ['core', 'core-extra']);
-    writeFileSync(a, `${CORE}\n// a new build`);
-    assert.equal(load(a, cache).status, 0);
-    const names = readdirSync(cache);
-    assert.equal(names.length, 2, names.join(', '));
-    assert.deepEqual(names.map((n) => n.replace(/-\d.*$/, '')).sort(), ['core', 'core-extra']);
+    const stems = () => readdirSync(cache).map((n) => n.replace(/-\d.*$/, '')).sort();
+    assert.deepEqual(stems(), ['core', 'core-extra']);
+    const first = readdirSync(cache).find((n) => n.startsWith('core-') && !n.startsWith('core-extra'))!;
+    // Three more builds of `core` (a size change makes each a build of its own); `core-extra` is untouched.
+    for (const suffix of ['// 2', '// build 3', '// the 4th build']) {
+      writeFileSync(a, `${CORE}\n${suffix}`);
+      assert.equal(load(a, cache).status, 0);
+    }
+    assert.deepEqual(stems(), ['core', 'core', 'core', 'core-extra']);
+    assert.ok(!readdirSync(cache).includes(first), 'the oldest build of core lost its cache');
+  });
+
+  test('two builds that share a cache directory, started in turn, each find their own cache', () => {
+    const cache = join(root, 'two-builds-cache');
+    const one = moduleAt(join(root, 'two-builds-1'), CORE);
+    const two = moduleAt(join(root, 'two-builds-2'), `${CORE}\n// another version`);
+    for (const path of [one, two, one, two]) assert.equal(load(path, cache).status, 0);
+    const before = readdirSync(cache).sort();
+    assert.equal(before.length, 2, before.join(', '));
+    // A start that found its cache writes none: the files stay as they were.
+    for (const path of [one, two]) assert.equal(load(path, cache).status, 0);
+    assert.deepEqual(readdirSync(cache).sort(), before);
   });
 
   test('processes with the small young generation (agent/cli/heapFlags.ts) and without it (ACCORD_SMALL_HEAP=off) keep one cache each', { skip: process.platform === 'win32' }, () => {
