@@ -6,7 +6,6 @@
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
-  LanguageModelV3Content,
   LanguageModelV3FinishReason,
   LanguageModelV3Prompt,
   LanguageModelV3StreamPart,
@@ -16,6 +15,7 @@ import type {
 } from '@ai-sdk/provider';
 import type { LmChatParams, LmChatResult, LmMessage, LmMessagePart, LmModelInfo, LmStreamPart, LmTool } from '../../protocol/accordMethods';
 import { modelRequestSent } from './requestSent';
+import { collectStream } from './collectStream';
 
 /** The client's side of `_accord/lm/*`, as the agent core sees it (no protocol types). */
 export interface ClientModelHost {
@@ -81,23 +81,7 @@ export function clientLanguageModel(host: ClientModelHost, vendor: string, model
     doStream,
     async doGenerate(options) {
       const { stream } = await doStream(options);
-      const content: LanguageModelV3Content[] = [];
-      let text = '';
-      let usage: LanguageModelV3Usage = usageOf(undefined);
-      let reason: LanguageModelV3FinishReason = finishReason('other');
-      let warnings: SharedV3Warning[] = [];
-      const reader = stream.getReader();
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        if (value.type === 'stream-start') warnings = value.warnings;
-        else if (value.type === 'text-delta') text += value.delta;
-        else if (value.type === 'tool-call') content.push(value);
-        else if (value.type === 'finish') ({ usage, finishReason: reason } = value);
-        else if (value.type === 'error') throw value.error;
-      }
-      if (text) content.unshift({ type: 'text', text });
-      return { content, finishReason: reason, usage, warnings };
+      return collectStream(stream, { usage: usageOf(undefined), finishReason: finishReason('other') });
     },
   };
 }

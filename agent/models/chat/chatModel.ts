@@ -16,12 +16,8 @@ import {
   APICallError,
   type LanguageModelV3,
   type LanguageModelV3CallOptions,
-  type LanguageModelV3Content,
-  type LanguageModelV3FinishReason,
   type LanguageModelV3StreamPart,
   type LanguageModelV3StreamResult,
-  type LanguageModelV3Usage,
-  type SharedV3ProviderMetadata,
   type SharedV3Warning,
 } from '@ai-sdk/provider';
 import {
@@ -39,6 +35,7 @@ import { parseChunk } from './chatChunk';
 import { ChatStreamState, chatUsage } from './chatStream';
 import { chatRequestBody } from './chatRequest';
 import { SseEvents } from './sseEvents';
+import { collectStream } from '../collectStream';
 import { ModelResponse } from '../http/modelResponse';
 
 /** The @ai-sdk/openai-compatible release whose user agent this model sends (the differential test checks it against the package). */
@@ -107,7 +104,7 @@ export function leanChatModel(modelId: string, settings: LeanChatSettings): Lang
     async doGenerate(options) {
       if (!leanCovers(options)) return (await sdkModel()).doGenerate(options);
       const { stream, request, response } = await doStream(options);
-      return { ...(await collect(stream)), request, response };
+      return { ...(await collectStream(stream, { usage: chatUsage(undefined), finishReason: { unified: 'other', raw: undefined } })), request, response };
     },
   };
 }
@@ -315,26 +312,3 @@ function readError(error: unknown, call: { url: string; requestBodyValues: unkno
   return new APICallError({ message: 'Failed to process successful response', cause: error, ...call, ...(retryable ? { isRetryable: true } : {}) });
 }
 
-async function collect(stream: ReadableStream<LanguageModelV3StreamPart>) {
-  const content: LanguageModelV3Content[] = [];
-  let reasoning = '';
-  let text = '';
-  let usage: LanguageModelV3Usage = chatUsage(undefined);
-  let finishReason: LanguageModelV3FinishReason = { unified: 'other', raw: undefined };
-  let providerMetadata: SharedV3ProviderMetadata | undefined;
-  let warnings: SharedV3Warning[] = [];
-  const reader = stream.getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    if (value.type === 'stream-start') warnings = value.warnings;
-    else if (value.type === 'reasoning-delta') reasoning += value.delta;
-    else if (value.type === 'text-delta') text += value.delta;
-    else if (value.type === 'tool-call') content.push(value);
-    else if (value.type === 'finish') ({ usage, finishReason, providerMetadata } = value);
-    else if (value.type === 'error') throw value.error;
-  }
-  if (text) content.unshift({ type: 'text', text });
-  if (reasoning) content.unshift({ type: 'reasoning', text: reasoning });
-  return { content, finishReason, usage, warnings, ...(providerMetadata ? { providerMetadata } : {}) };
-}
