@@ -11,6 +11,7 @@
 import { ndJsonStream, type AnyMessage, type Stream } from '@agentclientprotocol/sdk/unstable';
 import type { BatchedOutput } from './batchedOutput';
 import type { GuardedStdio } from './lineGuard';
+import { OneWriterStream } from './sharedWriter';
 
 const taken = Promise.resolve();
 
@@ -22,47 +23,30 @@ export function acpStream(stdio: GuardedStdio, maxMessageBytes: number): Stream 
 
 /** A writable of messages whose writer (one, shared, never locked) gathers each as a JSON line through `push`. */
 export function messageOutput(push: BatchedOutput['push']): WritableStream<AnyMessage> {
-  return new MessageOutput(push);
+  return new OneWriterStream(messageWriter(push));
 }
 
-class MessageOutput extends WritableStream<AnyMessage> {
-  readonly #writer: WritableStreamDefaultWriter<AnyMessage>;
-
-  constructor(push: BatchedOutput['push']) {
-    super();
-    let ended: Error | undefined;
-    const end = (): Promise<void> => {
-      ended ??= new TypeError('The ACP output is closed.');
-      return taken;
-    };
-    this.#writer = {
-      closed: new Promise<undefined>(() => undefined),
-      desiredSize: 1,
-      ready: taken as Promise<undefined>,
-      write(message?: AnyMessage): Promise<void> {
-        if (ended) return Promise.reject(ended);
-        try {
-          return push(`${JSON.stringify(message)}\n`) ?? taken;
-        } catch (error) {
-          return Promise.reject(error);
-        }
-      },
-      // As ndJsonStream's writable: ending the messages leaves the byte stream to its owner.
-      close: end,
-      abort: end,
-      releaseLock: () => undefined,
-    };
-  }
-
-  override getWriter(): WritableStreamDefaultWriter<AnyMessage> {
-    return this.#writer;
-  }
-
-  override close(): Promise<void> {
-    return this.#writer.close();
-  }
-
-  override abort(reason?: unknown): Promise<void> {
-    return this.#writer.abort(reason);
-  }
+function messageWriter(push: BatchedOutput['push']): WritableStreamDefaultWriter<AnyMessage> {
+  let ended: Error | undefined;
+  const end = (): Promise<void> => {
+    ended ??= new TypeError('The ACP output is closed.');
+    return taken;
+  };
+  return {
+    closed: new Promise<undefined>(() => undefined),
+    desiredSize: 1,
+    ready: taken as Promise<undefined>,
+    write(message?: AnyMessage): Promise<void> {
+      if (ended) return Promise.reject(ended);
+      try {
+        return push(`${JSON.stringify(message)}\n`) ?? taken;
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    // As ndJsonStream's writable: ending the messages leaves the byte stream to its owner.
+    close: end,
+    abort: end,
+    releaseLock: () => undefined,
+  };
 }

@@ -9,15 +9,16 @@
 
 /** `target`, written through one long-lived writer; getWriter() is cheap and never blocks on a lock. */
 export function sharedWriter<T>(target: WritableStream<T>): WritableStream<T> {
-  return new SharedWriterStream(target);
+  return new OneWriterStream(shared(target.getWriter()));
 }
 
-class SharedWriterStream<T> extends WritableStream<T> {
+/** A writable whose every getWriter() is `writer` (never locked), and whose close/abort are the writer's. */
+export class OneWriterStream<T> extends WritableStream<T> {
   readonly #writer: WritableStreamDefaultWriter<T>;
 
-  constructor(target: WritableStream<T>) {
+  constructor(writer: WritableStreamDefaultWriter<T>) {
     super();
-    this.#writer = shared(target.getWriter());
+    this.#writer = writer;
   }
 
   override getWriter(): WritableStreamDefaultWriter<T> {
