@@ -83,6 +83,49 @@ type Recorded =
   | { type: 'provider-result'; toolCallId: string; toolName: string; result: unknown; isError: boolean; providerMetadata: Metadata }
   | { type: 'approval'; approvalId: string; toolCallId: string };
 
+/**
+ * The text or reasoning parts of a response that are open, by the provider's
+ * id, as streamText tracks them: an id used again (while open or after) starts
+ * a new part under a key of its own, and a delta or end whose id is not open
+ * is reported rather than dropped.
+ */
+class OpenParts<T extends 'text' | 'reasoning'> {
+  private readonly used = new Set<string>();
+  private readonly keys = new Map<string, object | string>();
+  private readonly open = new Map<object | string, Recorded & { type: T }>();
+
+  constructor(private readonly type: T) {}
+
+  start(id: string, providerMetadata: Metadata): Recorded & { type: T } {
+    const key = this.used.has(id) ? {} : id;
+    this.used.add(id);
+    this.keys.set(id, key);
+    const entry = { type: this.type, text: '', providerMetadata } as Recorded & { type: T };
+    this.open.set(key, entry);
+    return entry;
+  }
+
+  /** False: no part with this id is open. */
+  delta(id: string, text: string, providerMetadata: Metadata): boolean {
+    const entry = this.open.get(this.keys.get(id) ?? id);
+    if (!entry) return false;
+    entry.text += text;
+    entry.providerMetadata = providerMetadata ?? entry.providerMetadata;
+    return true;
+  }
+
+  /** False: no part with this id is open. */
+  end(id: string, providerMetadata: Metadata): boolean {
+    const key = this.keys.get(id) ?? id;
+    this.keys.delete(id);
+    const entry = this.open.get(key);
+    if (!entry) return false;
+    entry.providerMetadata = providerMetadata ?? entry.providerMetadata;
+    this.open.delete(key);
+    return true;
+  }
+}
+
 /** An empty stream's usage: every count unknown. */
 const unknownUsage = (): StepUsage => ({
   inputTokens: undefined,
@@ -150,17 +193,8 @@ export class ModelStep {
 
     const withhold = request.toolChoice === 'none';
     let withheldCall = false;
-    const usedTextIds = new Set<string>();
-    const usedReasoningIds = new Set<string>();
-    const openTextIds = new Map<string, object | string>();
-    const openReasoningIds = new Map<string, object | string>();
-    const openText = new Map<object | string, Recorded & { type: 'text' }>();
-    const openReasoning = new Map<object | string, Recorded & { type: 'reasoning' }>();
-    const reserve = (used: Set<string>, id: string): object | string => {
-      if (used.has(id)) return {}; // a reused id: a new part, its own key
-      used.add(id);
-      return id;
-    };
+    const texts = new OpenParts('text');
+    const reasonings = new OpenParts('reasoning');
     let finishReason: FinishReason = 'other';
     let rawFinishReason: string | undefined;
     let usage = unknownUsage();
@@ -196,70 +230,28 @@ export class ModelStep {
         }
         if (outputParts.has(type)) output = true;
         switch (part.type) {
-          case 'text-start': {
-            const key = reserve(usedTextIds, part.id);
-            openTextIds.set(part.id, key);
-            const entry = { type: 'text' as const, text: '', providerMetadata: part.providerMetadata };
-            openText.set(key, entry);
-            this.recorded.push(entry);
+          case 'text-start':
+            this.recorded.push(texts.start(part.id, part.providerMetadata));
             break;
-          }
-          case 'text-delta': {
+          case 'text-delta':
             // An empty delta that carries nothing is dropped before anything looks at its id.
             if (part.delta.length === 0 && part.providerMetadata == null) break;
             yield { type: 'text-delta', text: part.delta };
-            const entry = openText.get(openTextIds.get(part.id) ?? part.id);
-            if (!entry) {
-              yield { type: 'error', error: `text part ${part.id} not found` };
-              break;
-            }
-            entry.text += part.delta;
-            entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
+            if (!texts.delta(part.id, part.delta, part.providerMetadata)) yield { type: 'error', error: `text part ${part.id} not found` };
             break;
-          }
-          case 'text-end': {
-            const key = openTextIds.get(part.id) ?? part.id;
-            openTextIds.delete(part.id);
-            const entry = openText.get(key);
-            if (!entry) {
-              yield { type: 'error', error: `text part ${part.id} not found` };
-              break;
-            }
-            entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
-            openText.delete(key);
+          case 'text-end':
+            if (!texts.end(part.id, part.providerMetadata)) yield { type: 'error', error: `text part ${part.id} not found` };
             break;
-          }
-          case 'reasoning-start': {
-            const key = reserve(usedReasoningIds, part.id);
-            openReasoningIds.set(part.id, key);
-            const entry = { type: 'reasoning' as const, text: '', providerMetadata: part.providerMetadata };
-            openReasoning.set(key, entry);
-            this.recorded.push(entry);
+          case 'reasoning-start':
+            this.recorded.push(reasonings.start(part.id, part.providerMetadata));
             break;
-          }
-          case 'reasoning-delta': {
+          case 'reasoning-delta':
             yield { type: 'reasoning-delta', text: part.delta };
-            const entry = openReasoning.get(openReasoningIds.get(part.id) ?? part.id);
-            if (!entry) {
-              yield { type: 'error', error: `reasoning part ${part.id} not found` };
-              break;
-            }
-            entry.text += part.delta;
-            entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
+            if (!reasonings.delta(part.id, part.delta, part.providerMetadata)) yield { type: 'error', error: `reasoning part ${part.id} not found` };
             break;
-          }
-          case 'reasoning-end': {
-            const key = openReasoningIds.get(part.id) ?? part.id;
-            openReasoningIds.delete(part.id);
-            const entry = openReasoning.get(key);
-            if (!entry) {
-              yield { type: 'error', error: `reasoning part ${part.id} not found` };
-              break;
-            }
-            entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
-            openReasoning.delete(key);
+          case 'reasoning-end':
+            if (!reasonings.end(part.id, part.providerMetadata)) yield { type: 'error', error: `reasoning part ${part.id} not found` };
             break;
-          }
           case 'file':
             this.recorded.push({ type: 'file', base64: typeof part.data === 'string' ? part.data : convertUint8ArrayToBase64(part.data), mediaType: part.mediaType, providerMetadata: part.providerMetadata });
             break;
