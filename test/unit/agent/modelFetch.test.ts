@@ -55,6 +55,20 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<{ chunks: Ui
   return { chunks, text: Buffer.concat(chunks).toString('utf8') };
 }
 
+/**
+ * Writes `piece` again and again while the reader keeps up, up to `cap` bytes, and never ends
+ * the response: only a reader that stops on its own finishes. Returns the bytes written so far.
+ */
+function flood(res: ServerResponse, piece: Buffer, cap: number): () => number {
+  let written = 0;
+  const more = () => {
+    while (!res.destroyed && written < cap && res.write(piece)) written += piece.length;
+    if (!res.destroyed && written < cap) res.once('drain', more);
+  };
+  more();
+  return () => written;
+}
+
 describe('modelFetch', () => {
   test('a POST: headers lower-cased and trimmed, the body sent; the response streams as Uint8Array chunks', async () => {
     const server = await serve((_req, res) => {
@@ -219,15 +233,11 @@ describe('modelFetch', () => {
   });
 
   test('an error body larger than the bound: read up to the bound, cut with a note, the rest not read', async () => {
-    let written = 0;
+    let written = () => 0;
     const server = await serve((_req, res) => {
       res.writeHead(500, { 'content-type': 'application/json' });
       // Far past the bound, and never ending: only a bounded read finishes.
-      const more = () => {
-        while (!res.destroyed && res.write(Buffer.alloc(16 * 1024, 'x'))) written += 16 * 1024;
-        if (!res.destroyed && written < 64 * 1024 * 1024) res.once('drain', more);
-      };
-      more();
+      written = flood(res, Buffer.alloc(16 * 1024, 'x'), 64 * 1024 * 1024);
     });
     try {
       const response = await modelFetch(`${server.url}/v1/responses`, { method: 'POST', body: '{}' });
@@ -237,7 +247,7 @@ describe('modelFetch', () => {
       assert.ok(Buffer.byteLength(text) < ERROR_BODY_LIMIT + 200, `${Buffer.byteLength(text)} bytes`);
       assert.match(text, /the rest of this 500 response is not shown/);
       await waitFor('the connection to close', () => server.open.size === 0);
-      assert.ok(written < 64 * 1024 * 1024, 'the server was not read to the end');
+      assert.ok(written() < 64 * 1024 * 1024, 'the server was not read to the end');
     } finally {
       await server.close();
     }
@@ -245,14 +255,10 @@ describe('modelFetch', () => {
 
   test("the providers' own error handlers read a never-ending error body through `body`: it ends at the bound, with the note", async () => {
     // Anthropic's and OpenAI's SDK handlers read `response.body` with a bound of 2 GiB; the web body is bounded itself.
-    let written = 0;
+    let written = () => 0;
     const server = await serve((_req, res) => {
       res.writeHead(400, { 'content-type': 'text/html' });
-      const more = () => {
-        while (!res.destroyed && res.write(Buffer.alloc(16 * 1024, '<'))) written += 16 * 1024;
-        if (!res.destroyed && written < 64 * 1024 * 1024) res.once('drain', more);
-      };
-      more();
+      written = flood(res, Buffer.alloc(16 * 1024, '<'), 64 * 1024 * 1024);
     });
     try {
       const { createAnthropic } = await import('@ai-sdk/anthropic');
@@ -265,7 +271,7 @@ describe('modelFetch', () => {
       assert.ok(Buffer.byteLength(error.responseBody ?? '') < ERROR_BODY_LIMIT + 200, `${Buffer.byteLength(error.responseBody ?? '')} bytes`);
       assert.match(error.responseBody ?? '', /the rest of this 400 response is not shown/);
       await waitFor('the connection to close', () => server.open.size === 0);
-      assert.ok(written < 64 * 1024 * 1024, 'the server was not read to the end');
+      assert.ok(written() < 64 * 1024 * 1024, 'the server was not read to the end');
     } finally {
       await server.close();
     }
@@ -273,15 +279,11 @@ describe('modelFetch', () => {
 
   test("attack: an event stream whose line never ends fails at BODY_LIMIT through the providers' own parsers, and the connection closes", async () => {
     // The SDK's event-stream parser (Anthropic, OpenAI) holds an unfinished line whole.
-    let written = 0;
+    let written = () => 0;
     const server = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('event: message_start\ndata: ');
-      const more = () => {
-        while (!res.destroyed && res.write(Buffer.alloc(64 * 1024, 'x'))) written += 64 * 1024;
-        if (!res.destroyed && written < 4 * BODY_LIMIT) res.once('drain', more);
-      };
-      more();
+      written = flood(res, Buffer.alloc(64 * 1024, 'x'), 4 * BODY_LIMIT);
     });
     try {
       const { createAnthropic } = await import('@ai-sdk/anthropic');
@@ -297,7 +299,7 @@ describe('modelFetch', () => {
       assert.ok(failure instanceof UnendedLineError || (failure as { cause?: unknown })?.cause instanceof UnendedLineError, String(failure));
       assert.match(await describeModelError(failure, 'anthropic:claude-test', server.url), /more than 32 MB without a line break/);
       await waitFor('the connection to close', () => server.open.size === 0);
-      assert.ok(written < 4 * BODY_LIMIT, 'the server was not read to the end');
+      assert.ok(written() < 4 * BODY_LIMIT, 'the server was not read to the end');
     } finally {
       await server.close();
     }
