@@ -10,7 +10,7 @@ import type { SessionWorkspaces } from '../session/workspaces';
 import type { CommandRunner, Tool } from '../tools/tool';
 import type { ClientFeatureBook } from './clientView';
 import type { DurableRequests } from './durablePermissions';
-import type { SessionPersistence } from './sessionLog';
+import type { SessionPersistence } from './sessionPersistence';
 import type { SessionSharing } from './sharing';
 
 export interface AccordAgentOptions {

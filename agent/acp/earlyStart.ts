@@ -18,7 +18,7 @@ import type { TurnDeps, WorkspaceDeps } from '../core/turn';
 import type { LoadedPolicy } from '../policy/load';
 import type { IsolatedSession, WorkspacePlan } from '../session/isolatedSession';
 import type { SessionWorkspaces } from '../session/workspaces';
-import type { SessionPersistence } from './sessionLog';
+import type { SessionPersistence } from './sessionPersistence';
 import type { SessionFlags } from './sharing';
 import { SessionSetupError, setupFailure, untilReadyOr, workspaceFor } from './workspaceReady';
 import { afterNextModelRequest } from '../models/requestSent';
