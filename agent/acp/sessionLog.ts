@@ -5,18 +5,16 @@
 import { resolve } from 'node:path';
 import { methods, RequestError, type AgentApp, type AgentContext, type ContentBlock, type SessionInfo } from '@agentclientprotocol/sdk/unstable';
 import type { PermissionAsker } from '../core/gate';
-import type { ReasoningEffort, Session, SessionSettings } from '../core/session';
+import type { Session } from '../core/session';
 import { MemorySessionStore, type SessionStore as LiveSessions } from '../core/sessionStore';
 import type { TurnObserver } from '../core/turn';
 import { refuseClientWidening, refuseSessionMcpServers } from '../policy/clientMeta';
 import { launchGrants } from './launchGrants';
-import { isModeId } from '../core/modes';
 import { modeStateOf } from './sessionSettings';
 import type { StopReason } from '../core/updates';
 import { removeUnfinished, WorkspaceError, workspaceFromRecord, type IsolatedWorkspace } from '../session/isolated';
 import { checkCursor, LogError, LogWriteError, OFFSET_CURSOR_TYPE, parseReplayFrom, SessionRecorder, SessionStore, titleFromPrompt, type ReplayCursor, type ContentBlockJson, type SessionLog } from '../log';
 import type { Env } from '../models/credentials';
-import { defaultModelId } from '../models/resolve';
 import { createAccordAgent, forwardUpdates, type AccordAgentOptions } from './app';
 import { configOptionsFor } from './configOptions';
 import { ClientFeatureBook } from './clientView';
@@ -27,14 +25,13 @@ import type { AvailableCommand } from '../core/updates';
 import { waitingMeta, type DurableRequests } from './durablePermissions';
 import type { SessionWorkspaces } from '../session/workspaces';
 import { FLAGS_CONFIG_KEY, flagsMeta, type SessionFlags, type SessionSharing } from './sharing';
+import { flagsFromConfig, settingsFrom } from './recordedConfig';
 import { setupFailure } from './workspaceReady';
 import type { PreparingWorkspace, SessionPersistence } from './sessionPersistence';
 
 function isPreparing(recorded: Record<string, unknown>): boolean {
   return recorded.preparing === true;
 }
-
-const efforts: ReasoningEffort[] = ['off', 'low', 'medium', 'high'];
 
 /** session/list `_meta` key: the session is running a turn in this agent process (the daemon) right now. */
 export const RUNNING_META_KEY = 'accord/running';
@@ -408,17 +405,4 @@ function clearly<T>(write: () => T): T {
   } catch (error) {
     return fail(error);
   }
-}
-
-function flagsFromConfig(config: Record<string, unknown> | undefined): SessionFlags {
-  const raw = config?.[FLAGS_CONFIG_KEY];
-  if (raw === null || typeof raw !== 'object') return {};
-  const { alwaysApprove, durableRequests } = raw as Record<string, unknown>;
-  return { ...(alwaysApprove === true ? { alwaysApprove } : {}), ...(durableRequests === true ? { durableRequests } : {}) };
-}
-
-async function settingsFrom(config: Record<string, unknown>, env: Env): Promise<SessionSettings> {
-  const model = typeof config.model === 'string' ? config.model : await defaultModelId(env);
-  const effort = efforts.find((e) => e === config.reasoningEffort) ?? 'medium';
-  return { model, reasoningEffort: effort, ...(isModeId(config.mode) ? { mode: config.mode } : {}) };
 }
