@@ -13,7 +13,8 @@ import { launchGrants } from './launchGrants';
 import { modeStateOf } from './sessionSettings';
 import type { StopReason } from '../core/updates';
 import { removeUnfinished, WorkspaceError, workspaceFromRecord, type IsolatedWorkspace } from '../session/isolated';
-import { checkCursor, LogError, LogWriteError, OFFSET_CURSOR_TYPE, parseReplayFrom, SessionRecorder, SessionStore, titleFromPrompt, type ReplayCursor, type ContentBlockJson, type SessionLog } from '../log';
+import { checkCursor, LogError, LogWriteError, SessionRecorder, SessionStore, titleFromPrompt, type ReplayCursor, type ContentBlockJson, type SessionLog } from '../log';
+import { REPLAY_CHECK_META, replayCheckOf } from './replayCheck';
 import type { Env } from '../models/credentials';
 import { createAccordAgent, forwardUpdates, type AccordAgentOptions } from './app';
 import { configOptionsFor } from './configOptions';
@@ -377,20 +378,6 @@ export class SessionLogPersistence implements SessionPersistence {
     this.titled.delete(sessionId);
     await recorder?.close().catch((error: unknown) => console.error(`accord: closing the log of session ${sessionId}: ${(error as Error).message}`));
   }
-}
-
-/**
- * `session/load` `_meta` key: the offset after which the client (the v2 view,
- * resuming with an offset cursor) will show updates. The load still replays
- * from the start, for the view to fold the earlier ones, but is refused before
- * anything is sent if the offset is not one an update carried.
- */
-export const REPLAY_CHECK_META = 'accord/replayAfter';
-
-function replayCheckOf(meta: unknown): ReplayCursor {
-  const value = meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>)[REPLAY_CHECK_META] : undefined;
-  if (value === undefined) return { kind: 'start' };
-  return parseReplayFrom({ type: OFFSET_CURSOR_TYPE, after: value });
 }
 
 /** A log write failure reaches the client as the error of the request, with the log's own explanation. */
