@@ -12,7 +12,7 @@ import { refuseClientWidening, refuseSessionMcpServers } from '../policy/clientM
 import { launchGrants } from './launchGrants';
 import { modeStateOf } from './sessionSettings';
 import type { StopReason } from '../core/updates';
-import { removeUnfinished, WorkspaceError, workspaceFromRecord, type IsolatedWorkspace } from '../session/isolated';
+import type { IsolatedWorkspace } from '../session/isolated';
 import { checkCursor, LogError, LogWriteError, SessionRecorder, SessionStore, titleFromPrompt, type ReplayCursor, type ContentBlockJson, type SessionLog } from '../log';
 import { REPLAY_CHECK_META, replayCheckOf } from './replayCheck';
 import type { Env } from '../models/credentials';
@@ -27,12 +27,9 @@ import { waitingMeta, type DurableRequests } from './durablePermissions';
 import type { SessionWorkspaces } from '../session/workspaces';
 import { FLAGS_CONFIG_KEY, flagsMeta, type SessionFlags, type SessionSharing } from './sharing';
 import { flagsFromConfig, settingsFrom } from './recordedConfig';
+import { reattachWorkspace } from './recordedWorkspace';
 import { setupFailure } from './workspaceReady';
 import type { PreparingWorkspace, SessionPersistence } from './sessionPersistence';
-
-function isPreparing(recorded: Record<string, unknown>): boolean {
-  return recorded.preparing === true;
-}
 
 /** session/list `_meta` key: the session is running a turn in this agent process (the daemon) right now. */
 export const RUNNING_META_KEY = 'accord/running';
@@ -314,7 +311,7 @@ export class SessionLogPersistence implements SessionPersistence {
       if (resolve(log.created.cwd) !== resolve(cwd)) {
         throw RequestError.invalidParams({ cwd }, `Session ${sessionId} belongs to ${log.created.cwd}; open that folder to load it (got ${cwd}).`);
       }
-      const root = await this.reattachWorkspace(log, cwd, isolation);
+      const root = await reattachWorkspace(this.logs, log, cwd, isolation);
       const replay = await replayInto(log);
       if (replay.title) this.titled.add(sessionId);
       const session = live.create(cwd, await settingsFrom(replay.config, env), sessionId, root);
@@ -327,42 +324,6 @@ export class SessionLogPersistence implements SessionPersistence {
       await log.close().catch(() => undefined);
       await isolation?.release(sessionId);
       throw error;
-    }
-  }
-
-  /** The recorded workspace, attached again (never re-created); the session's root, or undefined to work in cwd. */
-  private async reattachWorkspace(log: SessionLog, cwd: string, isolation: SessionWorkspaces | undefined): Promise<string | undefined> {
-    const created = log.created.workspace;
-    // A session recorded without isolation, or an agent running without it, works in cwd.
-    if (!created || !isolation) return undefined;
-    const recorded = isPreparing(created) ? (await this.logs.replay(log.id)).workspace : created;
-    if (!recorded) return this.remake(log, cwd, created.inPlace === true, isolation);
-    const workspace = workspaceFromRecord(recorded);
-    if (!workspace || workspace.sessionId !== log.id) {
-      throw RequestError.internalError({ sessionId: log.id }, `The log of session ${log.id} records its workspace in a form this agent cannot read; start a new session.`);
-    }
-    try {
-      return (await isolation.reattach(workspace, cwd, flagsFromConfig(log.created.config).alwaysApprove)).workspace.root;
-    } catch (error) {
-      if (error instanceof WorkspaceError) throw RequestError.invalidRequest({ sessionId: log.id, workspace: workspace.root }, error.message);
-      throw RequestError.internalError({ sessionId: log.id }, `Could not attach the session's workspace: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-
-  /**
-   * The log started but the copy was never finished (the agent stopped while
-   * making it). No tool can have run, so a new copy of the project loses no
-   * work: it is made now and recorded, as session/new would have.
-   */
-  private async remake(log: SessionLog, cwd: string, inPlace: boolean, isolation: SessionWorkspaces): Promise<string> {
-    try {
-      await removeUnfinished(log.id, isolation.settings.dataDir);
-      const made = await isolation.prepare(log.id, cwd, inPlace, flagsFromConfig(log.created.config).alwaysApprove, async (isolated) => {
-        await log.append({ type: 'workspace', workspace: { ...isolated.workspace } }, { durable: true }).committed;
-      });
-      return made.workspace.root;
-    } catch (error) {
-      throw RequestError.internalError({ sessionId: log.id }, `Could not set up the session's workspace: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
