@@ -11,7 +11,7 @@ import * as v1 from '@agentclientprotocol/sdk/unstable';
 import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import { LogError, parseReplayFrom, folds, type ReplayCursor } from '../../log';
 import { offsetCarried } from '../../log/offsets';
-import { RUNNING_META_KEY } from '../sessionLog';
+import { RUNNING_META_KEY } from '../sessionLogMethods';
 import { REPLAY_CHECK_META } from '../replayCheck';
 import { TURN_ENDED_METHOD, TURN_STARTED_METHOD } from '../sharing';
 import { PROMPT_STARTED_METHOD } from '../promptStarted';
