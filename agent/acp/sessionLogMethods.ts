@@ -17,7 +17,7 @@ import { waitingMeta, type DurableRequests } from './durablePermissions';
 import { launchGrants } from './launchGrants';
 import { REPLAY_CHECK_META, replayCheckOf } from './replayCheck';
 import { sendReplayed } from './replaySend';
-import type { SessionLogPersistence } from './sessionLog';
+import type { SessionLogPersistence } from './sessionLogPersistence';
 import { modeStateOf } from './sessionSettings';
 import { flagsMeta, type SessionSharing } from './sharing';
 import { setupFailure } from './workspaceReady';

@@ -3,7 +3,8 @@
 // connection is its own ACP app over the same live sessions, logs and
 // workspaces, so clients can come and go (and come back) while turns run.
 import type { Stream } from '@agentclientprotocol/sdk/unstable';
-import { loggedAgentApp, SessionLogPersistence } from '../acp/sessionLog';
+import { loggedAgentApp } from '../acp/sessionLog';
+import { SessionLogPersistence } from '../acp/sessionLogPersistence';
 import { serveVersions } from '../acp/versions';
 import { SessionWorkspaces } from '../session/workspaces';
 import { MemorySessionStore } from '../core/sessionStore';

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { methods, RequestError, type AgentContext, type ContentBlock } from '@agentclientprotocol/sdk/unstable';
 import { forwardUpdates } from '../acp/app';
 import { forClient, type ClientFeatures } from '../acp/clientView';
-import type { SessionLogPersistence } from '../acp/sessionLog';
+import type { SessionLogPersistence } from '../acp/sessionLogPersistence';
 import { RUNNING_META_KEY } from '../acp/sessionLogMethods';
 import { flagsMeta, TURN_ENDED_METHOD, TURN_STARTED_METHOD, type DurableSharing, type SessionFlags, type SessionSharing } from '../acp/sharing';
 import type { SessionWorkspaces } from '../session/workspaces';
