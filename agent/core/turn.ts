@@ -3,15 +3,15 @@
 // requests is reached, or the person cancels. Returns exactly one stop reason.
 import type { ModelMessage, UserContent } from '@ai-sdk/provider-utils';
 import { z } from 'zod';
-import type { CommandRunner, PlanEntry, Tool } from '../tools/tool';
+import type { CommandRunner, Tool } from '../tools/tool';
 import { describeModelError, StalledStreamError } from '../models/errors';
 import type { ResolvedModel } from '../models/resolve';
 import { measureRequest, USAGE_ESTIMATED_META } from '../models/usage';
 import type { PermissionAsker, PermissionGate } from './gate';
 import type { Session } from './session';
-import { CallScheduler, claimsFor } from './callScheduler';
 import { compact, currentTurnStart, pastThreshold, worthCompacting } from './compaction';
-import { DECLINED, runToolCall, type ToolCallDeps, type ToolCallOutcome, type ToolCallRequest } from './toolCall';
+import { DECLINED, runToolCall, type ToolCallRequest } from './toolCall';
+import { appendToolResults, failCalls, runCalls, turnContext } from './responseCalls';
 import type { DurableAnswer, PendingPermission } from './durable';
 import type { StopReason } from './updates';
 import { workspaceReady } from './workspaceWait';
@@ -93,8 +93,6 @@ export async function modelTools(tools: readonly Tool<any>[]): Promise<ModelTool
   });
 }
 
-const cancelledResult = 'Cancelled by the person before this call ran.';
-
 export async function runTurn(session: Session, prompt: UserContent, deps: TurnDeps): Promise<StopReason> {
   return guarded(session, (signal) => loop(session, prompt, deps, signal));
 }
@@ -162,18 +160,6 @@ async function guarded(session: Session, work: (signal: AbortSignal) => Promise<
 
 async function say(session: Session, text: string): Promise<void> {
   await session.updates.emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
-}
-
-function turnContext(session: Session, deps: TurnDeps, signal: AbortSignal): ToolCallDeps['context'] {
-  return {
-    root: session.root,
-    signal,
-    commands: deps.commands,
-    setPlan: (entries: PlanEntry[]) => {
-      session.plan = entries;
-      void session.updates.emit({ sessionUpdate: 'plan', entries });
-    },
-  };
 }
 
 /** `prompt` undefined: the turn goes on from the history as it is (after a durable approval). */
@@ -254,68 +240,6 @@ async function loop(session: Session, prompt: UserContent | undefined, deps: Tur
     // The calls that need an approval wait for it beyond this turn; the rest have their results already.
     if (waiting.length) return 'waiting';
   }
-}
-
-/** Each call is shown failed with `reason` and answered with it, so the history stays valid for a next request. */
-async function failCalls(session: Session, calls: ToolCallRequest[], reason: string, deps: TurnDeps): Promise<void> {
-  for (const call of calls) {
-    await session.updates.emit({ sessionUpdate: 'tool_call', toolCallId: call.toolCallId, title: call.toolName, kind: 'other', status: 'failed', rawInput: call.input,
-      content: [{ type: 'content', content: { type: 'text', text: reason } }] } as never);
-    deps.observer?.toolIo({ ...call, output: reason, isError: true });
-  }
-  appendToolResults(session, calls.map((call) => ({ call, forModel: reason, isError: true })));
-}
-
-/**
- * Runs one response's calls, concurrently where safe (callScheduler.ts). Each
- * call is started in the model's order, so announcements keep that order; the
- * results go back in that order too, whatever order they finished in.
- */
-async function runCalls(
-  session: Session,
-  calls: ToolCallRequest[],
-  toolsByName: ReadonlyMap<string, Tool<any>>,
-  context: ToolCallDeps['context'],
-  deps: TurnDeps,
-  signal: AbortSignal,
-): Promise<Array<{ call: ToolCallRequest } & ToolCallOutcome>> {
-  const scheduler = new CallScheduler(calls.length);
-  const run = async (call: ToolCallRequest, index: number) => {
-    try {
-      if (signal.aborted) return { call, forModel: cancelledResult, isError: true } as { call: ToolCallRequest } & ToolCallOutcome;
-      const outcome = await runToolCall(call, {
-        session,
-        tools: toolsByName,
-        gate: deps.gate,
-        permissions: deps.permissions,
-        context,
-        ...(deps.commandContext ? { commandContext: deps.commandContext } : {}),
-        ...(deps.beforeChange ? { beforeChange: deps.beforeChange } : {}),
-        admit: (kind, paths) => scheduler.admit(index, claimsFor(kind, paths)),
-      });
-      return { call, ...outcome };
-    } finally {
-      scheduler.done(index);
-    }
-  };
-  const results = await Promise.all(calls.map(run));
-  // The audit trail lists calls in the model's order, whatever order they finished in.
-  for (const { call, forModel, isError, deferred } of results) {
-    if (!deferred) deps.observer?.toolIo({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, output: forModel, isError });
-  }
-  return results;
-}
-
-function appendToolResults(session: Session, results: Array<{ call: ToolCallRequest; forModel: string; isError: boolean }>): void {
-  session.appendHistory({
-    role: 'tool',
-    content: results.map(({ call, forModel, isError }) => ({
-      type: 'tool-result' as const,
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      output: isError ? { type: 'error-text' as const, value: forModel } : { type: 'text' as const, value: forModel },
-    })),
-  });
 }
 
 type StepResult =
