@@ -13,7 +13,7 @@ export function delta(i: number): string {
   return `${Array.from({ length: n }, (_, k) => WORDS[(i * 7 + k) % WORDS.length]).join(' ')} `;
 }
 
-/** A streamed answer chunk as agent/core/turn.ts emits it. */
+/** A streamed answer chunk as agent/core/streamOnce.ts emits it. */
 export function chunkEvent(i: number): LogEvent {
   return { type: 'update', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: delta(i) } } };
 }

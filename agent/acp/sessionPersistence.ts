@@ -1,6 +1,6 @@
 // What the ACP adapter tells a persistence layer as sessions are created and
 // run: the adapter depends on this contract only, the session log
-// (sessionLog.ts) implements it.
+// (sessionLogPersistence.ts) implements it.
 import type { ContentBlock } from '@agentclientprotocol/sdk/unstable';
 import type { PermissionAsker } from '../core/gate';
 import type { Session } from '../core/session';
