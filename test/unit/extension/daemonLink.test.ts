@@ -103,10 +103,20 @@ describe('the extension connects to the daemon itself', () => {
     // that moment reaches the dying daemon and ends with status 1 too (AgentHost then restarts it).
     await waitFor('the killed daemon to be gone', () => !pidAlive(first));
 
-    const b = linked(world.env, ['--durable-requests'], {}, cwd);
-    await b.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    // As AgentHost does after a status 1: a link that ends before its initialize is answered is made
+    // again (a new daemon's start can meet what the killed one left, a moment longer on a loaded machine).
+    let b = linked(world.env, ['--durable-requests'], {}, cwd);
+    for (let attempt = 1; ; attempt++) {
+      const answered = await b.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} }).then(() => true, () => false);
+      if (answered) break;
+      const ended = await b.exited;
+      assert.ok(attempt < 3 && ended.code === 1, `the link after the kill: ${JSON.stringify(ended)}, stderr: ${b.stderr()}`);
+      b = linked(world.env, ['--durable-requests'], {}, cwd);
+    }
     assert.notEqual(b.link.daemonPid, first, 'a new daemon serves');
-    await b.connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    await b.connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] }).catch((error: unknown) => {
+      throw new Error(`session/load after the kill: ${String(error)}; stderr: ${b.stderr()}`);
+    });
     const replayed = texts(b, sessionId);
     assert.deepEqual(replayed.slice(0, seen.length), seen, 'the load gives back every chunk the client saw, in order');
     assert.match(replayed.at(-1)!, /This turn was interrupted/);
