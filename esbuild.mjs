@@ -243,8 +243,23 @@ async function removeStaleAgentBundles() {
   }
 }
 
+/**
+ * dist/accord, the `accord` command (package.json `bin`): a POSIX shell launcher
+ * (agent/cli/accord.sh) with this version baked in, which it says in its hello.
+ */
+async function writeLauncher() {
+  const fs = await import('node:fs/promises');
+  const source = await fs.readFile('agent/cli/accord.sh', 'utf8');
+  if (!source.includes("accord_version='@ACCORD_VERSION@'")) throw new Error('esbuild.mjs: agent/cli/accord.sh has no version placeholder');
+  if (!/^[\w.+-]+$/.test(pkg.version)) throw new Error(`esbuild.mjs: the version ${pkg.version} does not fit in the launcher`);
+  await fs.mkdir('dist', { recursive: true });
+  await fs.writeFile('dist/accord', source.replace('@ACCORD_VERSION@', pkg.version), { mode: 0o755 });
+  await fs.chmod('dist/accord', 0o755);
+}
+
 await removeStaleAgentBundles();
 await copyAgentVendor();
+await writeLauncher();
 
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));

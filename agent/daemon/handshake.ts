@@ -20,12 +20,19 @@ export interface ConnectionFlags {
 }
 
 /** The daemon's own settings, never taken from a client. */
-const DAEMON_KEYS = new Set(['ACCORD_HOME', 'ACCORD_DAEMON_IDLE_EXIT', 'ACCORD_BRIDGE_VERSION_FOR_TESTS', 'ACCORD_SANDBOX', 'ACCORD_APPROVAL_TIMEOUT']);
+export const DAEMON_KEYS = new Set(['ACCORD_HOME', 'ACCORD_DAEMON_IDLE_EXIT', 'ACCORD_BRIDGE_VERSION_FOR_TESTS', 'ACCORD_SANDBOX', 'ACCORD_APPROVAL_TIMEOUT']);
 
+/**
+ * The names a client forwards and the daemon accepts. dist/accord (agent/cli/accord.sh) builds
+ * the same set in awk: keep the two in step (test/unit/cli/launcherParity.test.ts checks it).
+ */
+export const FORWARDED_NAME = /^(ANTHROPIC_|OPENAI_|OPENROUTER_|GEMINI_|GOOGLE_GENERATIVE_AI_|ACCORD_)[A-Z0-9_]*$/;
+
+/** Names outside FORWARDED_NAME (ACCORD_x.y) are left out here too: the daemon would drop them anyway. */
 export function forwardedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined && /^(ANTHROPIC_|OPENAI_|OPENROUTER_|GEMINI_|GOOGLE_GENERATIVE_AI_|ACCORD_)/.test(key) && !DAEMON_KEYS.has(key)) out[key] = value;
+    if (value !== undefined && FORWARDED_NAME.test(key) && !DAEMON_KEYS.has(key)) out[key] = value;
   }
   return out;
 }
@@ -35,13 +42,21 @@ export function acceptedEnv(env: unknown): Record<string, string> {
   if (env === null || typeof env !== 'object') return {};
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env as Record<string, unknown>)) {
-    if (typeof value === 'string' && /^(ANTHROPIC_|OPENAI_|OPENROUTER_|GEMINI_|GOOGLE_GENERATIVE_AI_|ACCORD_)[A-Z0-9_]*$/.test(key) && !DAEMON_KEYS.has(key)) out[key] = value;
+    if (typeof value === 'string' && FORWARDED_NAME.test(key) && !DAEMON_KEYS.has(key)) out[key] = value;
   }
   return out;
 }
 
 export type Hello =
-  | { accord: 'hello'; version: string; flags: ConnectionFlags; /** A bridge of another version asks the daemon to step down once idle. */ restartWhenIdle?: boolean }
+  | {
+      accord: 'hello';
+      version: string;
+      flags: ConnectionFlags;
+      /** A bridge of another version asks the daemon to step down once idle. */
+      restartWhenIdle?: boolean;
+      /** dist/accord: answer with a one-shot socket (agent/daemon/handoff.ts) to relay on, and close this connection. */
+      handoff?: boolean;
+    }
   | { accord: 'status'; version: string }
   | { accord: 'stop'; version: string };
 
@@ -51,6 +66,8 @@ export interface Welcome {
   pid: number;
   /** The daemon will exit once idle (a newer or older bridge asked). */
   retiring?: boolean;
+  /** The one-shot socket a launcher's hello asked for. */
+  handoff?: string;
 }
 
 export interface DaemonStatus {

@@ -11,11 +11,14 @@ import { LogLockedError } from '../log';
 import { acquireLock } from '../log/lock';
 import { SANDBOX_WARM_MS, sandboxHost } from '../sandbox/sandboxHost';
 import { addressAt, checkSocketPath, defaultDaemonAddress, ensurePrivateDir, type DaemonAddress } from './address';
+import { openHandoff, type Handoff } from './handoff';
 import { parseJsonLine, readFirstLine, type DaemonStatus, type Hello, type Welcome } from './handshake';
 import { agentVersion as version, SessionHost } from './host';
 import { parseDuration, takeValue, UsageError } from '../cli/options';
 
 const DEFAULT_IDLE_EXIT_MS = 10 * 60_000;
+
+type HelloLine = Extract<Hello, { accord: 'hello' }>;
 
 export async function runDaemon(args: string[]): Promise<number> {
   const rest = [...args];
@@ -59,6 +62,8 @@ class Daemon {
   /** A bridge of another version asked: exit as soon as idle, so the next bridge starts its own. */
   private retiring = false;
   private stopping = false;
+  /** One-shot sockets offered to launchers (dist/accord) and not yet connected to. */
+  private readonly handoffs = new Set<Handoff>();
   private done!: (code: number) => void;
   readonly finished = new Promise<number>((resolve) => (this.done = resolve));
 
@@ -130,6 +135,10 @@ class Daemon {
       socket.end(`${JSON.stringify({ accord: 'error', error: `unknown first line "${String((hello as { accord: unknown }).accord).slice(0, 40)}"` })}\n`);
       return;
     }
+    if (hello.handoff === true) {
+      await this.handOff(socket, hello);
+      return;
+    }
     if (hello.version !== version && !this.retiring) {
       this.retiring = true;
       console.error(`accord daemon: a bridge of version ${String(hello.version).slice(0, 40)} connected; this daemon (${version}) exits once idle.`);
@@ -137,10 +146,42 @@ class Daemon {
     this.serve(socket, hello);
   }
 
-  private serve(socket: Socket, hello: Extract<Hello, { accord: 'hello' }>): void {
+  private serve(socket: Socket, hello: HelloLine): void {
     clearTimeout(this.idleTimer);
     const welcome: Welcome = { accord: 'welcome', version, pid: process.pid, ...(this.retiring ? { retiring: true } : {}) };
     socket.write(`${JSON.stringify(welcome)}\n`);
+    this.serveAcp(socket, hello);
+  }
+
+  /**
+   * A launcher (dist/accord) asks for a one-shot socket: it relays with socat, which cannot
+   * say hello first. Only a launcher of this very version gets one; any other gets a plain
+   * welcome without a path and runs the Node bridge, which handles versions as always.
+   */
+  private async handOff(socket: Socket, hello: HelloLine): Promise<void> {
+    const plain: Welcome = { accord: 'welcome', version, pid: process.pid };
+    const handoff = hello.version === version && !this.retiring ? await openHandoff(this.address.dir) : undefined;
+    if (!handoff) {
+      socket.end(`${JSON.stringify(plain)}\n`);
+      return;
+    }
+    clearTimeout(this.idleTimer);
+    this.handoffs.add(handoff);
+    // Fixed key order: the launcher matches this line with a strict pattern, never parses it as code.
+    socket.end(`${JSON.stringify({ ...plain, handoff: handoff.path })}\n`);
+    const relayed = await handoff.taken;
+    this.handoffs.delete(handoff);
+    if (!relayed || this.stopping) {
+      relayed?.destroy();
+      this.checkIdle();
+      return;
+    }
+    relayed.on('error', () => undefined);
+    this.serveAcp(relayed, hello);
+    relayed.resume();
+  }
+
+  private serveAcp(socket: Socket, hello: HelloLine): void {
     // As on stdio: an oversized line is answered with an error instead of ending the connection.
     const lines = guardLines(Readable.toWeb(socket) as ReadableStream<Uint8Array>, Writable.toWeb(socket) as WritableStream<Uint8Array>);
     const stream = acpStream(lines, MAX_LINE_BYTES + 1);
@@ -162,7 +203,7 @@ class Daemon {
 
   private checkIdle(): void {
     clearTimeout(this.idleTimer);
-    if (this.stopping || this.host.hub.busy) return;
+    if (this.stopping || this.host.hub.busy || this.handoffs.size > 0) return;
     if (this.retiring) {
       void this.stop(0);
       return;
@@ -182,6 +223,7 @@ class Daemon {
     this.stopping = true;
     clearTimeout(this.idleTimer);
     this.server.close();
+    for (const handoff of this.handoffs) handoff.close();
     await this.host.shutdown();
     this.done(code);
   }
