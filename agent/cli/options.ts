@@ -109,6 +109,10 @@ Editors and ACP clients (stdio):
       closed editor does not stop a turn). Starts the daemon when none
       answers. --no-daemon serves in this process instead (also the fallback
       when the daemon's socket cannot be used).
+      \`accord\` (dist/accord) is a POSIX shell launcher: \`dist/accord acp\` with
+      the daemon running on Linux relays through socat (a few MB instead of a
+      Node bridge). \`node dist/agent.js acp\` is the portable form (Windows, or
+      a Node not on PATH).
 
 Agent options (every transport):
   --always-approve     sessions created through this connection run every

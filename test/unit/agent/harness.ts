@@ -172,10 +172,14 @@ export async function probeAroundInitialize(probe: string, settleMs = 0): Promis
 /**
  * `dist/agent.js acp` as a child. By default it serves in its own process
  * (`--no-daemon`); `bridge: true` runs it as the bridge to the per-user daemon
- * (test/unit/daemon/fixtures.ts stops the daemon it starts).
+ * (test/unit/daemon/fixtures.ts stops the daemon it starts); `launcher` runs
+ * that executable instead (dist/accord).
  */
-export function childAgent(env: Record<string, string | undefined>, args: string[] = [], options: { bridge?: boolean } = {}): ChildHarness {
-  const child = spawn(process.execPath, [agentBundle, 'acp', ...args, ...(options.bridge ? [] : ['--no-daemon'])], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+export function childAgent(env: Record<string, string | undefined>, args: string[] = [], options: { bridge?: boolean; launcher?: string } = {}): ChildHarness {
+  // `launcher`: an executable run as `<launcher> acp ...args` (dist/accord, or a symlink to it), as an editor runs it.
+  const child = options.launcher
+    ? spawn(options.launcher, ['acp', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [agentBundle, 'acp', ...args, ...(options.bridge ? [] : ['--no-daemon'])], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: string[] = [];
   child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));

@@ -124,6 +124,8 @@ describe('accord daemon lifecycle', () => {
     for (const spelling of [
       'accord acp [agent options] [--daemon <address>]',
       'accord acp serve',
+      'dist/accord acp',
+      'node dist/agent.js acp',
       'accord agent [agent options] stdio',
       '--always-approve',
       '--durable-requests',

@@ -39,7 +39,7 @@ export async function plantedListener(path: string, mode: number, answer: (socke
 
 export function ensureBuilt(): void {
   // agent-openai-compatible.js: a dist from before the lazy bundles is rebuilt too.
-  if (!existsSync(agentBundle) || !['agent-core.js', 'agent-openai-compatible.js'].every((name) => existsSync(join(process.cwd(), 'dist', name)))) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
+  if (!existsSync(agentBundle) || !['agent-core.js', 'agent-openai-compatible.js', 'accord'].every((name) => existsSync(join(process.cwd(), 'dist', name)))) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'ignore' });
 }
 
 export interface DaemonWorld {
