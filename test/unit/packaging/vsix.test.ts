@@ -65,6 +65,9 @@ test('the VSIX contains the bundles, media and docs, and nothing else', () => {
   assert.ok(names.some((n) => /^extension\/media\/.+/.test(n)), 'media/ is missing from the VSIX');
   const unexpected = names.filter((n) => !ALLOWED.some((pattern) => pattern.test(n)));
   assert.deepEqual(unexpected, [], 'files that do not belong in the VSIX (sources, maps, node_modules...)');
+  // dist/accord (the shell launcher, package.json `bin`) is for editors started from a terminal or a clone:
+  // VS Code links to the daemon in-process, and a VSIX (a zip) does not keep the executable bit it needs.
+  assert.ok(!names.includes('extension/dist/accord'), 'dist/accord stays out of the VSIX');
 });
 
 test("every image the README shows is in the VSIX (VS Code resolves the README's relative links inside the extension)", () => {
