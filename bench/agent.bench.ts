@@ -2,8 +2,10 @@
 // way an editor starts it (a fresh process per run), interleaved with the
 // dependency-free floor agent (bench/floorAgent.mjs) in the same run, against
 // the fake model server streaming 200 chunks. Two situations: a daemon
-// already running (`accord acp` bridges to it) and none (`--no-daemon`); and
-// a third, "daemon, direct": no bridge, this process connects to the daemon's
+// already running (`dist/accord acp`, what an editor configured with `accord
+// acp` runs: socat on a hand-off socket on Linux; "daemon (node bridge)" is
+// `node dist/agent.js acp`, the Node bridge, for comparison) and none
+// (`--no-daemon`); and a third, "daemon, direct": no bridge, this process connects to the daemon's
 // socket as the extension does (extension/agents/daemonLink.ts), so the
 // agent's tree is the daemon and its children. Beside the peak RSS (the
 // issue's measure) it prints the tree's peak PSS, which counts the pages a
@@ -12,7 +14,7 @@
 // on a shared machine read the ratios, not the absolute numbers.
 // `node --import tsx bench/agent.bench.ts [runs]` (default 8); BENCH_DIST=<dir> runs another build.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sessionLogPath, SessionStore } from '../agent/log';
@@ -28,11 +30,14 @@ const RUNS = Number(process.argv[2] ?? 8);
 const REPLAY_EVENTS = 50_000;
 // BENCH_DIST: another build's dist/ (e.g. main's, for a before/after table).
 const agentBundle = join(process.env.BENCH_DIST ?? join(process.cwd(), 'dist'), 'agent.js');
+/** The shell launcher (package.json `bin`); a build from before it has none, and its "daemon" line is the Node bridge. */
+const launcher = join(agentBundle, '..', 'accord');
+const hasLauncher = existsSync(launcher);
 /** The direct link says the bundled agent's version in its hello, as the extension (built with it) does. */
 const agentVersion = (JSON.parse(readFileSync(join(agentBundle, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 const floorAgent = join(process.cwd(), 'bench/floorAgent.mjs');
 
-type Kind = 'floor' | 'no daemon' | 'daemon' | 'daemon, direct';
+type Kind = 'floor' | 'no daemon' | 'daemon' | 'daemon (node bridge)' | 'daemon, direct';
 
 interface Run {
   initialize: number;
@@ -49,9 +54,11 @@ interface Run {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
-function commandFor(kind: Kind): string[] {
-  if (kind === 'floor') return [floorAgent];
-  return kind === 'daemon' ? [agentBundle, 'acp'] : [agentBundle, 'acp', '--no-daemon'];
+function commandFor(kind: Kind): [string, string[]] {
+  if (kind === 'floor') return [process.execPath, [floorAgent]];
+  if (kind === 'daemon' && hasLauncher) return [launcher, ['acp']];
+  if (kind === 'daemon' || kind === 'daemon (node bridge)') return [process.execPath, [agentBundle, 'acp']];
+  return [process.execPath, [agentBundle, 'acp', '--no-daemon']];
 }
 
 /** The extension's link to the daemon (no process of its own); its stderr is the bench's. */
@@ -65,7 +72,7 @@ function directLink(env: NodeJS.ProcessEnv): DaemonLink {
 /** One editor-like run: spawn (or connect), initialize, session/new, one 200-chunk prompt, close. */
 async function runOnce(kind: Kind, env: NodeJS.ProcessEnv, server: FakeModelServer, project: string, daemonPid: () => number | undefined): Promise<Run> {
   const started = performance.now();
-  const child = kind === 'daemon, direct' ? directLink(env) : spawn(process.execPath, commandFor(kind), { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = kind === 'daemon, direct' ? directLink(env) : spawn(...commandFor(kind), { env, stdio: ['pipe', 'pipe', 'inherit'] });
   const acp = rawConnection(child);
   try {
     await acp.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
@@ -75,7 +82,7 @@ async function runOnce(kind: Kind, env: NodeJS.ProcessEnv, server: FakeModelServ
     const sessionNew = performance.now() - newAt;
 
     // Peak RSS and PSS of the agent's processes (bridge, daemon and their children) while the turn runs.
-    const roots = () => (kind === 'daemon, direct' ? [daemonPid()!] : [(child as { pid?: number }).pid!, ...(kind === 'daemon' ? [daemonPid()!] : [])]);
+    const roots = () => (kind === 'daemon, direct' ? [daemonPid()!] : [(child as { pid?: number }).pid!, ...(kind.startsWith('daemon') ? [daemonPid()!] : [])]);
     let peak = 0;
     let peakPss = 0;
     const sample = () => {
@@ -150,7 +157,10 @@ function table(results: Map<Kind, Run[]>, replay: { wall: number; cpu: number })
     ['log bytes per text chunk', 'logBytesPerChunk', `≤ ${(2 * avgText() + 40).toFixed(0)}`, '%.0f'],
   ];
   const fmt = (v: number | undefined, spec: string) => (v === undefined ? '–' : v.toFixed(spec === '%.0f' ? 0 : 1));
-  const lines = ['| measure | floor | no daemon | × floor | daemon | × floor | daemon, direct | × floor | goal |', '|---|---|---|---|---|---|---|---|---|'];
+  const lines = [
+    `| measure | floor | no daemon | × floor | daemon (${hasLauncher ? 'dist/accord' : 'node bridge'}) | × floor | daemon (node bridge) | × floor | daemon, direct | × floor | goal |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
   for (const [label, key, goal, spec] of rows) {
     const m = (kind: Kind) => {
       const values = results.get(kind)!.map((r) => r[key]).filter((v): v is number => v !== undefined);
@@ -158,10 +168,10 @@ function table(results: Map<Kind, Run[]>, replay: { wall: number; cpu: number })
     };
     const f = m('floor');
     const ratio = (v: number | undefined) => (v !== undefined && f ? `${(v / f).toFixed(1)}×` : '–');
-    const cells = (['no daemon', 'daemon', 'daemon, direct'] as const).map((kind) => `${fmt(m(kind), spec)} | ${ratio(m(kind))}`);
+    const cells = (['no daemon', 'daemon', 'daemon (node bridge)', 'daemon, direct'] as const).map((kind) => `${fmt(m(kind), spec)} | ${ratio(m(kind))}`);
     lines.push(`| ${label} | ${fmt(f, spec)} | ${cells.join(' | ')} | ${goal} |`);
   }
-  lines.push(`| replay of ${REPLAY_EVENTS.toLocaleString('en')} events (events/s, wall / CPU) | – | ${Math.round(replay.wall).toLocaleString('en')} / ${Math.round(replay.cpu).toLocaleString('en')} | | | | | | ≥ 500,000 |`);
+  lines.push(`| replay of ${REPLAY_EVENTS.toLocaleString('en')} events (events/s, wall / CPU) | – | ${Math.round(replay.wall).toLocaleString('en')} / ${Math.round(replay.cpu).toLocaleString('en')} | | | | | | | | ≥ 500,000 |`);
   return lines.join('\n');
 }
 
@@ -187,6 +197,9 @@ function recordGoals(results: Map<Kind, Run[]>, replay: { wall: number; cpu: num
     recordResult({ id: `rss.${suffix}`, measured: `${rss.toFixed(0)} MB, PSS ${m(kind, 'peakPssMb').toFixed(0)} MB (floor ${m('floor', 'peakRssMb').toFixed(0)} MB)`, met: rss <= 100 });
   }
   // What a VS Code user has with the daemon on: no bridge (figures with no goal of their own; the goals' rows stay the bridge's).
+  const bridge = (key: keyof Run) => m('daemon (node bridge)', key);
+  recordResult({ id: 'initialize.nodeBridge', measured: `${bridge('initialize').toFixed(1)} ms (floor ${floor.toFixed(1)} ms)`, met: bridge('initialize') <= floor + 20, note: 'daemon (node bridge): node dist/agent.js acp, the portable form' });
+  recordResult({ id: 'rss.nodeBridge', measured: `${bridge('peakRssMb').toFixed(0)} MB, PSS ${bridge('peakPssMb').toFixed(0)} MB`, met: bridge('peakRssMb') <= 100, note: 'daemon (node bridge)' });
   const direct = (key: keyof Run) => m('daemon, direct', key);
   recordResult({ id: 'initialize.direct', measured: `${direct('initialize').toFixed(1)} ms (floor ${floor.toFixed(1)} ms)`, met: direct('initialize') <= floor + 20, note: 'daemon, direct (the extension connects itself)' });
   recordResult({ id: 'sessionNew.direct', measured: `${direct('sessionNew').toFixed(1)} ms`, met: direct('sessionNew') <= 20, note: 'daemon, direct' });
@@ -217,10 +230,10 @@ async function main(): Promise<void> {
   };
   let daemon: number | undefined;
   const daemonPid = () => (daemon ??= daemonPidOf(env));
-  const results = new Map<Kind, Run[]>([['floor', []], ['no daemon', []], ['daemon', []], ['daemon, direct', []]]);
+  const results = new Map<Kind, Run[]>([['floor', []], ['no daemon', []], ['daemon', []], ['daemon (node bridge)', []], ['daemon, direct', []]]);
   try {
     // One discarded run each: the daemon starts, and every file is in the page cache.
-    const kinds: Kind[] = ['floor', 'no daemon', 'daemon', 'daemon, direct'];
+    const kinds: Kind[] = ['floor', 'no daemon', 'daemon', 'daemon (node bridge)', 'daemon, direct'];
     for (const kind of kinds) await runOnce(kind, env, server, project, daemonPid);
     if (!daemonPid()) throw new Error('the daemon did not start');
     for (let i = 0; i < RUNS; i++) {
