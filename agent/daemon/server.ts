@@ -161,7 +161,8 @@ class Daemon {
   private async handOff(socket: Socket, hello: HelloLine): Promise<void> {
     const plain: Welcome = { accord: 'welcome', version, pid: process.pid };
     const handoff = hello.version === version && !this.retiring ? await openHandoff(this.address.dir) : undefined;
-    if (!handoff) {
+    if (!handoff || this.stopping) {
+      handoff?.close();
       socket.end(`${JSON.stringify(plain)}\n`);
       return;
     }
