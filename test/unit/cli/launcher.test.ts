@@ -127,6 +127,21 @@ describe('dist/accord acp with the daemon running: socat on a hand-off socket', 
     assert.deepEqual(processesMentioning(join(world.home, 'run', 'handoff-'), [world.daemonPid()!]), []);
   });
 
+  test('the daemon killed (-9): socat ends on its own, with no process left; the next launcher starts a daemon again', { timeout: 120_000 }, async () => {
+    const h = run();
+    await h.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    assert.equal(commOf(h.child.pid!), 'socat');
+    const pid = world.daemonPid()!;
+    process.kill(pid, 'SIGKILL');
+    // socat sees the end of the socket (exit status 0, unlike the Node bridge's 1: see agent/daemon/README.md).
+    assert.equal(await exited(h), 0);
+    await waitFor('the daemon to be gone', () => !pidAlive(pid));
+    const next = run();
+    await next.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    assert.equal(commOf(next.child.pid!), 'node', 'no daemon: the Node bridge, which starts one');
+    await next.close();
+  });
+
   test('arguments other than exactly `acp` take the Node path', { timeout: 60_000 }, async () => {
     const h = run(['--always-approve']);
     await h.connection.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });

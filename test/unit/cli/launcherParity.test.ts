@@ -51,7 +51,8 @@ describe('dist/accord computes the daemon address as defaultDaemonAddress() does
 
   test('property: the tag matches nameTag() over any text (quotes, $, backquotes, unicode, long)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.oneof(hostileChar, fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 120 }), (text) => {
+      // No NUL: an environment value cannot hold one.
+      fc.property(fc.string({ unit: fc.oneof(hostileChar, fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }).filter((c) => c !== '\u0000')), maxLength: 120 }), (text) => {
         const result = runLauncherFunctions('accord_tag "$TAG_TEXT" && printf %s "$accord_tag"', { PATH, TAG_TEXT: text });
         assert.equal(result.stdout, nameTag(text));
       }),
