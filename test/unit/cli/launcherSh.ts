@@ -24,6 +24,8 @@ export interface ShResult {
 /** `script` runs after the launcher's functions, with `accord_version` set to `version`. */
 export function runLauncherFunctions(script: string, env: Record<string, string | undefined>, options: { version?: string; cwd?: string } = {}): ShResult {
   const body = `accord_version='${options.version ?? '0.1.0'}'\n${functions}\n${script}\n`;
-  const result = spawnSync('/bin/sh', ['-c', body], { env: env as NodeJS.ProcessEnv, cwd: options.cwd, encoding: 'utf8' });
+  // LAUNCHER_TEST_SHELL=bash: the same rules under another /bin/sh (bash is /bin/sh on Fedora and Arch).
+  const shell = process.env.LAUNCHER_TEST_SHELL ?? '/bin/sh';
+  const result = spawnSync(shell, ['-c', body], { env: env as NodeJS.ProcessEnv, cwd: options.cwd, encoding: 'utf8' });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
