@@ -3,12 +3,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readFile, readlink, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, open, readFile, readlink, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createWorkspace, removeWorkspace, snapshot, WorkspaceError } from '../../../agent/session/isolated';
 import { discard, listChanges, readBase, readCurrent } from '../../../agent/session/isolatedDiff';
+import { fileSides } from '../../../agent/session/changes';
+import { REVIEW_LIMIT_BYTES } from '../../../agent/session/safeFs';
 
 const cleanups: string[] = [];
 after(() => Promise.all(cleanups.map((d) => rm(d, { recursive: true, force: true }))));
@@ -311,5 +313,39 @@ describe('in-place sessions', () => {
     await discard(ws, ['a.txt']);
     assert.equal(await readFile(path.join(repo, 'a.txt'), 'utf8'), before);
     assert.ok(!existsSync(path.join(repo, '.git/refs/accord')), 'in-place snapshots must not touch the project repository');
+  });
+});
+
+describe('attack: files past the review limit in the copy', { timeout: 300_000 }, () => {
+  test('a 1 TB sparse file and a grown 17 MB file are listed as too large without git hashing them; the other changes list, read and discard', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 'big1', source: repo, dataDir });
+    // Hashing a terabyte of zeros takes git hours (about 100 MB/s here) and would write its deflated blob to the host's git dir.
+    const huge = await open(path.join(ws.workTree, 'huge.bin'), 'w');
+    await huge.truncate(2 ** 40);
+    await huge.close();
+    // A tracked file grown past the limit, with content git would store if it read it.
+    const grown = Buffer.alloc(REVIEW_LIMIT_BYTES + 1, 'grown past the limit\n');
+    await writeFile(path.join(ws.workTree, 'a.txt'), grown);
+    await writeFile(path.join(ws.workTree, 'c.txt'), 'created\nby agent\n');
+
+    const changes = await listChanges(ws);
+    const byPath = Object.fromEntries(changes.map((c) => [c.path, c]));
+    assert.deepEqual(Object.keys(byPath).sort(), ['a.txt', 'c.txt', 'huge.bin']);
+    assert.deepEqual(byPath['huge.bin'], { path: 'huge.bin', status: 'added', additions: 0, deletions: 0, binary: true });
+    assert.deepEqual(byPath['a.txt'], { path: 'a.txt', status: 'modified', additions: 0, deletions: 0, binary: true });
+    assert.equal(byPath['c.txt']!.additions, 2);
+    const grownId = execFileSync('git', ['hash-object', '--stdin'], { input: grown, encoding: 'utf8' }).trim();
+    assert.throws(() => sh(ws.gitDir, '--git-dir', ws.gitDir, 'cat-file', '-e', grownId), 'git stored the oversized content in the host-side git dir');
+    assert.equal((await fileSides(ws, byPath['huge.bin']!)).tooLarge, 'too large (1048576 MB)');
+    assert.equal((await fileSides(ws, byPath['a.txt']!)).tooLarge, 'too large (16 MB)');
+
+    // Shrunk below the limit, the file is hashed and reviewed as text again.
+    await writeFile(path.join(ws.workTree, 'huge.bin'), 'small now\n');
+    const again = Object.fromEntries((await listChanges(ws)).map((c) => [c.path, c]));
+    assert.deepEqual(again['huge.bin'], { path: 'huge.bin', status: 'added', additions: 1, deletions: 0, binary: false });
+    assert.equal((await fileSides(ws, again['huge.bin']!)).currentText, 'small now\n');
+    assert.deepEqual((await discard(ws, ['a.txt'])).sort(), ['a.txt']);
+    assert.deepEqual((await listChanges(ws)).map((c) => c.path).sort(), ['c.txt', 'huge.bin']);
   });
 });
