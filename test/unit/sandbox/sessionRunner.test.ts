@@ -210,6 +210,22 @@ describe('sandboxed commands (real bubblewrap)', { timeout: 300_000 }, () => {
     }
   });
 
+  test('attack: a process a command leaves behind (setsid, nohup, double fork) does not outlive the command', async (t) => {
+    if (skip) return t.skip(skip);
+    // A survivor could keep writing the copy after the review read it, or swap a folder
+    // for a link while the host removes the copy. It writes a marker every 100 ms.
+    const marker = path.join(workspace, 'survivor.txt');
+    const loop = `while :; do date +%s%N >> ${marker}; sleep 0.1; done`;
+    const outcome = await run(['sh', '-c', `setsid sh -c '${loop}' >/dev/null 2>&1 < /dev/null & nohup sh -c '${loop}' >/dev/null 2>&1 < /dev/null & ( ( sh -c '${loop}' & ) & ) ; sleep 0.5; exit 0`]);
+    assert.equal(outcome.exitCode, 0, outcome.output);
+    const settled = async () => (await readFile(marker, 'utf8').catch(() => '')).length;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const before = await settled();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.equal(await settled(), before, 'a process the command started kept running after it ended');
+    await rm(marker, { force: true });
+  });
+
   test('cwd outside the workspace is refused before anything runs', async (t) => {
     if (skip) return t.skip(skip);
     await assert.rejects(run(['true'], {}, base), /outside the session workspace/);
