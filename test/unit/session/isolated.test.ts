@@ -9,8 +9,9 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createWorkspace, removeWorkspace, snapshot, WorkspaceError } from '../../../agent/session/isolated';
 import { discard, listChanges, readBase, readCurrent } from '../../../agent/session/isolatedDiff';
-import { fileSides } from '../../../agent/session/changes';
+import { changesAnswer, fileSides } from '../../../agent/session/changes';
 import { REVIEW_LIMIT_BYTES } from '../../../agent/session/safeFs';
+import { MAX_LINE_BYTES } from '../../../agent/acp/lineGuard';
 
 const cleanups: string[] = [];
 after(() => Promise.all(cleanups.map((d) => rm(d, { recursive: true, force: true }))));
@@ -347,5 +348,58 @@ describe('attack: files past the review limit in the copy', { timeout: 300_000 }
     assert.equal((await fileSides(ws, again['huge.bin']!)).currentText, 'small now\n');
     assert.deepEqual((await discard(ws, ['a.txt'])).sort(), ['a.txt']);
     assert.deepEqual((await listChanges(ws)).map((c) => c.path).sort(), ['c.txt', 'huge.bin']);
+  });
+});
+
+describe('attack: answers bigger than one JSON-RPC line a client accepts', { timeout: 300_000 }, () => {
+  // The ACP SDK's reader (the extension's, the tests') ends the whole connection on a
+  // line over 32 MiB (MAX_LINE_BYTES is that default): every session of the agent with it.
+  const answerBytes = (result: unknown) => Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 1, result }));
+
+  test('a file of control characters under the review limit (6 bytes each in JSON) is reported too large to send, not sent', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 'wire1', source: repo, dataDir });
+    // No NUL, so git counts it as text: 8 MiB of \x01 is 48 MiB as a JSON string.
+    await writeFile(path.join(ws.workTree, 'ctl.txt'), Buffer.alloc(8 * 1024 * 1024, 1));
+    const change = (await listChanges(ws)).find((c) => c.path === 'ctl.txt')!;
+    assert.equal(change.binary, false, 'git calls it text');
+    const sides = await fileSides(ws, change);
+    assert.ok(answerBytes(sides) <= MAX_LINE_BYTES, `the answer is ${answerBytes(sides)} bytes`);
+    assert.match(sides.tooLarge ?? '', /^too large \(\d+ MB as text\)$/);
+    assert.equal(sides.currentText, null);
+  });
+
+  test('a 16 MB text file the agent edited: each side fits the review limit, both together (newlines escaped) not one line', async () => {
+    const { repo, dataDir } = await project();
+    const big = 'x'.repeat(99) + '\n';
+    await writeFile(path.join(repo, 'big.txt'), big.repeat(167_000));
+    sh(repo, 'add', 'big.txt');
+    sh(repo, 'commit', '-q', '-m', 'big');
+    const ws = await createWorkspace({ sessionId: 'wire2', source: repo, dataDir });
+    await writeFile(path.join(ws.workTree, 'big.txt'), 'agent\n' + big.repeat(167_000));
+    assert.ok(167_000 * 100 + 6 < REVIEW_LIMIT_BYTES, 'each side is under the review limit');
+    const change = (await listChanges(ws)).find((c) => c.path === 'big.txt')!;
+    const sides = await fileSides(ws, change);
+    assert.ok(answerBytes(sides) <= MAX_LINE_BYTES, `the answer is ${answerBytes(sides)} bytes`);
+    assert.ok(sides.tooLarge !== undefined);
+    // An ordinary change still comes back as text.
+    await writeFile(path.join(ws.workTree, 'small.txt'), 'ok "quoted"\n');
+    const small = (await listChanges(ws)).find((c) => c.path === 'small.txt')!;
+    assert.equal((await fileSides(ws, small)).currentText, 'ok "quoted"\n');
+  });
+});
+
+describe('attack: a list of changes bigger than one JSON-RPC line', { timeout: 300_000 }, () => {
+  test('8,500 files with 4 KB paths (35 MB as a list) fail the list with a clear message instead of an answer no client can read', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 'wire3', source: repo, dataDir });
+    const deep = path.join(ws.workTree, ...Array.from({ length: 16 }, (_, i) => `${i}`.padEnd(250, 'd')));
+    await mkdir(deep, { recursive: true });
+    for (let i = 0; i < 8_500; i++) await writeFile(path.join(deep, `f${i}`), '');
+    await assert.rejects(changesAnswer(ws), (error: Error) => /8,50\d files/.test(error.message) && /too long/.test(error.message) && /discard/.test(error.message));
+    // Fewer files: the answer is the list.
+    await rm(path.join(ws.workTree, '0'.padEnd(250, 'd')), { recursive: true });
+    await writeFile(path.join(ws.workTree, 'c.txt'), 'c\n');
+    assert.deepEqual((await changesAnswer(ws)).changes.map((c) => c.path), ['c.txt']);
   });
 });
