@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { jsonStringBytes } from '../../../agent/session/changes';
+import { jsonStringBytes } from '../../../agent/core/jsonSize';
 
 const exact = (value: string | null) => Buffer.byteLength(JSON.stringify(value));
 
