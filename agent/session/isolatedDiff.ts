@@ -2,11 +2,11 @@
 // commit and the work tree as it is now (committed by the agent or not).
 // Paths are relative to the work tree top, with "/" separators.
 import { constants } from 'node:fs';
-import { copyFile, lstat, stat, symlink, utimes } from 'node:fs/promises';
+import { copyFile, stat, symlink, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import type { IsolatedWorkspace } from './isolated';
 import { git, gitRaw, splitZ, type GitOptions } from './isolatedGit';
-import { kindAt, readNoFollow, removeNoFollow, REVIEW_LIMIT_BYTES, writeNoFollow, type SafeRead } from './safeFs';
+import { fileSizeNoFollow, kindAt, readNoFollow, removeNoFollow, REVIEW_LIMIT_BYTES, writeNoFollow, type SafeRead } from './safeFs';
 
 export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 
@@ -90,9 +90,9 @@ async function recordOversized(workspace: IsolatedWorkspace, options: GitOptions
   const candidates = splitZ((await gitRaw(['ls-files', '-z', '--modified', '--others', '--exclude-standard', '--', '.'], options)).stdout);
   const oversized: string[] = [];
   for (const candidate of candidates) {
-    // lstat: a link is as small as its target's name; what it points to is never looked at.
-    const size = await lstat(path.join(workspace.workTree, candidate)).then((s) => (s.isFile() ? s.size : 0), () => 0);
-    if (size > REVIEW_LIMIT_BYTES) oversized.push(candidate);
+    // No link is followed, on the way either: what a link points to is never sized (git lists a file below one as deleted).
+    const size = await fileSizeNoFollow(workspace.workTree, candidate);
+    if (size !== undefined && size > REVIEW_LIMIT_BYTES) oversized.push(candidate);
   }
   if (oversized.length === 0) return oversized;
   const placeholder = await git(['hash-object', '-w', '--stdin'], { ...options, input: OVERSIZED_PLACEHOLDER });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, open, readFile, readlink, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, open, readFile, readlink, realpath, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -348,6 +348,20 @@ describe('attack: files past the review limit in the copy', { timeout: 300_000 }
     assert.equal((await fileSides(ws, again['huge.bin']!)).currentText, 'small now\n');
     assert.deepEqual((await discard(ws, ['a.txt'])).sort(), ['a.txt']);
     assert.deepEqual((await listChanges(ws)).map((c) => c.path).sort(), ['c.txt', 'huge.bin']);
+  });
+
+  test('a folder swapped for a link to a big file elsewhere: its file is listed as deleted, sized through no link', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 'big2', source: repo, dataDir });
+    const elsewhere = path.join(path.dirname(repo), 'elsewhere');
+    await mkdir(elsewhere);
+    await writeFile(path.join(elsewhere, 'b.txt'), Buffer.alloc(REVIEW_LIMIT_BYTES + 1, 'e'));
+    await rm(path.join(ws.workTree, 'src'), { recursive: true });
+    await symlink(elsewhere, path.join(ws.workTree, 'src'));
+    const byPath = Object.fromEntries((await listChanges(ws)).map((c) => [c.path, c]));
+    assert.equal(byPath['src/b.txt']?.status, 'deleted', JSON.stringify(byPath));
+    assert.equal(byPath['src']?.status, 'added');
+    assert.equal((await fileSides(ws, byPath['src/b.txt']!)).currentText, null);
   });
 });
 
