@@ -30,7 +30,6 @@ const text = (read: SafeRead) => (read.kind === 'file' ? read.data.toString('utf
  */
 export const ANSWER_TEXT_LIMIT_BYTES = 30 * 1024 * 1024;
 
-
 export async function fileSides(workspace: IsolatedWorkspace, change: ChangedFile): Promise<FileSides> {
   const [base, current] = await Promise.all([
     change.status === 'added' ? ({ kind: 'missing' } as const) : readBaseSafely(workspace, change.oldPath ?? change.path),
