@@ -6,7 +6,7 @@
 // (extension/review/merge3.ts), reading the copy as hostile input.
 import { RequestError, type AgentApp } from '@agentclientprotocol/sdk/unstable';
 import { accordRequests, type AccordParams, type AccordRequestMethod, type AccordResult } from '../../protocol/accordMethods';
-import { fileSides } from '../session/changes';
+import { changesAnswer, fileSides } from '../session/changes';
 import { discard, listChanges, type ChangedFile } from '../session/isolatedDiff';
 import type { IsolatedSession } from '../session/isolatedSession';
 import type { SessionWorkspaces } from '../session/workspaces';
@@ -58,7 +58,7 @@ export function registerChangesMethods(app: AgentApp, workspaces: SessionWorkspa
     const { workspace, sandbox } = await sessionOf(id);
     return { mode: workspace.mode, root: workspace.root, applyTo: workspace.applyTo, base: workspace.base, sandbox, linkedReadOnly: workspace.linkedReadOnly };
   });
-  serve('_accord/changes/list', async ({ sessionId: id }) => ({ changes: await listChanges((await sessionOf(id)).workspace) }));
+  serve('_accord/changes/list', async ({ sessionId: id }) => changesAnswer((await sessionOf(id)).workspace));
   serve('_accord/changes/file', async ({ sessionId: id, path }) => {
     const session = await sessionOf(id);
     const change = (await changesFor(session, [path])).find((c) => c.path === path)!;

@@ -3,6 +3,7 @@
 // Every failure here is a result the model sees, never a failed turn.
 import type { Tool, ToolContext, ToolEffect, ToolResult, ToolUserContent } from '../tools/tool';
 import type { PermissionAsker, PermissionGate } from './gate';
+import { jsonStringBytes } from './jsonSize';
 import { capText } from './outputCap';
 import { ProgressStream } from './progressStream';
 import type { Session } from './session';
@@ -47,20 +48,44 @@ export interface ToolCallOutcome {
 }
 
 function toAcpContent(content: ToolUserContent[]): ToolCallContent[] {
+  return fitDiffs(
+    content.map((item) => {
+      if (item.type === 'text') return { type: 'content', content: { type: 'text', text: capText(item.text) } };
+      return item;
+    }),
+  );
+}
+
+/**
+ * What the diffs of one message may take as JSON. Old and new text come
+ * whole from a file the agent's commands can fill with anything (a control
+ * character is 6 bytes as JSON): a message past the client's 32 MiB line
+ * limit would end its connection. Diffs past this budget are shown as a note.
+ */
+export const DIFF_BUDGET_BYTES = 16 * 1024 * 1024;
+
+export function fitDiffs(content: ToolCallContent[], budget = DIFF_BUDGET_BYTES): ToolCallContent[] {
+  let left = budget;
   return content.map((item) => {
-    if (item.type === 'text') return { type: 'content', content: { type: 'text', text: capText(item.text) } };
-    return item;
+    if (item.type !== 'diff') return item;
+    const bytes = jsonStringBytes(item.oldText ?? null) + jsonStringBytes(item.newText);
+    if (bytes <= left) {
+      left -= bytes;
+      return item;
+    }
+    const size = `${Math.max(1, Math.round(bytes / (1024 * 1024)))} MB`;
+    return { type: 'content', content: { type: 'text', text: `The change to ${item.path} is too large to show here (${size} as text).` } };
   });
 }
 
 /** What the person sees when asked: the whole effect, not a summary. */
 function effectContent(effect: ToolEffect, clientPath: (p: string) => string, commandContext?: ToolCallDeps['commandContext']): ToolCallContent[] {
   if (effect.type === 'files') {
-    return effect.changes.map((change) =>
+    return fitDiffs(effect.changes.map((change): ToolCallContent =>
       change.newText === null
         ? { type: 'content', content: { type: 'text', text: change.movedTo ? `Move ${change.path} → ${change.movedTo}` : `Delete ${change.path}` } }
         : { type: 'diff', path: clientPath(change.movedTo ?? change.path), oldText: change.oldText, newText: change.newText },
-    );
+    ));
   }
   if (effect.type === 'command') {
     const { argv, cwd, envChanges, timeoutMs } = effect.command;

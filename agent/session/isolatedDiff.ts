@@ -6,7 +6,7 @@ import { copyFile, stat, symlink, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import type { IsolatedWorkspace } from './isolated';
 import { git, gitRaw, splitZ, type GitOptions } from './isolatedGit';
-import { kindAt, readNoFollow, removeNoFollow, REVIEW_LIMIT_BYTES, writeNoFollow, type SafeRead } from './safeFs';
+import { fileSizeNoFollow, kindAt, readNoFollow, removeNoFollow, REVIEW_LIMIT_BYTES, writeNoFollow, type SafeRead } from './safeFs';
 
 export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 
@@ -62,12 +62,56 @@ export function currentTree(workspace: IsolatedWorkspace): Promise<string> {
         .catch(() => undefined);
     }
     const options = gitOptions(workspace, index);
-    // --ignore-errors: one entry git cannot add (a fifo where a file was, a
-    // nested repository with no commit) must not hide every other change.
-    const added = await gitRaw(['add', '-A', '--ignore-errors', '--', '.'], { ...options, okCodes: [1] });
-    if (added.code === 1) await dropUnaddable(workspace, options);
+    const { candidates, oversized } = await recordOversized(workspace, options);
+    // Nothing changed since this index was last brought up to date (git's own stat and racy checks said so): nothing to add.
+    if (candidates > 0) {
+      // --ignore-errors: one entry git cannot add (a fifo where a file was, a
+      // nested repository with no commit) must not hide every other change.
+      const added = await gitRaw(['add', '-A', '--ignore-errors', ...pathspecs(oversized)], { ...options, okCodes: [1], ...pathspecInput(oversized) });
+      if (added.code === 1) await dropUnaddable(workspace, options);
+    }
     return git(['write-tree'], options);
   });
+}
+
+/**
+ * Stands in for a file past the review limit: a NUL makes git count it
+ * binary, and `_accord/changes/file` reports the file itself as too large.
+ */
+const OVERSIZED_PLACEHOLDER = '\0Accord: this file is past the review limit; it was not read.\n';
+
+/**
+ * Files the agent changed or made that are past the review limit get the
+ * placeholder in the private index instead of their content: `git add` would
+ * read and deflate every byte (a sparse terabyte takes it hours and writes its
+ * blob to the host's git dir), and nothing past the limit is ever reviewed or
+ * landed. Returns their paths, which `git add` is then told to leave alone,
+ * and how many paths git saw changed at all (none: `git add` has nothing to do).
+ * Candidates come from git's own stat-based view (modified, deleted, new and
+ * not ignored), so unchanged files are not looked at.
+ */
+async function recordOversized(workspace: IsolatedWorkspace, options: GitOptions): Promise<{ candidates: number; oversized: string[] }> {
+  const candidates = splitZ((await gitRaw(['ls-files', '-z', '--modified', '--others', '--exclude-standard', '--', '.'], options)).stdout);
+  const oversized: string[] = [];
+  for (const candidate of candidates) {
+    // No link is followed, on the way either: what a link points to is never sized (git lists a file below one as deleted).
+    const size = await fileSizeNoFollow(workspace.workTree, candidate);
+    if (size !== undefined && size > REVIEW_LIMIT_BYTES) oversized.push(candidate);
+  }
+  if (oversized.length === 0) return { candidates: candidates.length, oversized };
+  const placeholder = await git(['hash-object', '-w', '--stdin'], { ...options, input: OVERSIZED_PLACEHOLDER });
+  const entries = oversized.map((file) => `100644 ${placeholder}\t${file}\0`).join('');
+  await gitRaw(['update-index', '-z', '--add', '--replace', '--index-info'], { ...options, input: entries });
+  return { candidates: candidates.length, oversized };
+}
+
+/** `git add`'s pathspecs: the whole tree, bar the oversized files (read from stdin, so no count of them can overflow argv). */
+function pathspecs(oversized: readonly string[]): string[] {
+  return oversized.length === 0 ? ['--', '.'] : ['--pathspec-from-file=-', '--pathspec-file-nul'];
+}
+
+function pathspecInput(oversized: readonly string[]): Pick<GitOptions, 'input'> {
+  return oversized.length === 0 ? {} : { input: ['.', ...oversized.map((file) => `:(exclude,literal)${file}`)].join('\0') + '\0' };
 }
 
 /**

@@ -201,6 +201,24 @@ export async function removeNoFollow(root: string, relative: string): Promise<vo
   });
 }
 
+/**
+ * The size of `root/relative` when it is a regular file reached through real
+ * folders only; undefined for anything else (a link anywhere on the way, a
+ * folder, a fifo, a path that is not plain, nothing there).
+ */
+export async function fileSizeNoFollow(root: string, relative: string): Promise<number | undefined> {
+  let parts: string[];
+  try {
+    parts = components(relative);
+  } catch {
+    return undefined;
+  }
+  const parents = await parentStats(root, parts, relative).catch(() => null);
+  if (!parents) return undefined;
+  const s = await lstat(path.join(root, ...parts)).catch(() => undefined);
+  return s?.isFile() ? s.size : undefined;
+}
+
 /** What is at `root/relative` without following links: for refusing to write where a link or special file sits. */
 export async function kindAt(root: string, relative: string): Promise<'missing' | 'file' | 'link' | 'folder' | 'special' | 'through-link'> {
   const parts = components(relative);

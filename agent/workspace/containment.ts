@@ -140,12 +140,19 @@ const PROTECTED_FILES = new Set([
 ]);
 
 /**
+ * Code points HFS+ leaves out when it compares names (the list git's
+ * core.protectHFS uses): on such a disk `.g\u200Cit` is `.git`.
+ */
+const HFS_IGNORED = /[\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]/g;
+
+/**
  * Normalises one path component the way some filesystem might see it, so
  * `.GIT`, `.git.` (Windows drops trailing dots/spaces), `.git::$DATA` (NTFS
- * streams), NFD spellings and 8.3 short names (`GIT~1`) all compare equal.
+ * streams), NFD spellings, HFS+-ignored code points and 8.3 short names
+ * (`GIT~1`) all compare equal.
  */
 function canonicalComponent(component: string): string {
-  let name = component.normalize('NFC').toLowerCase();
+  let name = component.replace(HFS_IGNORED, '').normalize('NFC').toLowerCase();
   const stream = name.indexOf(':');
   if (stream > 0) name = name.slice(0, stream);
   name = name.replace(/[. ]+$/, '');

@@ -1,6 +1,6 @@
 // "Show Diff" for an edit awaiting approval: both sides are read-only virtual
 // documents, so nothing touches disk until the person allows the change.
-import * as path from 'node:path';
+import { agentFileName } from '../text/agentText';
 import * as vscode from 'vscode';
 import type { ProposedFile } from './effectSummary';
 
@@ -18,7 +18,7 @@ export class DiffPreview implements vscode.TextDocumentContentProvider, vscode.D
   /** Opens VS Code's diff editor: the file as the agent saw it ↔ as it proposes it. */
   async show(file: ProposedFile): Promise<void> {
     const id = String(++this.counter);
-    const name = path.basename(file.path);
+    const name = agentFileName(file.path);
     const side = (which: string, text: string) => {
       const key = `${id}-${which}`;
       this.texts.set(key, text);

@@ -1,13 +1,13 @@
 // The "Changes" view in the Accord container: session → turn → file, each
 // file with its kind, +/- line counts and review state; a badge counts the
 // files still waiting for a decision.
-import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import { fileLineCounts, isPending, kindOf, type FileReview } from './fileReview';
 import type { ReviewStore } from './reviewStore';
 import { reviewState } from './reviewSummary';
 import { leftInPlace } from './unverifiedBase';
 import { leftSideLabel } from './unverifiedNotices';
+import { agentFileName, agentLiteral } from '../text/agentText';
 
 export type ChangesNode =
   | { type: 'session'; sessionId: string }
@@ -90,7 +90,8 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
 }
 
 function fileItem(file: FileReview): vscode.TreeItem {
-  const item = new vscode.TreeItem(nodePath.basename(file.path), vscode.TreeItemCollapsibleState.None);
+  // The name is the agent's choice: an override or a newline in it must not change what the person accepts.
+  const item = new vscode.TreeItem(agentFileName(file.path), vscode.TreeItemCollapsibleState.None);
   const kind = kindOf(file);
   const counts = file.binary ? vscode.l10n.t('binary') : (({ added, removed }) => `+${added} −${removed}`)(fileLineCounts(file));
   item.resourceUri = vscode.Uri.file(file.path);
@@ -99,7 +100,8 @@ function fileItem(file: FileReview): vscode.TreeItem {
   const unknown = file.unverified
     ? [vscode.l10n.t('The agent did not show what was there before; the diff compares with {0}. Reject leaves the file as it is.', leftSideLabel(file.unverified))]
     : [];
-  item.tooltip = [file.movedFrom ? `${file.movedFrom} → ${file.path}` : file.path, `${kind}, ${counts}`, ...unknown, file.conflict ?? state(file)].join('\n');
+  const where = (p: string) => agentLiteral(p, 500);
+  item.tooltip = [file.movedFrom ? `${where(file.movedFrom)} → ${where(file.path)}` : where(file.path), `${kind}, ${counts}`, ...unknown, file.conflict ?? state(file)].join('\n');
   // A conflict row has its own actions: try again (accept), give up (reject), resolve in the file.
   item.contextValue = file.conflict ? 'accordReviewFile.conflict' : isPending(file) ? 'accordReviewFile.pending' : 'accordReviewFile';
   item.command = { command: 'accord.review.open', title: vscode.l10n.t('Open Change'), arguments: [file.id] };

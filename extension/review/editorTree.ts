@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { Content } from './fileReview';
 import { computeHunks, decodeText, splitLines } from './hunks';
-import { refuseLinks } from './noLinks';
+import { linkCheckTop, refuseLinks } from './noLinks';
 import type { RealTree } from './landing';
 
 export class EditorTree implements RealTree {
@@ -24,9 +24,9 @@ export class EditorTree implements RealTree {
 
   async write(path: string, content: Content): Promise<void> {
     const uri = vscode.Uri.file(path);
-    // The folder it belongs to bounds the check; a file outside every folder has only itself checked.
-    const top = vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath ?? uri.fsPath;
-    await refuseLinks(top, uri.fsPath);
+    // The folder it belongs to bounds the check; for a file outside every folder, where it meets one.
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    await refuseLinks(linkCheckTop(folders, uri.fsPath), uri.fsPath);
     const dirty = dirtyDocument(path);
     const text = content === null ? undefined : decodeText(content);
     if (dirty && text !== undefined) return this.editDocument(dirty, text);

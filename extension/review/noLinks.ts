@@ -36,3 +36,30 @@ export async function refuseLinks(top: string, absolute: string): Promise<void> 
     }
   }
 }
+
+const holds = (folder: string, file: string) => {
+  const relative = path.relative(folder, file);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+};
+
+/**
+ * Where the link check of a write to `file` starts: the workspace folder that
+ * holds it. A bundled agent's paths are relative to the repository top, which
+ * may be above the folder VS Code opened, so a file can be outside every
+ * folder: then the check starts where the file and a folder meet (the
+ * deepest such place below the filesystem root), so a folder link in the
+ * repository between them is refused too. With no such place, the file
+ * itself is checked.
+ */
+export function linkCheckTop(folders: readonly string[], file: string): string {
+  const holding = folders.filter((folder) => holds(folder, file)).sort((a, b) => b.length - a.length)[0];
+  if (holding !== undefined) return holding;
+  let best: string | undefined;
+  for (const folder of folders) {
+    let shared = path.dirname(folder);
+    while (!holds(shared, file) && path.dirname(shared) !== shared) shared = path.dirname(shared);
+    const atRoot = path.dirname(shared) === shared;
+    if (!atRoot && holds(shared, file) && (best === undefined || shared.length > best.length)) best = shared;
+  }
+  return best ?? file;
+}

@@ -18,7 +18,7 @@ import { IsolatedWorkspaceSource, type AgentExtCall, type IsolatedSourceOptions 
 import { ToolDiffDocuments } from './toolDiffDocuments';
 import { InFileReview } from './inFileReview';
 import type { PlacedHunk } from './inFilePlaces';
-import { forNotification, quotedForNotification } from '../text/agentText';
+import { agentFileName, forNotification, quotedForNotification } from '../text/agentText';
 import { gitVersionOf } from './gitVersion';
 import { askRestore, tellLeftInPlace } from './unverifiedNotices';
 
@@ -77,7 +77,7 @@ export class ReviewController implements vscode.Disposable {
   /** Opens a change in VS Code's diff editor (binary files: the summary alone, not diffed). */
   async open(file: FileReview | undefined): Promise<void> {
     if (!file) return;
-    const name = nodePath.basename(file.path);
+    const name = agentFileName(file.path);
     if (file.binary) {
       await vscode.window.showTextDocument(reviewUri(file, 'proposed'), { preview: false });
       return;

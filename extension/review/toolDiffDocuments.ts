@@ -2,8 +2,8 @@
 // Code's diff editor when no review holds that change (an agent that only
 // described the edit, or one the person already decided): read-only, no
 // hunk actions, same editor as the review.
-import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
+import { agentFileName } from '../text/agentText';
 
 export const TOOL_DIFF_SCHEME = 'accord-tool-diff';
 const MAX_KEPT = 200;
@@ -19,7 +19,7 @@ export class ToolDiffDocuments implements vscode.TextDocumentContentProvider, vs
       return vscode.Uri.from({ scheme: TOOL_DIFF_SCHEME, path: vscode.Uri.file(diff.path).path, query });
     };
     while (this.texts.size > MAX_KEPT) this.texts.delete(this.texts.keys().next().value as string);
-    const title = vscode.l10n.t('{0} (proposed by the agent)', nodePath.basename(diff.path));
+    const title = vscode.l10n.t('{0} (proposed by the agent)', agentFileName(diff.path));
     await vscode.commands.executeCommand('vscode.diff', side('old', diff.oldText ?? ''), side('new', diff.newText), title, { preview: true });
   }
 

@@ -74,6 +74,24 @@ export function agentLiteral(value: unknown, max = DEFAULT_MAX): string {
   return agentLine(visible, max);
 }
 
+/**
+ * Invisible and bidi characters shown as `\uXXXX`, nothing else changed: for
+ * labels that keep their own length rule (the panel's `clip`).
+ */
+export function showInvisible(text: string): string {
+  return text.replace(INVISIBLE, escapeCodePoint);
+}
+
+/**
+ * The last segment of a path the agent chose, for a label the person decides
+ * by (the Changes view, a diff editor's title): `agentLiteral`, so an override
+ * cannot turn `evil<RLO>txt.sh` into "evilhs.txt" and a newline cannot split it.
+ * Either separator ends a segment (this module has no `node:path`: the panel uses it).
+ */
+export function agentFileName(filePath: string, max = 120): string {
+  return agentLiteral(filePath.slice(Math.max(filePath.lastIndexOf('/'), filePath.lastIndexOf('\\')) + 1), max);
+}
+
 /** `clipAgentText` without the flag. */
 export function agentLine(value: unknown, max = DEFAULT_MAX): string {
   return clipAgentText(value, max).text;

@@ -4,6 +4,7 @@
 // <wbr> between them keeps layout linear without changing the text a person
 // reads or copies.
 import { html, type TemplateResult } from 'lit';
+import { showInvisible } from '../../extension/text/agentText';
 
 const LONG_RUN = /\S{160,}/g;
 const HAS_LONG_RUN = /\S{160,}/;
@@ -43,7 +44,12 @@ export function breakableHtml(text: string, escape: (s: string) => string): stri
     .join('');
 }
 
-/** A label too long to be useful: keep both ends. */
+/**
+ * A label too long to be useful: keep both ends. Labels are agent text (tool
+ * titles, paths): lit escapes markup, and bidi overrides and invisible
+ * characters are shown as escapes here, so none reorders or hides what is read.
+ */
 export function clip(label: string, max = 200): string {
-  return label.length <= max ? label : `${label.slice(0, max / 2)}…${label.slice(-max / 2)}`;
+  const shown = label.length <= max ? label : `${label.slice(0, max / 2)}…${label.slice(-max / 2)}`;
+  return showInvisible(shown);
 }

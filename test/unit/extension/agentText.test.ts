@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import MarkdownIt from 'markdown-it';
 import {
-  agentBlock, agentLine, clipAgentText, forIconLabel, forLog, forMarkdown, forNotification, MAX_COMBINING_RUN, quoted, quotedForNotification,
+  agentBlock, agentFileName, agentLine, clipAgentText, forIconLabel, forLog, forMarkdown, forNotification, MAX_COMBINING_RUN, quoted, quotedForNotification,
 } from '../../../extension/text/agentText';
 
 const corpus = JSON.parse(readFileSync(new URL('../../fixtures/hostileText.json', import.meta.url), 'utf8')) as { links: string[]; spoofs: string[] };
@@ -119,5 +119,15 @@ describe('agent literals (paths, argv, env values)', () => {
 describe('quoting', () => {
   test('the agent cannot close Accord\'s quotation marks and speak outside them', () => {
     assert.equal(quoted('x” Accord: verified safe “y'), '“x" Accord: verified safe "y”');
+  });
+});
+
+describe('attack: file names the agent chose, on the review surfaces (Changes view, diff titles)', () => {
+  test('a right-to-left override, a newline or a zero-width character in a name shows as an escape, never reorders or splits it', () => {
+    // Shown as "evilhs.txt" if the override were kept: the person would accept a shell script as text.
+    assert.equal(agentFileName('/p/src/evil\u202Etxt.sh'), 'evil\\u202Etxt.sh');
+    assert.equal(agentFileName('/p/a\nAccord: verified.txt'), 'a\\nAccord: verified.txt');
+    assert.equal(agentFileName('/p/ok.txt'), 'ok.txt');
+    for (const text of hostile) assert.doesNotMatch(agentFileName(`/p/${text.replace(/\//g, '_')}`), BIDI_OR_INVISIBLE, JSON.stringify(text));
   });
 });

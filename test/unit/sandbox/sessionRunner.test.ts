@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -182,6 +183,47 @@ describe('sandboxed commands (real bubblewrap)', { timeout: 300_000 }, () => {
     } finally {
       server.close();
     }
+  });
+
+  test("attack: a unix socket the person's user owns outside the workspace (the daemon's, VS Code's IPC hook) cannot be connected to", async (t) => {
+    if (skip) return t.skip(skip);
+    // Mode 0600 stops other users, not a command running as the same user: only the sandbox can.
+    const socketDir = path.join(base, 'run');
+    await mkdir(socketDir, { mode: 0o700 });
+    const socketPath = path.join(socketDir, 'daemon.sock');
+    let connections = 0;
+    const server = net.createServer((socket) => {
+      connections++;
+      socket.end('{"jsonrpc":"2.0","method":"welcome"}\n');
+    });
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    try {
+      const connect = `const s=require('net').connect(${JSON.stringify(socketPath)});s.on('connect',()=>{s.end('{}\\n');process.exit(0)});s.on('error',(e)=>{console.log(e.code);process.exit(3)})`;
+      await breachFree(['node', '-e', connect], 'node connecting to the unix socket');
+      const present = await run(['sh', '-c', 'command -v python3']);
+      if (present.exitCode === 0) {
+        await breachFree(['python3', '-c', `import socket; s=socket.socket(socket.AF_UNIX); s.connect(${JSON.stringify(socketPath)})`], 'python3 AF_UNIX connect');
+      }
+      assert.equal(connections, 0, 'the socket was reached from inside the sandbox');
+    } finally {
+      server.close();
+    }
+  });
+
+  test('attack: a process a command leaves behind (setsid, nohup, double fork) does not outlive the command', async (t) => {
+    if (skip) return t.skip(skip);
+    // A survivor could keep writing the copy after the review read it, or swap a folder
+    // for a link while the host removes the copy. It writes a marker every 100 ms.
+    const marker = path.join(workspace, 'survivor.txt');
+    const loop = `while :; do date +%s%N >> ${marker}; sleep 0.1; done`;
+    const outcome = await run(['sh', '-c', `setsid sh -c '${loop}' >/dev/null 2>&1 < /dev/null & nohup sh -c '${loop}' >/dev/null 2>&1 < /dev/null & ( ( sh -c '${loop}' & ) & ) ; sleep 0.5; exit 0`]);
+    assert.equal(outcome.exitCode, 0, outcome.output);
+    const settled = async () => (await readFile(marker, 'utf8').catch(() => '')).length;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const before = await settled();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.equal(await settled(), before, 'a process the command started kept running after it ended');
+    await rm(marker, { force: true });
   });
 
   test('cwd outside the workspace is refused before anything runs', async (t) => {

@@ -3,12 +3,15 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readFile, readlink, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, open, readFile, readlink, realpath, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createWorkspace, removeWorkspace, snapshot, WorkspaceError } from '../../../agent/session/isolated';
 import { discard, listChanges, readBase, readCurrent } from '../../../agent/session/isolatedDiff';
+import { changesAnswer, fileSides } from '../../../agent/session/changes';
+import { REVIEW_LIMIT_BYTES } from '../../../agent/session/safeFs';
+import { MAX_LINE_BYTES } from '../../../agent/acp/lineGuard';
 
 const cleanups: string[] = [];
 after(() => Promise.all(cleanups.map((d) => rm(d, { recursive: true, force: true }))));
@@ -311,5 +314,106 @@ describe('in-place sessions', () => {
     await discard(ws, ['a.txt']);
     assert.equal(await readFile(path.join(repo, 'a.txt'), 'utf8'), before);
     assert.ok(!existsSync(path.join(repo, '.git/refs/accord')), 'in-place snapshots must not touch the project repository');
+  });
+});
+
+describe('attack: files past the review limit in the copy', { timeout: 300_000 }, () => {
+  test('a 1 TB sparse file and a grown 17 MB file are listed as too large without git hashing them; the other changes list, read and discard', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 'big1', source: repo, dataDir });
+    // Hashing a terabyte of zeros takes git hours (about 100 MB/s here) and would write its deflated blob to the host's git dir.
+    const huge = await open(path.join(ws.workTree, 'huge.bin'), 'w');
+    await huge.truncate(2 ** 40);
+    await huge.close();
+    // A tracked file grown past the limit, with content git would store if it read it.
+    const grown = Buffer.alloc(REVIEW_LIMIT_BYTES + 1, 'grown past the limit\n');
+    await writeFile(path.join(ws.workTree, 'a.txt'), grown);
+    await writeFile(path.join(ws.workTree, 'c.txt'), 'created\nby agent\n');
+
+    const changes = await listChanges(ws);
+    const byPath = Object.fromEntries(changes.map((c) => [c.path, c]));
+    assert.deepEqual(Object.keys(byPath).sort(), ['a.txt', 'c.txt', 'huge.bin']);
+    assert.deepEqual(byPath['huge.bin'], { path: 'huge.bin', status: 'added', additions: 0, deletions: 0, binary: true });
+    assert.deepEqual(byPath['a.txt'], { path: 'a.txt', status: 'modified', additions: 0, deletions: 0, binary: true });
+    assert.equal(byPath['c.txt']!.additions, 2);
+    const grownId = execFileSync('git', ['hash-object', '--stdin'], { input: grown, encoding: 'utf8' }).trim();
+    assert.throws(() => sh(ws.gitDir, '--git-dir', ws.gitDir, 'cat-file', '-e', grownId), 'git stored the oversized content in the host-side git dir');
+    assert.equal((await fileSides(ws, byPath['huge.bin']!)).tooLarge, 'too large (1048576 MB)');
+    assert.equal((await fileSides(ws, byPath['a.txt']!)).tooLarge, 'too large (16 MB)');
+
+    // Shrunk below the limit, the file is hashed and reviewed as text again.
+    await writeFile(path.join(ws.workTree, 'huge.bin'), 'small now\n');
+    const again = Object.fromEntries((await listChanges(ws)).map((c) => [c.path, c]));
+    assert.deepEqual(again['huge.bin'], { path: 'huge.bin', status: 'added', additions: 1, deletions: 0, binary: false });
+    assert.equal((await fileSides(ws, again['huge.bin']!)).currentText, 'small now\n');
+    assert.deepEqual((await discard(ws, ['a.txt'])).sort(), ['a.txt']);
+    assert.deepEqual((await listChanges(ws)).map((c) => c.path).sort(), ['c.txt', 'huge.bin']);
+  });
+
+  test('a folder swapped for a link to a big file elsewhere: its file is listed as deleted, sized through no link', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 'big2', source: repo, dataDir });
+    const elsewhere = path.join(path.dirname(repo), 'elsewhere');
+    await mkdir(elsewhere);
+    await writeFile(path.join(elsewhere, 'b.txt'), Buffer.alloc(REVIEW_LIMIT_BYTES + 1, 'e'));
+    await rm(path.join(ws.workTree, 'src'), { recursive: true });
+    await symlink(elsewhere, path.join(ws.workTree, 'src'));
+    const byPath = Object.fromEntries((await listChanges(ws)).map((c) => [c.path, c]));
+    assert.equal(byPath['src/b.txt']?.status, 'deleted', JSON.stringify(byPath));
+    assert.equal(byPath['src']?.status, 'added');
+    assert.equal((await fileSides(ws, byPath['src/b.txt']!)).currentText, null);
+  });
+});
+
+describe('attack: answers bigger than one JSON-RPC line a client accepts', { timeout: 300_000 }, () => {
+  // The ACP SDK's reader (the extension's, the tests') ends the whole connection on a
+  // line over 32 MiB (MAX_LINE_BYTES is that default): every session of the agent with it.
+  const answerBytes = (result: unknown) => Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 1, result }));
+
+  test('a file of control characters under the review limit (6 bytes each in JSON) is reported too large to send, not sent', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 'wire1', source: repo, dataDir });
+    // No NUL, so git counts it as text: 8 MiB of \x01 is 48 MiB as a JSON string.
+    await writeFile(path.join(ws.workTree, 'ctl.txt'), Buffer.alloc(8 * 1024 * 1024, 1));
+    const change = (await listChanges(ws)).find((c) => c.path === 'ctl.txt')!;
+    assert.equal(change.binary, false, 'git calls it text');
+    const sides = await fileSides(ws, change);
+    assert.ok(answerBytes(sides) <= MAX_LINE_BYTES, `the answer is ${answerBytes(sides)} bytes`);
+    assert.match(sides.tooLarge ?? '', /^too large \(\d+ MB as text\)$/);
+    assert.equal(sides.currentText, null);
+  });
+
+  test('a 16 MB text file the agent edited: each side fits the review limit, both together (newlines escaped) not one line', async () => {
+    const { repo, dataDir } = await project();
+    const big = 'x'.repeat(99) + '\n';
+    await writeFile(path.join(repo, 'big.txt'), big.repeat(167_000));
+    sh(repo, 'add', 'big.txt');
+    sh(repo, 'commit', '-q', '-m', 'big');
+    const ws = await createWorkspace({ sessionId: 'wire2', source: repo, dataDir });
+    await writeFile(path.join(ws.workTree, 'big.txt'), 'agent\n' + big.repeat(167_000));
+    assert.ok(167_000 * 100 + 6 < REVIEW_LIMIT_BYTES, 'each side is under the review limit');
+    const change = (await listChanges(ws)).find((c) => c.path === 'big.txt')!;
+    const sides = await fileSides(ws, change);
+    assert.ok(answerBytes(sides) <= MAX_LINE_BYTES, `the answer is ${answerBytes(sides)} bytes`);
+    assert.ok(sides.tooLarge !== undefined);
+    // An ordinary change still comes back as text.
+    await writeFile(path.join(ws.workTree, 'small.txt'), 'ok "quoted"\n');
+    const small = (await listChanges(ws)).find((c) => c.path === 'small.txt')!;
+    assert.equal((await fileSides(ws, small)).currentText, 'ok "quoted"\n');
+  });
+});
+
+describe('attack: a list of changes bigger than one JSON-RPC line', { timeout: 300_000 }, () => {
+  test('8,500 files with 4 KB paths (35 MB as a list) fail the list with a clear message instead of an answer no client can read', async () => {
+    const { repo, dataDir } = await project();
+    const ws = await createWorkspace({ sessionId: 'wire3', source: repo, dataDir });
+    const deep = path.join(ws.workTree, ...Array.from({ length: 16 }, (_, i) => `${i}`.padEnd(250, 'd')));
+    await mkdir(deep, { recursive: true });
+    for (let i = 0; i < 8_500; i++) await writeFile(path.join(deep, `f${i}`), '');
+    await assert.rejects(changesAnswer(ws), (error: Error) => /8,50\d files/.test(error.message) && /too long/.test(error.message) && /discard/.test(error.message));
+    // Fewer files: the answer is the list.
+    await rm(path.join(ws.workTree, '0'.padEnd(250, 'd')), { recursive: true });
+    await writeFile(path.join(ws.workTree, 'c.txt'), 'c\n');
+    assert.deepEqual((await changesAnswer(ws)).changes.map((c) => c.path), ['c.txt']);
   });
 });

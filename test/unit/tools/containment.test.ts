@@ -121,6 +121,14 @@ describe('protected paths', () => {
     assert.ok(reason('.accord'.normalize('NFD') + '/policy.json'));
   });
 
+  test('attack: code points HFS+ ignores in names (as git\'s core.protectHFS lists them) still spell the protected name', () => {
+    // On HFS+ ".g\u200Cit" opens ".git": a write there would land in the person's hooks.
+    for (const relative of ['.g\u200Cit/hooks/pre-commit', '.vs\u200Dcode/tasks.json', '\uFEFF.accord/policy.json', '.bash\u206Arc', '.git\u200E\u200F/config', 'sub/.\u202Egit/config']) {
+      assert.ok(reason(relative), `${JSON.stringify(relative)} should be protected`);
+    }
+    assert.equal(reason('gi\u200Ct.txt'), null);
+  });
+
   test('ordinary files, including .env and .gitignore, are not protected', () => {
     for (const relative of ['src/a.ts', '.env', '.env.local', '.gitignore', '.github/workflows/ci.yml', 'git/x', 'my.git.txt', 'README.md']) {
       assert.equal(reason(relative), null, relative);
