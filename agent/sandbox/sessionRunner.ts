@@ -26,8 +26,10 @@ export interface SessionRunnerSettings {
   protectedPaths?: readonly string[];
   /** Variables the project policy passes to commands on top of the built-in allowlist (`environment.pass`). */
   passEnvironment?: readonly string[];
-  /** Paths commands may not even read, on top of the secrets: the agent's private state. */
+  /** Paths commands may not even read, on top of the secrets: the agent's data directory. */
   hiddenPaths?: readonly string[];
+  /** Paths inside `hiddenPaths` commands may read again: the session's own copy and what its git borrows. */
+  readablePaths?: readonly string[];
 }
 
 /** How to start a long-running process (an MCP server) under the same confinement as a command. */
@@ -135,6 +137,11 @@ class SandboxedRunner implements LaunchingRunner {
       {
         filesystem: {
           denyRead: [...secretPaths(), ...(this.settings.hiddenPaths ?? [])],
+          // On Linux srt binds writable paths back over a hidden folder itself;
+          // Seatbelt rules for reads and writes are separate, so on macOS the
+          // workspace and tmp must be read-allowed too. Both platforms keep a
+          // deny nested inside an allowed path (a secret under the workspace).
+          allowRead: [workspace, sessionTmp, ...(this.settings.readablePaths ?? [])],
           allowWrite: [workspace, sessionTmp],
           // srt makes /tmp/claude writable for its own use; shared between sessions, so closed here.
           denyWrite: [...(this.settings.protectedPaths ?? defaultProtectedPaths(workspace)), ...srtSharedWritePaths],

@@ -93,7 +93,19 @@ async function refuseUnmerged(repo: PersonRepo): Promise<void> {
 }
 
 /** Commits the project's current state (HEAD + uncommitted + untracked, minus ignored) without touching its index or files. */
-async function captureBase(repo: PersonRepo, indexFile: string, sessionId: string): Promise<string> {
+/**
+ * `<dataDir>/` relative to the repository's top (posix, with a trailing
+ * slash) when ACCORD_HOME is inside the project: its untracked files (every
+ * transcript, every other session's copy) must never become part of a base.
+ */
+async function dataDirInRepo(repo: PersonRepo, dataDir: string): Promise<string | undefined> {
+  const data = await realpath(dataDir).catch(() => path.resolve(dataDir));
+  const relative = path.relative(repo.top, data);
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+  return relative.split(path.sep).join('/') + '/';
+}
+
+async function captureBase(repo: PersonRepo, indexFile: string, sessionId: string, dataDir: string): Promise<string> {
   const head = await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], inRepo(repo)).catch(() => '');
   // `stash create` refuses unmerged paths, so they are looked for only when it fails (or when there is no commit to stash on).
   const stash = head
@@ -105,7 +117,8 @@ async function captureBase(repo: PersonRepo, indexFile: string, sessionId: strin
   if (!head) await refuseUnmerged(repo);
   const untracked = splitZ((await gitRaw(['ls-files', '-z', '--others', '--exclude-standard'], inRepo(repo))).stdout);
   const tracked = head ? [] : splitZ((await gitRaw(['ls-files', '-z', '--cached'], inRepo(repo))).stdout);
-  const files = [...tracked, ...untracked].filter((f) => !f.endsWith('/'));
+  const accordData = await dataDirInRepo(repo, dataDir);
+  const files = [...tracked, ...untracked].filter((f) => !f.endsWith('/') && !(accordData && f.startsWith(accordData)));
   let tree: string;
   if (head && files.length === 0) {
     // Nothing to add to what git recorded: the stash's (or HEAD's) tree as it is, without a scratch index.
@@ -164,7 +177,7 @@ async function excludeFromChanges(gitDir: string, lines: readonly string[]): Pro
 }
 
 async function createClone(options: CreateWorkspaceOptions, repo: PersonRepo, dir: string, tmp: string, privateDir: string): Promise<IsolatedWorkspace> {
-  const base = await captureBase(repo, path.join(privateDir, 'base-index'), options.sessionId);
+  const base = await captureBase(repo, path.join(privateDir, 'base-index'), options.sessionId, options.dataDir);
   await git(['update-ref', '--no-deref', `refs/accord/sessions/${options.sessionId}`, base], inRepo(repo));
   const workTree = path.join(dir, 'ws');
   const gitDir = path.join(dir, 'git');

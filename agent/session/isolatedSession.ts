@@ -13,7 +13,8 @@ import type { CommandRunner, Tool } from '../tools/tool';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isWithin } from '../workspace/containment';
-import { createWorkspace, privateRoot, removeWorkspace, WorkspaceError, type IsolatedWorkspace } from './isolated';
+import { commandReadView } from './commandView';
+import { createWorkspace, removeWorkspace, WorkspaceError, type IsolatedWorkspace } from './isolated';
 import { reopenPrivateDir } from './privateDir';
 
 export interface SessionSetupOptions {
@@ -141,12 +142,12 @@ async function attach(
   // when the session opened a subfolder); protected paths at both levels stay read-only.
   const inPlace = workspace.mode === 'in-place';
   const protectedPaths = [...new Set([...defaultProtectedPaths(workspace.workTree, inPlace), ...defaultProtectedPaths(workspace.root, inPlace)])];
-  // Every session's private folder is hidden from every command (they all sit under one root).
-  const hiddenPaths = [path.dirname(workspace.privateDir), privateRoot(options.dataDir)];
+  // The whole data directory is hidden (transcripts, other sessions, logs), but for this session's own copy.
+  const view = await commandReadView(workspace, options.dataDir);
   // Beyond the built-in allowlist, commands get only the variables the reviewed policy names.
   const passEnvironment = policy.status === 'invalid' ? [] : policy.policy.environment.pass;
   const session = await createSessionRunner(
-    { workspace: workspace.workTree, sessionTmp: workspace.tmp, allowedDomains, protectedPaths, hiddenPaths: [...new Set(hiddenPaths)], passEnvironment },
+    { workspace: workspace.workTree, sessionTmp: workspace.tmp, allowedDomains, protectedPaths, hiddenPaths: view.hidden, readablePaths: view.readable, passEnvironment },
     options.withoutSandbox,
     started?.sandbox,
   );

@@ -129,8 +129,13 @@ describe('the session copy is hostile input (real bubblewrap, real git, scripted
       assert.notEqual(index.status, 'completed');
       const proc = await run(agent, model, sessionId, 'cat', `/proc/${pid}/cmdline`);
       assert.ok(proc.status !== 'completed' || !proc.output.includes('agent.js'), `the agent's own process is visible in /proc: ${proc.output}`);
-      const write = await run(agent, model, sessionId, 'touch', join(s.data, 'sessions', sessionId, 'git', 'HEAD'));
-      assert.notEqual(write.status, 'completed', 'the git dir host-side code uses is writable from the sandbox');
+      // The git dir (but for the objects the agent's .git borrows) is hidden under a tmpfs: what a command writes there lands in that tmpfs.
+      const head = join(s.data, 'sessions', sessionId, 'git', 'HEAD');
+      const headBefore = readFileSync(head, 'utf8');
+      const peek = await run(agent, model, sessionId, 'cat', head);
+      assert.notEqual(peek.status, 'completed', `the git dir host-side code uses is readable from the sandbox: ${peek.output}`);
+      await run(agent, model, sessionId, 'sh', '-c', `echo 'ref: refs/heads/evil' > ${head}`);
+      assert.equal(readFileSync(head, 'utf8'), headBefore, 'the git dir host-side code uses is writable from the sandbox');
     } finally {
       await agent.close();
       s.remove();
