@@ -92,7 +92,6 @@ async function refuseUnmerged(repo: PersonRepo): Promise<void> {
   }
 }
 
-/** Commits the project's current state (HEAD + uncommitted + untracked, minus ignored) without touching its index or files. */
 /**
  * `<dataDir>/` relative to the repository's top (posix, with a trailing
  * slash) when ACCORD_HOME is inside the project: its untracked files (every
@@ -101,10 +100,16 @@ async function refuseUnmerged(repo: PersonRepo): Promise<void> {
 async function dataDirInRepo(repo: PersonRepo, dataDir: string): Promise<string | undefined> {
   const data = await realpath(dataDir).catch(() => path.resolve(dataDir));
   const relative = path.relative(repo.top, data);
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+  if (relative === '') {
+    throw new WorkspaceError(
+      `${repo.top} is Accord's data directory, so its files cannot be told apart from Accord's sessions. Open a project folder instead, or point ACCORD_HOME elsewhere.`,
+    );
+  }
+  if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return undefined;
   return relative.split(path.sep).join('/') + '/';
 }
 
+/** Commits the project's current state (HEAD + uncommitted + untracked, minus ignored) without touching its index or files. */
 async function captureBase(repo: PersonRepo, indexFile: string, sessionId: string, dataDir: string): Promise<string> {
   const head = await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], inRepo(repo)).catch(() => '');
   // `stash create` refuses unmerged paths, so they are looked for only when it fails (or when there is no commit to stash on).

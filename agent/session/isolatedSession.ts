@@ -11,7 +11,6 @@ import { createSessionRunner, defaultProtectedPaths, releaseSandbox, startSandbo
 import { startMcpServers, type McpTools } from '../mcp/servers';
 import type { CommandRunner, Tool } from '../tools/tool';
 import { stat } from 'node:fs/promises';
-import path from 'node:path';
 import { isWithin } from '../workspace/containment';
 import { commandReadView } from './commandView';
 import { createWorkspace, removeWorkspace, WorkspaceError, type IsolatedWorkspace } from './isolated';

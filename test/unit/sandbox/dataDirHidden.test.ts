@@ -169,4 +169,12 @@ describe('sandboxed commands cannot read Accord\'s data directory beyond their s
     }
     assert.equal(await readFile(path.join(dataDir, 'sessions', 'other.jsonl'), 'utf8'), '{"secret":"transcript of other"}\n');
   });
+
+  test('attack: a copy of a repository that is the data directory itself is refused (its untracked files are the transcripts)', async () => {
+    const dataDir = path.join(dir, 'home5');
+    await gitProject(dataDir, { 'notes.txt': 'n\n' });
+    await accordState(dataDir, ['other']);
+    await assert.rejects(setUpIsolatedSession({ sessionId: 'S', projectRoot: dataDir, dataDir, alwaysApprove: false }), /is Accord's data directory/);
+    assert.equal(await readFile(path.join(dataDir, 'sessions', 'other.jsonl'), 'utf8'), '{"secret":"transcript of other"}\n');
+  });
 });
