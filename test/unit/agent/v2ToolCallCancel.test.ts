@@ -8,7 +8,8 @@
 // params) is refused and stops nothing.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import { createLoggedAgent } from '../../../agent/acp/sessionLog';
@@ -28,7 +29,12 @@ const codeOf = (request: Promise<unknown>) => request.then(() => undefined, (err
 describe('ACP v2: tool_call/cancel stops one call, the turn goes on', () => {
   const model = fakeModelFor('accord-v2-callcancel-config-');
   const world = gitProject({ 'app.js': 'console.log("hi");\n' });
-  after(() => world.remove());
+  // Outside the data directory, which sandboxed commands cannot read.
+  const gates = mkdtempSync(join(tmpdir(), 'accord-v2-gates-'));
+  after(() => {
+    world.remove();
+    rmSync(gates, { recursive: true, force: true });
+  });
 
   async function withAgent(run: (h: V2Harness, sessionId: string) => Promise<void>) {
     const logs = new SessionStore(world.data);
@@ -52,7 +58,7 @@ describe('ACP v2: tool_call/cancel stops one call, the turn goes on', () => {
 
   test('a running command cancelled alone: it ends failed, the model is told, the turn ends end_turn; the capability comes and goes', { timeout: 120_000 }, async () => {
     await withAgent(async (h, sessionId) => {
-      const gate = join(world.data, 'gate-1');
+      const gate = join(gates, 'gate-1');
       model.server.script(reply.tool('c1', 'run_command', { argv: endless(gate) }), reply.text('Stopped as you asked.'));
       h.permissions.policy = allowOnceV2;
       const from = h.updates.length;
@@ -79,7 +85,7 @@ describe('ACP v2: tool_call/cancel stops one call, the turn goes on', () => {
 
   test('terminal/cancel on a command\'s terminal stops that call alone; an unknown or ended terminal is refused', { timeout: 120_000 }, async () => {
     await withAgent(async (h, sessionId) => {
-      const gate = join(world.data, 'gate-t');
+      const gate = join(gates, 'gate-t');
       model.server.script(reply.tool('t1', 'run_command', { argv: endless(gate) }), reply.text('Terminal closed.'));
       h.permissions.policy = allowOnceV2;
       const from = h.updates.length;
@@ -99,7 +105,7 @@ describe('ACP v2: tool_call/cancel stops one call, the turn goes on', () => {
 
   test('a call waiting for its approval cancelled alone: the question is withdrawn, the call is not run, the turn goes on', { timeout: 120_000 }, async () => {
     await withAgent(async (h, sessionId) => {
-      const marker = join(world.data, 'never-ran');
+      const marker = join(gates, 'never-ran');
       model.server.script(reply.tool('c2', 'run_command', { argv: [process.execPath, '-e', `require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`] }), reply.text('Fine, not running it.'));
       let withdrawn = false;
       const waitForever: V2Policy = (_request, signal) =>
@@ -125,7 +131,7 @@ describe('ACP v2: tool_call/cancel stops one call, the turn goes on', () => {
   test('bad input: an unknown call, another session\'s call, an unknown session, bad params are refused and stop nothing', { timeout: 120_000 }, async () => {
     await withAgent(async (h, sessionId) => {
       const other = (await h.connection.agent.request(v2.methods.agent.session.new, { cwd: world.project })).sessionId;
-      const gate = join(world.data, 'gate-3');
+      const gate = join(gates, 'gate-3');
       model.server.script(reply.tool('c3', 'run_command', { argv: endless(gate) }), reply.text('It finished by itself.'));
       h.permissions.policy = allowOnceV2;
       const from = h.updates.length;
