@@ -5,6 +5,7 @@
 // soon as the write is staged, so it keeps working.
 import * as vscode from 'vscode';
 import { RequestError, type ReadTextFileRequest, type WriteTextFileRequest } from '@agentclientprotocol/sdk/unstable';
+import { checkAnswerFits, readTextFileBounded, UnreadableFileError } from './boundedFile';
 import { sliceLines } from './textSlice';
 
 /** Where agent writes go instead of the disk (the review's staged source). */
@@ -20,7 +21,13 @@ export class FsService {
     const path = fileUri(params.path).fsPath;
     const text = this.staging.readStaged(params.sessionId, path) ?? (await currentText(params.path));
     if (text === undefined) throw RequestError.resourceNotFound(params.path);
-    return { content: sliceLines(text, params.line, params.limit) };
+    const content = sliceLines(text, params.line, params.limit);
+    try {
+      checkAnswerFits(params.path, content);
+    } catch (error) {
+      throw RequestError.invalidParams({ path: params.path }, (error as Error).message);
+    }
+    return { content };
   }
 
   async write(params: WriteTextFileRequest): Promise<Record<string, never>> {
@@ -50,9 +57,9 @@ async function currentText(path: string): Promise<string | undefined> {
   const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === uri.fsPath);
   if (open) return open.getText();
   try {
-    return Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
+    return await readTextFileBounded(uri.fsPath);
   } catch (error) {
-    if (error instanceof vscode.FileSystemError && error.code === 'FileNotFound') return undefined;
+    if (error instanceof UnreadableFileError) throw RequestError.invalidParams({ path }, error.message);
     throw RequestError.internalError({ path }, `Could not read ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -2,7 +2,8 @@
 // (test/fixtures/fakeAcpAgent.ts) configured in `accord.agents`. Approvals
 // are answered by Playwright clicking the real dialog or notification.
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync, mkdirSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -200,6 +201,24 @@ describe('ACP client against a scripted agent', function () {
     await prompt(`read ${file} 2 1`);
     assert.equal(lastText('read='), `read=${JSON.stringify('TWO (unsaved)\n')}`);
     await vscode.commands.executeCommand('workbench.action.files.revert', doc.uri);
+  });
+
+  it('attack: fs/read_text_file of a FIFO, a device or a huge file is a clear error, and the host keeps serving', async () => {
+    const fifo = path.join(scratch, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    await prompt(`read ${fifo}`);
+    assert.equal(lastText('read-error='), `read-error=Invalid params: ${fifo} is not a regular file; agents may read only files.`);
+    await prompt('read /dev/zero');
+    assert.equal(lastText('read-error='), 'read-error=Invalid params: /dev/zero is not a regular file; agents may read only files.');
+    const huge = path.join(scratch, 'huge.bin');
+    writeFileSync(huge, '');
+    truncateSync(huge, 1024 ** 4);
+    await prompt(`read ${huge}`);
+    assert.ok(lastText('read-error=')?.startsWith(`read-error=Invalid params: ${huge} is too large to read`), lastText('read-error='));
+    const small = path.join(scratch, 'after.txt');
+    writeFileSync(small, 'still here\n');
+    await prompt(`read ${small}`);
+    assert.equal(lastText('read='), `read=${JSON.stringify('still here\n')}`);
   });
 
   it('terminal/* captures output with the byte limit cut at a character boundary', async () => {
