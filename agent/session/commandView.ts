@@ -9,11 +9,12 @@
 //   git clone:  ws/.git -> alternates <session>/git/objects -> alternates <repo>/objects
 //   shadow:     ws/.git -> alternates <session>/git/objects
 //   in place:   the project itself; <session>/snapshots.git is host-side only
-import { open, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { sessionsDir } from '../log/paths';
 import { isWithin } from '../workspace/containment';
 import { privateRoot, WorkspaceError, type IsolatedWorkspace } from './isolated';
+import { readNoFollow } from './safeFs';
 
 export interface CommandReadView {
   /** Unreadable for commands (srt denyRead). */
@@ -25,25 +26,15 @@ export interface CommandReadView {
 /** An alternates file is one or a few absolute paths: anything past this is not ours. */
 const MAX_ALTERNATES_BYTES = 16 * 1024;
 
-async function readBounded(file: string, limit: number): Promise<string | undefined> {
-  const handle = await open(file, 'r').catch(() => undefined);
-  if (!handle) return undefined;
-  try {
-    const buffer = Buffer.alloc(limit);
-    const { bytesRead } = await handle.read(buffer, 0, limit, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await handle.close();
-  }
-}
-
 /**
  * The objects folders `<session>/git` borrows: written host-side when the
  * copy was made, in a folder commands can read but never write.
  */
 async function borrowedObjects(gitDir: string): Promise<string[]> {
-  const text = await readBounded(path.join(gitDir, 'objects', 'info', 'alternates'), MAX_ALTERNATES_BYTES);
-  return (text ?? '').split('\n').filter((line) => path.isAbsolute(line));
+  // Read as everything under the session's folder is: no link followed, bounded; anything odd borrows nothing.
+  const read = await readNoFollow(gitDir, 'objects/info/alternates', MAX_ALTERNATES_BYTES).catch(() => undefined);
+  const text = read?.kind === 'file' ? read.data.toString('utf8') : '';
+  return text.split('\n').filter((line) => path.isAbsolute(line));
 }
 
 const real = (p: string) => realpath(p).catch(() => path.resolve(p));
