@@ -75,7 +75,8 @@ function special(s: Stats): string | undefined {
   return undefined;
 }
 
-async function readBounded(handle: FileHandle, limit: number): Promise<Buffer | undefined> {
+/** What `handle` holds from its position on, or undefined once it passes `limit` bytes (never reads more than limit + 1). */
+export async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
@@ -124,7 +125,7 @@ export async function readNoFollow(root: string, relative: string, limit = REVIE
     if (!opened.isFile() || opened.dev !== seen.dev || opened.ino !== seen.ino) throw new UnsafePathError(`${relative} changed while it was being read; try again`);
     await sameParents(root, parts, parents, relative);
     if (opened.size > limit) return { kind: 'tooLarge', size: opened.size };
-    const data = await readBounded(handle, limit);
+    const data = await readAtMost(handle, limit);
     if (!data) return { kind: 'tooLarge', size: Math.max(opened.size, limit + 1) };
     return { kind: 'file', data, mode: opened.mode };
   } finally {

@@ -6,6 +6,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { jsonStringBytes } from '../../agent/core/jsonSize';
+import { readAtMost } from '../../agent/session/safeFs';
 
 /** The largest file read whole (a slice of it may still be asked for with line/limit). */
 export const MAX_READ_BYTES = 64 * 1024 * 1024;
@@ -30,19 +31,10 @@ export async function readTextFileBounded(fsPath: string, maxBytes = MAX_READ_BY
     const stats = await handle.stat();
     if (!stats.isFile()) throw new UnreadableFileError(`${fsPath} is not a regular file; agents may read only files.`);
     if (stats.size > maxBytes) throw tooLarge(fsPath, stats.size, maxBytes);
-    // The size can change under us (a file still being written): read at most one byte past the bound to see it.
-    const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
-    let filled = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-      if (filled === buffer.length) {
-        if (filled > maxBytes) throw tooLarge(fsPath, filled, maxBytes);
-        break; // grew meanwhile but is still within the bound: what was there when read
-      }
-    }
-    return buffer.subarray(0, filled).toString('utf8');
+    // The size can change under us (a file still being written): never more than one byte past the bound is read.
+    const data = await readAtMost(handle, maxBytes);
+    if (!data) throw tooLarge(fsPath, maxBytes + 1, maxBytes);
+    return data.toString('utf8');
   } finally {
     await handle.close();
   }
