@@ -5,6 +5,7 @@
 // agent-side apply this replaces refused links the same way.
 import { lstat } from 'node:fs/promises';
 import * as path from 'node:path';
+import { isWithin } from '../../agent/workspace/containment';
 
 export class LinkedPathError extends Error {}
 
@@ -37,11 +38,6 @@ export async function refuseLinks(top: string, absolute: string): Promise<void> 
   }
 }
 
-const holds = (folder: string, file: string) => {
-  const relative = path.relative(folder, file);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-};
-
 /**
  * Where the link check of a write to `file` starts: the workspace folder that
  * holds it. A bundled agent's paths are relative to the repository top, which
@@ -52,14 +48,14 @@ const holds = (folder: string, file: string) => {
  * itself is checked.
  */
 export function linkCheckTop(folders: readonly string[], file: string): string {
-  const holding = folders.filter((folder) => holds(folder, file)).sort((a, b) => b.length - a.length)[0];
+  const holding = folders.filter((folder) => isWithin(folder, file)).sort((a, b) => b.length - a.length)[0];
   if (holding !== undefined) return holding;
   let best: string | undefined;
   for (const folder of folders) {
     let shared = path.dirname(folder);
-    while (!holds(shared, file) && path.dirname(shared) !== shared) shared = path.dirname(shared);
+    while (!isWithin(shared, file) && path.dirname(shared) !== shared) shared = path.dirname(shared);
     const atRoot = path.dirname(shared) === shared;
-    if (!atRoot && holds(shared, file) && (best === undefined || shared.length > best.length)) best = shared;
+    if (!atRoot && isWithin(shared, file) && (best === undefined || shared.length > best.length)) best = shared;
   }
   return best ?? file;
 }
