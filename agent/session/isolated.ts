@@ -28,6 +28,7 @@ import { git, gitRaw, splitZ, type GitOptions } from './isolatedGit';
 import { makePrivateDir } from './privateDir';
 import { branchesAndTags, fillGitDir, objectFormatArgs, readIfFile, type Ref } from './sharedGitDir';
 import { inRepo, nothingGitAbove, repoAt, withExcludes, type PersonRepo } from './personRepo';
+import { isWithin } from '../workspace/containment';
 
 export type WorkspaceMode = 'git-clone' | 'shadow-copy' | 'in-place';
 
@@ -105,7 +106,7 @@ async function dataDirInRepo(repo: PersonRepo, dataDir: string): Promise<string 
       `${repo.top} is Accord's data directory, so its files cannot be told apart from Accord's sessions. Open a project folder instead, or point ACCORD_HOME elsewhere.`,
     );
   }
-  if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return undefined;
+  if (!isWithin(repo.top, data)) return undefined;
   return relative.split(path.sep).join('/') + '/';
 }
 
