@@ -174,6 +174,8 @@ export class DirectDiskSource implements TurnAwareSource {
     }
     if (event !== 'created' || this.active.size !== 1) return;
     const [sessionId, turn] = [...this.active][0]!;
+    // Only a new regular file can be an addition: agents make folders too (codex-acp makes .codex and .agents where its command runs).
+    if ((await (this.options.pathKind ?? pathKind)(path).catch(() => 'other' as const)) !== 'file') return;
     const now = await this.tree.read(path);
     if (now === null || !(await this.madeDuring(turn, path))) return;
     // "Created" is the watcher's word, not proof the path was empty (an atomic write over a file is reported

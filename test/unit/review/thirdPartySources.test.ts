@@ -214,6 +214,45 @@ describe('a folder as a location', () => {
   });
 });
 
+describe("what an agent makes that is not a file, reported 'created' during its turn (codex-acp makes .codex and .agents)", () => {
+  test('a new folder is no addition and no error', async () => {
+    const dir = await scratch();
+    const { store, direct, failures } = sources();
+    await direct.beginTurn('s', '1');
+    await mkdir(join(dir, '.codex'));
+    await direct.fileChanged(join(dir, '.codex'), 'created'); // rejected with "File is a directory" before
+    await direct.endTurn('s', '1');
+    assert.deepEqual(store.all(), []);
+    assert.deepEqual(failures, []);
+  });
+
+  test('a new file beside it still is an addition', async () => {
+    const dir = await scratch();
+    const { store, direct } = sources();
+    await direct.beginTurn('s', '1');
+    await mkdir(join(dir, '.agents'));
+    await direct.fileChanged(join(dir, '.agents'), 'created');
+    await writeFile(join(dir, 'made.txt'), 'made\n');
+    await direct.fileChanged(join(dir, 'made.txt'), 'created');
+    await direct.endTurn('s', '1');
+    assert.deepEqual(store.all().map((f) => [f.path, kindOf(f)]), [[join(dir, 'made.txt'), 'added']]);
+  });
+
+  test('attack: a link the agent planted to a file outside is not read through and not offered as its addition', async () => {
+    const dir = await scratch();
+    const outside = join(await scratch(), 'secret.txt');
+    await writeFile(outside, 'secret\n');
+    const { store, direct, failures } = sources();
+    await direct.beginTurn('s', '1');
+    await symlink(outside, join(dir, 'innocent.txt'));
+    await direct.fileChanged(join(dir, 'innocent.txt'), 'created');
+    await direct.endTurn('s', '1');
+    assert.deepEqual(store.all(), [], 'nothing under review holds the outside file\'s text');
+    assert.deepEqual(failures, []);
+    assert.equal(await text(outside), 'secret\n');
+  });
+});
+
 describe('a snapshot that cannot be taken', () => {
   test('says which file and why, and blocks nothing else in the call', async () => {
     const dir = await scratch();
