@@ -2,12 +2,13 @@
 // spawn itself. No ACP here (and nothing heavy): extension.ts starts the
 // bundled agent with it before the rest of the extension has been evaluated
 // (extension/startup/earlyAgent.ts).
-import { spawn } from 'node:child_process';
+import { spawn, type IOType } from 'node:child_process';
 import * as vscode from 'vscode';
 import { modelSetting, reasoningEffort } from '../settings/settings';
 import { policyPassList } from './policyPass';
 import { agentEnvironment } from './agentEnv';
 import { DaemonLink, type AgentChild } from './daemonLink';
+import { spawnInGroup } from './agentGroup';
 
 export type { AgentChild } from './daemonLink';
 
@@ -23,6 +24,8 @@ export interface AgentCommand {
    * extension connects to the daemon itself (agents/daemonLink.ts).
    */
   direct?: boolean;
+  /** Started in a process group of its own, stopped as a group (a third-party agent and whatever it launched: agents/agentGroup.ts). */
+  group?: boolean;
 }
 
 /**
@@ -54,10 +57,13 @@ export async function bundledAgentSpawnCommand(extensionUri: vscode.Uri, apiKeyE
   return { ...base, env, cwd };
 }
 
+type StdioPipes = [IOType, IOType, IOType];
+
 /** Starts the agent's process with its stdio piped (the ACP connection is made on it afterwards), or the direct link to the daemon. */
 export function spawnAgent(agent: AgentCommand): AgentChild {
   if (agent.direct && !agent.args.includes('--no-daemon')) return new DaemonLink(agent);
-  return spawn(agent.command, agent.args, { cwd: agent.cwd, env: agent.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const options = { cwd: agent.cwd, env: agent.env, stdio: ['pipe', 'pipe', 'pipe'] satisfies StdioPipes };
+  return agent.group ? spawnInGroup(agent.command, agent.args, options) : spawn(agent.command, agent.args, options);
 }
 
 /** The same process would be started: command line, working directory and every variable. */

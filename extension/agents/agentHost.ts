@@ -202,7 +202,7 @@ export class AgentHost implements vscode.Disposable {
     if (this.definition === 'bundled') return bundledAgentSpawnCommand(this.deps.extensionUri, this.deps.apiKeyEnv, cwd);
     // Third-party agents get the minimal environment (or the host's, opted in) and their own env, never Accord's stored keys.
     const env = agentEnvironment({ host: process.env, kind: 'configured', inheritEnv: this.definition.inheritEnv, own: this.definition.env });
-    return { command: this.definition.command, args: this.definition.args, env, cwd };
+    return { command: this.definition.command, args: this.definition.args, env, cwd, group: true };
   }
 
   private setStatus(status: AgentStatus): void {
