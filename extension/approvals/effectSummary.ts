@@ -135,7 +135,23 @@ function checkedAgainstDisk(f: ProposedFile, current: EffectFacts['current']): F
   if (!current?.has(f.path)) return f;
   const onDisk = current.get(f.path) ?? null;
   if (onDisk === f.oldText) return f;
+  const whole = onDisk === null || f.oldText === null ? undefined : wholeFileOf(onDisk, f.oldText, f.newText);
+  if (whole !== undefined) return { path: f.path, oldText: onDisk, newText: whole };
   return { path: f.path, oldText: onDisk, newText: f.newText, claimedOldText: f.oldText };
+}
+
+/**
+ * claude-agent-acp's Edit sends its old_string/new_string as the diff (a
+ * fragment, not the file): where the fragment is in the file exactly once,
+ * the change is the file with it replaced. Anything else stays a claim that
+ * differs from the disk.
+ */
+function wholeFileOf(onDisk: string, fragment: string, replacement: string): string | undefined {
+  if (fragment === '') return undefined;
+  const at = onDisk.indexOf(fragment);
+  if (at < 0 || onDisk.indexOf(fragment, at + 1) >= 0) return undefined;
+  // Sliced, not String.replace: the agent's text may hold `$&` and the like.
+  return onDisk.slice(0, at) + replacement + onDisk.slice(at + fragment.length);
 }
 
 function describeFile(f: FileEffect, v: (s: string) => string): string {

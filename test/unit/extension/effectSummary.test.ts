@@ -73,6 +73,29 @@ describe('approval effect summary', () => {
       assert.equal(s.files[0]?.oldText, 'real\nreal\n');
     });
 
+    test("claude-agent-acp's Edit (old_string → new_string as the diff): the whole file with the fragment replaced", () => {
+      const s = summarizeEffect(
+        { toolCallId: 't', kind: 'edit', content: [{ type: 'diff', path: '/w/hello.txt', oldText: 'two', newText: 'TWO' }] },
+        undefined,
+        { current: new Map([['/w/hello.txt', 'one\ntwo\nthree\n']]) },
+      );
+      assert.equal(s.detail, 'Change: /w/hello.txt (3 → 3 lines)');
+      assert.deepEqual(s.files, [{ path: '/w/hello.txt', oldText: 'one\ntwo\nthree\n', newText: 'one\nTWO\nthree\n' }], 'Show Diff shows the file, not "TWO" alone');
+    });
+
+    test('a fragment found twice, or not at all, or empty, stays a claim that differs from the disk', () => {
+      for (const [onDisk, fragment] of [['two\ntwo\n', 'two'], ['one\n', 'two'], ['one\n', '']] as const) {
+        const s = summarizeEffect({ toolCallId: 't', content: [{ type: 'diff', path: '/w/a', oldText: fragment, newText: 'X' }] }, undefined, { current: new Map([['/w/a', onDisk]]) });
+        assert.match(s.detail, /not what the agent saw/, `${JSON.stringify(onDisk)} / ${JSON.stringify(fragment)}`);
+        assert.equal(s.files[0]?.newText, 'X');
+      }
+    });
+
+    test('attack: replacement patterns in the agent\'s new text stay literal', () => {
+      const s = summarizeEffect({ toolCallId: 't', content: [{ type: 'diff', path: '/w/a', oldText: 'b', newText: "$&$'$`$1" }] }, undefined, { current: new Map([['/w/a', 'abc']]) });
+      assert.equal(s.files[0]?.newText, "a$&$'$`$1c");
+    });
+
     test('an agent that says a file exists when it does not: Create', () => {
       const s = summarizeEffect({ toolCallId: 't', content: [{ type: 'diff', path: '/w/gone', oldText: 'x\n', newText: 'y\n' }] }, undefined, { current: new Map([['/w/gone', null]]) });
       assert.match(s.detail, /Create: \/w\/gone \(1 line\) \(the agent thought it existed/);
