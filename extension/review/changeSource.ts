@@ -62,6 +62,9 @@ export const isFinished = (call: ToolCallFacts): boolean => call.status === 'com
 /** Kinds of call that never change files: no snapshot of a folder is needed before them. */
 const READ_ONLY_KINDS = new Set(['read', 'search', 'think', 'fetch', 'switch_mode']);
 
+/** A call of a kind that never changes files (its card gets no review badge for the files it names). */
+export const readsOnly = (kind: string | null | undefined): boolean => kind !== undefined && kind !== null && READ_ONLY_KINDS.has(kind);
+
 /** Whether a call may write where it does not say (a command, an unknown tool): its working folder then needs a snapshot. */
 export function mayWriteAnywhere(call: ToolCallFacts): boolean {
   if (call.kind && READ_ONLY_KINDS.has(call.kind)) return false;

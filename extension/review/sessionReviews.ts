@@ -7,7 +7,7 @@
 // (reviewPanelNews.ts).
 import * as vscode from 'vscode';
 import type { SessionUpdate } from '@agentclientprotocol/sdk/unstable';
-import { diffBlocks, touchedPaths, type ToolCallFacts, type TurnAwareSource } from './changeSource';
+import { diffBlocks, readsOnly, touchedPaths, type ToolCallFacts, type TurnAwareSource } from './changeSource';
 import type { DirectDiskSource, SnapshotFailure } from './directSource';
 import { servesChanges, type IsolatedWorkspaceSource } from './isolatedSource';
 import type { ReviewController } from './reviewController';
@@ -51,6 +51,8 @@ interface SessionState {
   toolPaths: Map<string, Map<string, { path: string; oldText: string | null; newText: string } | undefined>>;
   /** toolCallId → the turn it ran in, so its card shows that turn's review of a file. */
   toolTurns: Map<string, string>;
+  /** toolCallId → its kind, as last announced (an update may leave it out). */
+  toolKinds: Map<string, string>;
   /** What each tool card's badge last showed. */
   posted: Map<string, string>;
   /**
@@ -223,6 +225,7 @@ export class SessionReviews implements vscode.Disposable {
       inTurn: false,
       toolPaths: new Map(),
       toolTurns: new Map(),
+      toolKinds: new Map(),
       posted: new Map(),
       projectPaths: new Map(),
       queue: Promise.resolve(),
@@ -256,6 +259,13 @@ export class SessionReviews implements vscode.Disposable {
 
   /** Keeps each tool call's paths (as the agent named them) and diff content, for its card and "Review". */
   private remember(state: SessionState, sessionId: string, call: ToolCallFacts): void {
+    // A read names the file it read (claude-agent-acp's Read, qwen's read_file): the edit after it is not its change.
+    // Its kind may come in an earlier update than its locations.
+    if (call.kind) state.toolKinds.set(call.toolCallId, call.kind);
+    if (readsOnly(state.toolKinds.get(call.toolCallId))) {
+      state.toolPaths.delete(call.toolCallId);
+      return;
+    }
     const paths = touchedPaths(call);
     if (paths.length === 0) return;
     if (!state.toolTurns.has(call.toolCallId)) state.toolTurns.set(call.toolCallId, state.turnId);

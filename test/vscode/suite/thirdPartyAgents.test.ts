@@ -248,6 +248,26 @@ describe('Third-party agents that write to disk themselves (issue 20)', function
     });
   });
 
+  describe('claude-agent-acp 0.49 as recorded: a Read of the file, then an Edit whose diff is old_string → new_string', () => {
+    it('the dialog shows the whole file changed; only the Edit card carries the review badge; Reject restores', async () => {
+      const file = fresh('claude-edit.md');
+      const { approval, sessionId } = await turn('FakeClaude', `claudeedit ${file} "two" "TWO"`, 'allow');
+      const edited = 'one\nTWO\nthree\nfour\n';
+      assert.match(approval.summary.detail, /^Change: .*claude-edit\.md \(4 → 4 lines\)$/, 'not "4 → 1 line, the file on disk is not what the agent saw"');
+      assert.equal(approval.summary.files[0]?.newText, edited, 'Show Diff shows the file, not the fragment alone');
+      assert.equal(readFileSync(file, 'utf8'), edited);
+      const review = await reviewOf(sessionId, file);
+      assert.equal(review.baseText, FOUR);
+      const [, readId, editId] = /read=(\S+) edit=(\S+)/.exec(lastText('done ') ?? '') ?? [];
+      const badge = (id: string | undefined) => [...posted].reverse().find((m): m is Extract<HostMessage, { type: 'diffReview' }> => m.type === 'diffReview' && m.toolCallId === id);
+      const card = await eventually('the Edit card badge', () => badge(editId));
+      assert.deepEqual([card.state, card.kind, card.added, card.removed], ['pending', 'modified', 1, 1]);
+      assert.equal(badge(readId), undefined, 'the Read card names the file but did not change it');
+      await vscode.commands.executeCommand('accord.review.rejectFile', review.id);
+      assert.equal(readFileSync(file, 'utf8'), FOUR);
+    });
+  });
+
   describe('gemini: the command only in text content, no update after a rejection', () => {
     it('the dialog uses the text content; reject → nothing made and the card is told it was declined', async () => {
       const { approval } = await turn('FakeGemini', `geminishell ${scratch}`, 'reject');
