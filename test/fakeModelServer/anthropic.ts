@@ -4,6 +4,9 @@ import { defaultUsage, finishOf, type ScriptPart, type StreamReply } from './scr
 
 const stopReasons = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use', refusal: 'refusal' } as const;
 
+/** Every response its own id, as Anthropic's are: clients key their messages by it (claude-agent-acp's messageId). */
+let responses = 0;
+
 export function anthropicEvents(reply: StreamReply, model: string): { parts: unknown[][]; tail: unknown[]; head: unknown[] } {
   const usage = reply.usage ?? defaultUsage;
   const cached = usage.cachedInput ?? 0;
@@ -11,7 +14,7 @@ export function anthropicEvents(reply: StreamReply, model: string): { parts: unk
     {
       type: 'message_start',
       message: {
-        id: 'msg_1', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
+        id: `msg_${++responses}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
         usage: { input_tokens: usage.input - cached, cache_read_input_tokens: cached, cache_creation_input_tokens: 0, output_tokens: 1 },
       },
     },

@@ -105,11 +105,22 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       res.end(JSON.stringify({ object: 'list', data: [{ id: 'fake-local', object: 'model' }] }));
       return;
     }
+    // A reachability check (Claude Code sends HEAD / when a session starts) is not a model request: it takes no scripted reply.
+    if (req.method === 'HEAD') {
+      res.writeHead(200).end();
+      return;
+    }
     const body = await readBody(req);
     requests.push({ path, headers: req.headers, body, connection: connectionIds.get(req.socket) ?? 0 });
     for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
       waiters.splice(waiters.indexOf(waiter), 1);
       waiter.resolve();
+    }
+    // Only the model endpoints take scripted replies: Claude Code's /v1/messages/count_tokens, say, gets a 404 and leaves the queue alone.
+    const modelPath = ['/chat/completions', '/responses', '/messages'].some((end) => path.endsWith(end));
+    if (!modelPath) {
+      res.writeHead(404).end();
+      return;
     }
     const reply: Reply = queue.shift() ?? { type: 'stream', parts: [{ text: 'ok' }] };
     if (reply.type === 'error') {
