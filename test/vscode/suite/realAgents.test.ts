@@ -32,8 +32,10 @@ interface RealAgent {
   args: string[];
   /** The entry's env besides HOME: the fake endpoint (`sideUrl`: a second fake server for side requests such as titles), telemetry off. */
   env(home: string, baseUrl: string, sideUrl: string): Record<string, string>;
-  /** False for an agent that keeps its to-do list to itself (opencode 1.18 sends no `plan` update for todowrite). */
+  /** False where the plan is not checked (opencode 1.18 sends no `plan` update for todowrite). */
   plans?: false;
+  /** Its shell tool runs the command through the client (terminal/create), and this is the reply that calls it. */
+  clientShell?: (folder: string) => Reply[];
   /** The model's turn: text, then the agent's own read, edit and shell tools, then text. */
   script(file: string, folder: string): Reply[];
 }
@@ -58,6 +60,32 @@ const AGENTS: RealAgent[] = [
       say('Reading it first. ', { id: 'call_read', name: 'Read', args: { file_path: file } }),
       say('I will edit the file. ', { id: 'call_edit', name: 'Edit', args: { file_path: file, old_string: 'two', new_string: 'TWO' } }),
       say('Now a command. ', { id: 'call_shell', name: 'Bash', args: { command: `cd ${folder} && ${SHELL}`, description: 'make a file' } }),
+      say('All done.'),
+    ],
+  },
+  {
+    // The older adapter: its tools go through the client (fs/read_text_file, fs/write_text_file, terminal/*).
+    id: 'claude-code',
+    name: 'Real Claude Code ACP',
+    bin: 'claude-code-acp',
+    args: [],
+    plans: false, // not checked: which request takes which reply at the turn's start is not fixed
+    clientShell: (folder) => [
+      say('Running it. ', { id: 'call_term', name: 'mcp__acp__Bash', args: { command: `cd ${folder} && echo from-terminal > terminal-made.txt && echo printed`, description: 'make a file', timeout: 60_000 } }),
+      say('Ran it.'),
+    ],
+
+    env: (_home, baseUrl) => ({
+      ANTHROPIC_BASE_URL: baseUrl.replace(/\/v1$/, ''), ANTHROPIC_API_KEY: 'fake-key',
+      DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1', DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    }),
+    script: (file, folder) => [
+      // Its CLI's side requests at the turn's start (a token count on the small model, ...) take the first two replies.
+      say('side request'),
+      say('side request'),
+      say('Reading it first. ', { id: 'call_read', name: 'mcp__acp__Read', args: { file_path: file } }),
+      say('I will edit the file. ', { id: 'call_edit', name: 'mcp__acp__Edit', args: { file_path: file, old_string: 'two', new_string: 'TWO' } }),
+      say('Now a command. ', { id: 'call_shell', name: 'mcp__acp__Bash', args: { command: `cd ${folder} && ${SHELL}`, description: 'make a file', timeout: 60_000 } }),
       say('All done.'),
     ],
   },
@@ -287,6 +315,24 @@ describe('real third-party agents through the extension (ACCORD_INTEROP_DIR)', f
         assert.ok(tools.length > 0, 'the panel was sent tool cards');
         const plans = posted.filter((m) => m.type === 'sessionUpdate' && m.update.sessionUpdate === 'plan');
         if (agent.plans !== false) assert.ok(plans.length > 0, `the panel was sent the plan (the agent sent ${record.filter((r) => JSON.stringify(r).includes('"plan"')).length})`);
+      });
+
+      it('an allowed command through the client terminal (terminal/*): it runs, its output reaches the card, its file is reviewed', async function () {
+        if (!agent.clientShell) return this.skip();
+        const host = api.client.host(agent.name)!;
+        const session = api.client.controller.current;
+        assert.ok(session && session.host === host);
+        model.clearScript();
+        model.script(...agent.clientShell(scratch));
+        answers.splice(0, answers.length, 'allow_once');
+        const outcome = await api.client.controller.prompt(host, { type: 'sendPrompt', epoch: session.epoch, text: 'Run it.', mentions: [], images: [] });
+        assert.equal(outcome?.stopReason, 'end_turn', JSON.stringify(outcome));
+        const made = path.join(scratch, 'terminal-made.txt');
+        assert.equal(readFileSync(made, 'utf8'), 'from-terminal\n');
+        await eventually('the new file under review', () => api.review.store.inSession(session.sessionId).find((f) => f.path === made));
+        const shown = JSON.stringify(posted.filter((m) => m.type === 'sessionUpdate' && JSON.stringify(m.update).includes('call_term')));
+        assert.match(shown, /"terminal"/, 'the card shows a terminal');
+        rmSync(made, { force: true });
       });
 
       it('cancel mid-turn: the turn ends as cancelled', async () => {
