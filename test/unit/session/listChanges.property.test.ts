@@ -52,3 +52,30 @@ test('after any steps, the incremental list equals a list from a fresh index', {
     { numRuns: 25 },
   );
 });
+
+/** Resolves at the start of the next wall-clock second: git compares file times in whole seconds. */
+const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+
+// Found by the property above: an oversized file makes listChanges write the
+// private index with update-index, which (run outside the work tree) could not
+// mark racily clean entries. In a later second the rewritten index looked newer
+// than a same-size edit made in the second of the checkout, and the edit was lost.
+test('a same-size edit in the second of the checkout is listed after an oversized file made the index be rewritten in a later second', async () => {
+  const repo = path.join(dir, 'racy');
+  await mkdir(repo, { recursive: true });
+  await writeFile(path.join(repo, 'a.txt'), 'one\n');
+  execFileSync('git', ['init', '-q'], { cwd: repo });
+  execFileSync('git', ['add', '-A'], { cwd: repo });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'base'], { cwd: repo });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await nextSecond();
+    const ws = await createWorkspace({ sessionId: `racy${attempt}`, source: repo, dataDir: path.join(dir, 'data') });
+    const huge = path.join(ws.workTree, 'huge.bin');
+    await writeFile(huge, '');
+    await truncate(huge, REVIEW_LIMIT_BYTES + 1);
+    await writeFile(path.join(ws.workTree, 'a.txt'), 'ONE\n');
+    await nextSecond();
+    const listed = (await listChanges(ws)).map((c) => `${c.status} ${c.path}`).sort();
+    assert.deepEqual(listed, ['added huge.bin', 'modified a.txt']);
+  }
+});
