@@ -13,7 +13,7 @@ import { isAscii } from 'node:buffer';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import vm from 'node:vm';
-import { v8FlagsTag } from './heapFlags';
+import { currentV8Flags, v8FlagsTag, withV8Flags, type V8Flags } from './heapFlags';
 
 /** When to write the cache: after start-up work has compiled the functions a session uses. */
 const WRITE_AFTER_MS = 3000;
@@ -91,6 +91,8 @@ function loadWithCachedData(path: string, cacheDir: string, shared: SharedModule
   const stem = stemOf(path);
   // One file per bundle, build and runtime: a new bundle or Node never reads an old cache.
   const build = `${size}-${Math.round(mtimeMs)}`;
+  // The flags this compile runs under: the cache is named by them and, written later, made under them again.
+  const flags = currentV8Flags();
   const cacheFile = join(cacheDir, `${stem}-${build}-${process.version}-${process.arch}${v8FlagsTag()}.v8cache`);
   let cachedData: Buffer | undefined;
   try {
@@ -121,7 +123,7 @@ function loadWithCachedData(path: string, cacheDir: string, shared: SharedModule
     const write = () => {
       if (written) return;
       written = true;
-      writeCache(script, cacheDir, cacheFile, stem, build);
+      writeCache(script, flags, cacheDir, cacheFile, stem, build);
     };
     setTimeout(write, WRITE_AFTER_MS).unref();
     process.once('exit', write);
@@ -129,10 +131,11 @@ function loadWithCachedData(path: string, cacheDir: string, shared: SharedModule
   return mod.exports;
 }
 
-function writeCache(script: vm.Script, cacheDir: string, cacheFile: string, stem: string, build: string): void {
+function writeCache(script: vm.Script, flags: V8Flags, cacheDir: string, cacheFile: string, stem: string, build: string): void {
   try {
     if (!ensurePrivateDir(cacheDir)) return;
-    const data = script.createCachedData();
+    // The core is compiled before the agent sets its flags (heapFlags.ts) and its cache made after.
+    const data = withV8Flags(flags, () => script.createCachedData());
     // Written whole and renamed: a concurrent start never reads half a cache.
     const temporary = `${cacheFile}.${process.pid}.tmp`;
     writeFileSync(temporary, data, { mode: 0o600 });
