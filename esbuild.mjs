@@ -107,6 +107,9 @@ function sharedFromCore() {
       // Every other package a lazy bundle leaves out would be a require that fails at run time.
       build.onEnd((result) => {
         for (const output of Object.values(result.metafile?.outputs ?? {})) {
+          // A second copy of the core's zod (a specifier of it that the core does not lend) would not know the core's schemas.
+          const ownZod = Object.keys(output.inputs).find((input) => input.startsWith('node_modules/zod/'));
+          if (ownZod) throw new Error(`esbuild.mjs: a lazy bundle carries its own copy of the core's zod (${ownZod}): lend the specifier it imports in agent/bundle/shared.ts`);
           for (const imported of output.imports) {
             if (imported.external && !isBuiltin(imported.path) && !sharedSpecifiers.includes(imported.path)) {
               throw new Error(`esbuild.mjs: a lazy bundle requires ${imported.path}, which nothing provides at run time`);
