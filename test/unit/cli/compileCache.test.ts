@@ -216,6 +216,33 @@ process.stdout.write(JSON.stringify(m.answer()));`;
     assert.deepEqual(readdirSync(cache).map((name) => statSync(join(cache, name)).mtimeMs), replaced);
   });
 
+  test('start-up ending (a first prompt) writes every cache not written yet at once, once: not again at exit, and a start that found its cache writes none', () => {
+    const path = moduleAt(join(root, 'startup'), CORE);
+    const cache = join(root, 'startup-cache');
+    const script = `const { requireWithCompileCache, startUpEnded } = require(${JSON.stringify(loader)});
+const { readdirSync, statSync } = require('node:fs');
+const m = requireWithCompileCache(${JSON.stringify(path)}, ${JSON.stringify(cache)});
+const list = () => { try { return readdirSync(${JSON.stringify(cache)}).map((n) => n + ' ' + statSync(${JSON.stringify(cache)} + '/' + n).mtimeMs); } catch { return []; } };
+const before = list();
+m.answer();
+startUpEnded();
+const after = list();
+startUpEnded();
+process.stdout.write(JSON.stringify({ before, after, again: list() }));`;
+    const run = () => {
+      const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+      return JSON.parse(result.stdout) as { before: string[]; after: string[]; again: string[] };
+    };
+    const first = run();
+    assert.deepEqual(first.before, []);
+    assert.equal(first.after.length, 1, 'written when start-up ended, before exit');
+    assert.deepEqual(first.again, first.after, 'once');
+    assert.deepEqual(readdirSync(cache).map((n) => `${n} ${statSync(join(cache, n)).mtimeMs}`), first.after, 'not rewritten at exit');
+    const second = run();
+    assert.deepEqual(second.after, first.after, 'the next start found it and wrote none');
+  });
+
   test('ACCORD_COMPILE_CACHE=off loads with plain require and writes nothing', () => {
     const path = moduleAt(join(root, 'e'), CORE);
     const cache = join(root, 'e-cache');
