@@ -16,6 +16,7 @@ import { lazySdkSchemas } from './scripts/lazySdkSchemas.mjs';
 import { lazyTlsInterception } from './scripts/lazyTlsInterception.mjs';
 import { srtWhichInProcess } from './scripts/srtWhichPlugin.mjs';
 import { providerUtilsPlainHeaders } from './scripts/providerUtilsHeaders.mjs';
+import { zodEnglishOnly } from './scripts/zodLocales.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -173,7 +174,7 @@ const builds = [
     // The ACP SDK's schemas are each built on first use, not all at load (scripts/lazySdkSchemas.mjs);
     // built-ins initialize does not use are loaded when first called (scripts/lazyBuiltins.mjs).
     // The core holds provider-utils (lent to the provider bundles): its request headers must not load undici.
-    plugins: [lazyImports(), lazySdkSchemas(), lazyBuiltins(), srtWhichInProcess({ required: false }), providerUtilsPlainHeaders({ required: true })],
+    plugins: [lazyImports(), lazySdkSchemas(), lazyBuiltins(), srtWhichInProcess({ required: false }), providerUtilsPlainHeaders({ required: true }), zodEnglishOnly()],
   },
   ...Object.entries(lazyBundles).map(([name, { entry }]) => ({
     ...agentNode,
