@@ -29,12 +29,13 @@ function setFlag(flag: string): void {
   setFlagsFromString(flag);
 }
 
-// Keeps V8's young generation at its initial 1 MB semi-spaces. By default it
-// grows to 16 MB semi-spaces (32 MB resident) under a turn's short-lived
-// garbage, the largest single item of the agent's resident memory (peak of a
-// streamed turn 127-141 MB without this, about 100 MB with it, load ~12; the
-// cost is more scavenges, mostly while the core loads: ~50 ms more CPU per
-// start at load ~23). The daemon uses it too: its heap holds ~25 MB however
+// Keeps V8's young generation from growing any further. By default it grows
+// to 16 MB semi-spaces (32 MB resident) under a turn's short-lived garbage,
+// the largest single item of the agent's resident memory (peak of a streamed
+// turn 127-141 MB without this, about 100 MB with it, load ~12). Set after
+// the core has loaded (above), it no longer costs the load extra scavenges,
+// but the load grows the new space once more (1 -> 4 MB; the agent's peak RSS
+// in a bench turn ~68.5 -> ~71 MB). The daemon uses it too: its heap holds ~25 MB however
 // many sessions it served, and the default young generation added ~25 MB to
 // its RSS (119-124 -> 90-99 MB over 8 bridged sessions, load ~4) while a
 // bridge's initialize costs the daemon ~0.8 ms of CPU and ~180 KB of garbage,
