@@ -174,7 +174,7 @@ const builds = [
     // The ACP SDK's schemas are each built on first use, not all at load (scripts/lazySdkSchemas.mjs);
     // built-ins initialize does not use are loaded when first called (scripts/lazyBuiltins.mjs).
     // The core holds provider-utils (lent to the provider bundles): its request headers must not load undici.
-    plugins: [lazyImports(), lazySdkSchemas(), lazyBuiltins(), srtWhichInProcess({ required: false }), providerUtilsPlainHeaders({ required: true }), zodEnglishOnly()],
+    plugins: [lazyImports(), lazySdkSchemas(), lazyBuiltins(), srtWhichInProcess({ required: false }), zodEnglishOnly(), providerUtilsPlainHeaders({ required: true })],
   },
   ...Object.entries(lazyBundles).map(([name, { entry }]) => ({
     ...agentNode,
