@@ -16,6 +16,7 @@ import { lazySdkSchemas } from './scripts/lazySdkSchemas.mjs';
 import { lazyTlsInterception } from './scripts/lazyTlsInterception.mjs';
 import { srtWhichInProcess } from './scripts/srtWhichPlugin.mjs';
 import { providerUtilsPlainHeaders } from './scripts/providerUtilsHeaders.mjs';
+import { zodEnglishOnly } from './scripts/zodLocales.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -107,6 +108,9 @@ function sharedFromCore() {
       // Every other package a lazy bundle leaves out would be a require that fails at run time.
       build.onEnd((result) => {
         for (const output of Object.values(result.metafile?.outputs ?? {})) {
+          // A second copy of the core's zod (a specifier of it that the core does not lend) would not know the core's schemas.
+          const ownZod = Object.keys(output.inputs).find((input) => input.startsWith('node_modules/zod/'));
+          if (ownZod) throw new Error(`esbuild.mjs: a lazy bundle carries its own copy of the core's zod (${ownZod}): lend the specifier it imports in agent/bundle/shared.ts`);
           for (const imported of output.imports) {
             if (imported.external && !isBuiltin(imported.path) && !sharedSpecifiers.includes(imported.path)) {
               throw new Error(`esbuild.mjs: a lazy bundle requires ${imported.path}, which nothing provides at run time`);
@@ -170,7 +174,7 @@ const builds = [
     // The ACP SDK's schemas are each built on first use, not all at load (scripts/lazySdkSchemas.mjs);
     // built-ins initialize does not use are loaded when first called (scripts/lazyBuiltins.mjs).
     // The core holds provider-utils (lent to the provider bundles): its request headers must not load undici.
-    plugins: [lazyImports(), lazySdkSchemas(), lazyBuiltins(), srtWhichInProcess({ required: false }), providerUtilsPlainHeaders({ required: true })],
+    plugins: [lazyImports(), lazySdkSchemas(), lazyBuiltins(), srtWhichInProcess({ required: false }), zodEnglishOnly(), providerUtilsPlainHeaders({ required: true })],
   },
   ...Object.entries(lazyBundles).map(([name, { entry }]) => ({
     ...agentNode,

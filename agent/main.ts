@@ -21,6 +21,7 @@ import type { DaemonStatus } from './daemon/handshake';
 import { agentVersion } from './daemon/host';
 import { builtinTools } from './tools/index';
 import { takeAgentOptions, UsageError } from './cli/options';
+import { applyAgentHeapFlags } from './cli/heapFlags';
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -37,9 +38,10 @@ async function serveAcp(args: string[]): Promise<number> {
   const durable = options.durableRequests ? new DurableRequests() : undefined;
   const { app, closeLogs } = createLoggedAgent({ env: process.env, tools: builtinTools(), commands: new ProcessRunner(), isolation, ...(durable ? { durable } : {}) }, logs);
   // An oversized line is answered with an error instead of ending the connection (and every session on it).
-  // Once the first answer (initialize) has left, what session/new will need is loaded while the client reads it.
+  // Once the first answer (initialize) has left, what session/new will need is loaded while the client reads it,
+  // then the agent's V8 flags are set: every built-in loaded before them is compiled with Node's code cache.
   const stdio = guardLines(webReadable(process.stdin), webWritable(process.stdout), MAX_LINE_BYTES, {
-    afterFirstSend: () => loadDeferredBuiltins(),
+    afterFirstSend: () => loadDeferredBuiltins(require, applyAgentHeapFlags),
   });
   const stream = acpStream(stdio, MAX_LINE_BYTES + 1);
   // Logs synced and locks released, then the sandbox's proxies and socat
@@ -94,5 +96,7 @@ async function daemonLiveState(): Promise<Map<string, LiveState>> {
 export async function runCommand(name: string, args: string[]): Promise<number> {
   const command = commands[name];
   if (!command) throw new UsageError(`unknown command "${name}"`);
+  // `acp` sets them after its first answer (serveAcp); the rest before they start work.
+  if (name !== 'acp') applyAgentHeapFlags();
   return command(args);
 }

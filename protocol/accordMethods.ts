@@ -20,84 +20,127 @@ export const METHODS_META_KEY = 'accord/methods';
 /** The older capability flag for the review methods; clients that predate the method list look for it. */
 export const CHANGES_CAPABILITY = { accord: { changes: 1 } } as const;
 
-const sessionId = z.string().check(z.minLength(1));
+// Every schema here is built on first use: building them all at load cost
+// ~3 ms of each agent start before `initialize` could be answered (issue 17),
+// and `initialize` lists only the names and versions. A method's `params` and
+// `result` are getters; an exported schema is a z.lazy of its builder.
+
+/** `build`'s value, built on the first call. */
+function once<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
+/** A request method: its schema version, and its schemas built when first read. */
+function request<const V extends number, P, R>(version: V, params: () => P, result: () => R): { readonly version: V; readonly params: P; readonly result: R } {
+  const builtParams = once(params);
+  const builtResult = once(result);
+  return {
+    version,
+    get params() {
+      return builtParams();
+    },
+    get result() {
+      return builtResult();
+    },
+  };
+}
+
+/** A notification method: its schema version, and its params schema built when first read. */
+function notification<const V extends number, P>(version: V, params: () => P): { readonly version: V; readonly params: P } {
+  const builtParams = once(params);
+  return {
+    version,
+    get params() {
+      return builtParams();
+    },
+  };
+}
+
+const sessionId = once(() => z.string().check(z.minLength(1)));
 
 /** Relative to the top of the session's work tree, `/`-separated, never absolute or with `..`. */
-const relativePath = z
-  .string()
-  .check(z.minLength(1), z.refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'must be relative to the work tree, without ".."'));
+const relativePath = once(() =>
+  z.string().check(z.minLength(1), z.refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'must be relative to the work tree, without ".."')),
+);
 
-const workspaceMode = z.enum(['git-clone', 'shadow-copy', 'in-place']);
+const workspaceMode = once(() => z.enum(['git-clone', 'shadow-copy', 'in-place']));
 
-const sandboxStatus = z.discriminatedUnion('state', [
-  z.object({ state: z.literal('sandboxed'), platform: z.enum(['linux', 'macos']), warnings: z.array(z.string()) }),
-  z.object({ state: z.literal('unsandboxed'), reason: z.string() }),
-]);
+const sandboxStatus = once(() =>
+  z.discriminatedUnion('state', [
+    z.object({ state: z.literal('sandboxed'), platform: z.enum(['linux', 'macos']), warnings: z.array(z.string()) }),
+    z.object({ state: z.literal('unsandboxed'), reason: z.string() }),
+  ]),
+);
 
-const changedFile = z.object({
-  /** Relative to the top of the session's work tree. Hostile until checked: the copy is written by sandboxed commands. */
-  path: z.string(),
-  /** For renames: where the file was in the base. */
-  oldPath: z.optional(z.string()),
-  status: z.enum(['added', 'modified', 'deleted', 'renamed']),
-  /** Line counts; 0 for binary files. */
-  additions: z.number(),
-  deletions: z.number(),
-  binary: z.boolean(),
-});
+const changedFile = once(() =>
+  z.object({
+    /** Relative to the top of the session's work tree. Hostile until checked: the copy is written by sandboxed commands. */
+    path: z.string(),
+    /** For renames: where the file was in the base. */
+    oldPath: z.optional(z.string()),
+    status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+    /** Line counts; 0 for binary files. */
+    additions: z.number(),
+    deletions: z.number(),
+    binary: z.boolean(),
+  }),
+);
 
 /** Client → agent requests: the extension calls them, the agent serves them. */
 export const accordRequests = {
-  '_accord/workspace/status': {
-    version: 1,
-    params: z.object({ sessionId }),
-    result: z.object({
-      mode: workspaceMode,
-      /** Where the agent works (its tool calls name paths under it). */
-      root: z.string(),
-      /** The folder in the person's project the relative paths refer to. */
-      applyTo: z.string(),
-      /** The commit (or snapshot) the copy started from; empty in place. */
-      base: z.string(),
-      sandbox: sandboxStatus,
-      /** Build inputs linked read-only into the copy, relative paths. */
-      linkedReadOnly: z.array(z.string()),
-    }),
-  },
-  '_accord/changes/list': {
-    version: 1,
-    params: z.object({ sessionId }),
-    result: z.object({ changes: z.array(changedFile) }),
-  },
-  '_accord/changes/file': {
-    version: 1,
-    params: z.object({ sessionId, path: relativePath }),
-    result: z.object({
-      path: z.string(),
-      /** null: the file does not exist on that side, or has no text to show (binary, link, too large). */
-      baseText: z.nullable(z.string()),
-      currentText: z.nullable(z.string()),
-      binary: z.boolean(),
-      /** "too large (N MB)": neither side was sent. */
-      tooLarge: z.optional(z.string()),
-      /** The agent's side is a symbolic link to this target (never followed). */
-      link: z.optional(z.string()),
-    }),
-  },
-  '_accord/changes/discard': {
-    version: 1,
-    params: z.object({ sessionId, paths: z.optional(z.array(relativePath)) }),
-    result: z.object({ discarded: z.array(z.string()) }),
-  },
+  '_accord/workspace/status': request(
+    1,
+    () => z.object({ sessionId: sessionId() }),
+    () =>
+      z.object({
+        mode: workspaceMode(),
+        /** Where the agent works (its tool calls name paths under it). */
+        root: z.string(),
+        /** The folder in the person's project the relative paths refer to. */
+        applyTo: z.string(),
+        /** The commit (or snapshot) the copy started from; empty in place. */
+        base: z.string(),
+        sandbox: sandboxStatus(),
+        /** Build inputs linked read-only into the copy, relative paths. */
+        linkedReadOnly: z.array(z.string()),
+      }),
+  ),
+  '_accord/changes/list': request(
+    1,
+    () => z.object({ sessionId: sessionId() }),
+    () => z.object({ changes: z.array(changedFile()) }),
+  ),
+  '_accord/changes/file': request(
+    1,
+    () => z.object({ sessionId: sessionId(), path: relativePath() }),
+    () =>
+      z.object({
+        path: z.string(),
+        /** null: the file does not exist on that side, or has no text to show (binary, link, too large). */
+        baseText: z.nullable(z.string()),
+        currentText: z.nullable(z.string()),
+        binary: z.boolean(),
+        /** "too large (N MB)": neither side was sent. */
+        tooLarge: z.optional(z.string()),
+        /** The agent's side is a symbolic link to this target (never followed). */
+        link: z.optional(z.string()),
+      }),
+  ),
+  '_accord/changes/discard': request(
+    1,
+    () => z.object({ sessionId: sessionId(), paths: z.optional(z.array(relativePath())) }),
+    () => z.object({ discarded: z.array(z.string()) }),
+  ),
   /**
    * Stops one running tool call (ACP v2's `tool_call/cancel`): it ends failed, the model is told
    * the person cancelled it, and the turn goes on. -32602 when no call with that id is running.
    */
-  '_accord/tool_call/cancel': {
-    version: 1,
-    params: z.object({ sessionId, toolCallId: z.string().check(z.minLength(1), z.maxLength(256)) }),
-    result: z.object({}),
-  },
+  '_accord/tool_call/cancel': request(
+    1,
+    () => z.object({ sessionId: sessionId(), toolCallId: z.string().check(z.minLength(1), z.maxLength(256)) }),
+    () => z.object({}),
+  ),
 } as const;
 
 /** `session/prompt` `_meta` key: a token (a short string) asks for `_accord/prompt_started` with it. */
@@ -114,30 +157,27 @@ export function promptStartedToken(meta: unknown): string | undefined {
 /** Agent → client notifications (the daemon tells the clients that share a session). */
 export const accordNotifications = {
   /** A turn another client's prompt started in a session this client watches. */
-  '_accord/turn_started': { version: 1, params: z.object({ sessionId }) },
+  '_accord/turn_started': notification(1, () => z.object({ sessionId: sessionId() })),
   /** That turn ended. */
-  '_accord/turn_ended': { version: 1, params: z.object({ sessionId, stopReason: z.string() }) },
+  '_accord/turn_ended': notification(1, () => z.object({ sessionId: sessionId(), stopReason: z.string() })),
   /**
    * A prompt of this client entered the conversation (sent only for a prompt whose
    * `_meta[PROMPT_STARTED_META]` names a token; before any update of its turn). `offset`:
    * its log record's, the cursor a resume can continue after; absent without a log. A prompt
    * that never starts (cancelled while queued or waiting for its workspace, refused) gets none.
    */
-  '_accord/prompt_started': {
-    version: 1,
-    params: z.object({ sessionId, token: z.string().check(z.minLength(1), z.maxLength(PROMPT_TOKEN_MAX)), offset: z.optional(z.number().check(z.int(), z.nonnegative())) }),
-  },
+  '_accord/prompt_started': notification(1, () =>
+    z.object({ sessionId: sessionId(), token: z.string().check(z.minLength(1), z.maxLength(PROMPT_TOKEN_MAX)), offset: z.optional(z.number().check(z.int(), z.nonnegative())) }),
+  ),
   /** An approval this client was asked was answered elsewhere (or timed out); the request is withdrawn. */
-  '_accord/permission_settled': {
-    version: 1,
-    params: z.object({
-      sessionId,
+  '_accord/permission_settled': notification(1, () =>
+    z.object({
+      sessionId: sessionId(),
       toolCallId: z.string(),
       outcome: z.union([z.enum(['allow', 'reject', 'cancelled']), z.object({ deferred: z.string() })]),
     }),
-  },
+  ),
 } as const;
-
 
 /** `clientCapabilities._meta` key a client sets when it serves `_accord/lm/*`. */
 export const LM_CAPABILITY_KEY = 'accord/languageModels';
@@ -165,78 +205,99 @@ export const LM_LIMITS = {
   tools: 256,
 } as const;
 
-const lmName = z.string().check(z.minLength(1), z.maxLength(LM_LIMITS.name));
-const lmText = z.string().check(z.maxLength(LM_LIMITS.text));
-const jsonObject = z.record(z.string(), z.unknown());
-const count = z.number().check(z.int(), z.nonnegative());
+const lmName = once(() => z.string().check(z.minLength(1), z.maxLength(LM_LIMITS.name)));
+const lmText = once(() => z.string().check(z.maxLength(LM_LIMITS.text)));
+const jsonObject = once(() => z.record(z.string(), z.unknown()));
+const count = once(() => z.number().check(z.int(), z.nonnegative()));
 
-export const lmModelInfo = z.object({
-  /** VS Code's model id (`LanguageModelChat.id`). */
-  id: lmName,
-  vendor: lmName,
-  name: lmName,
-  family: z.string().check(z.maxLength(LM_LIMITS.name)),
-  /** Prompt tokens the model accepts: the context gauge's size. */
-  maxInputTokens: z.optional(z.number().check(z.int(), z.positive())),
-});
+const buildModelInfo = once(() =>
+  z.object({
+    /** VS Code's model id (`LanguageModelChat.id`). */
+    id: lmName(),
+    vendor: lmName(),
+    name: lmName(),
+    family: z.string().check(z.maxLength(LM_LIMITS.name)),
+    /** Prompt tokens the model accepts: the context gauge's size. */
+    maxInputTokens: z.optional(z.number().check(z.int(), z.positive())),
+  }),
+);
+export const lmModelInfo = z.lazy(buildModelInfo);
 export type LmModelInfo = z.infer<typeof lmModelInfo>;
 
-export const lmModelsResult = z.object({ models: z.array(lmModelInfo).check(z.maxLength(LM_LIMITS.models)) });
+const buildModelsResult = once(() => z.object({ models: z.array(buildModelInfo()).check(z.maxLength(LM_LIMITS.models)) }));
+export const lmModelsResult = z.lazy(buildModelsResult);
 export type LmModelsResult = z.infer<typeof lmModelsResult>;
 
-export const lmMessagePart = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: lmText }),
-  z.object({ type: z.literal('tool_call'), callId: lmName, name: lmName, input: jsonObject }),
-  z.object({ type: z.literal('tool_result'), callId: lmName, text: lmText, isError: z.optional(z.boolean()) }),
-]);
+const buildMessagePart = once(() =>
+  z.discriminatedUnion('type', [
+    z.object({ type: z.literal('text'), text: lmText() }),
+    z.object({ type: z.literal('tool_call'), callId: lmName(), name: lmName(), input: jsonObject() }),
+    z.object({ type: z.literal('tool_result'), callId: lmName(), text: lmText(), isError: z.optional(z.boolean()) }),
+  ]),
+);
+export const lmMessagePart = z.lazy(buildMessagePart);
 export type LmMessagePart = z.infer<typeof lmMessagePart>;
 
-export const lmMessage = z.object({ role: z.enum(['user', 'assistant']), content: z.array(lmMessagePart) });
+const buildMessage = once(() => z.object({ role: z.enum(['user', 'assistant']), content: z.array(buildMessagePart()) }));
+export const lmMessage = z.lazy(buildMessage);
 export type LmMessage = z.infer<typeof lmMessage>;
 
-export const lmTool = z.object({ name: lmName, description: z.string().check(z.maxLength(64 * 1024)), inputSchema: jsonObject });
+const buildTool = once(() => z.object({ name: lmName(), description: z.string().check(z.maxLength(64 * 1024)), inputSchema: jsonObject() }));
+export const lmTool = z.lazy(buildTool);
 export type LmTool = z.infer<typeof lmTool>;
 
-export const lmChatParams = z.object({
-  /** Chosen by the agent; tags the `_accord/lm/parts` notifications of this request. */
-  streamId: lmName,
-  vendor: lmName,
-  model: lmName,
-  messages: z.array(lmMessage).check(z.minLength(1), z.maxLength(LM_LIMITS.messages)),
-  tools: z.array(lmTool).check(z.maxLength(LM_LIMITS.tools)),
-  /** `required`: the model must call a tool (VS Code's LanguageModelChatToolMode.Required). */
-  toolMode: z.enum(['auto', 'required']),
-});
+const buildChatParams = once(() =>
+  z.object({
+    /** Chosen by the agent; tags the `_accord/lm/parts` notifications of this request. */
+    streamId: lmName(),
+    vendor: lmName(),
+    model: lmName(),
+    messages: z.array(buildMessage()).check(z.minLength(1), z.maxLength(LM_LIMITS.messages)),
+    tools: z.array(buildTool()).check(z.maxLength(LM_LIMITS.tools)),
+    /** `required`: the model must call a tool (VS Code's LanguageModelChatToolMode.Required). */
+    toolMode: z.enum(['auto', 'required']),
+  }),
+);
+export const lmChatParams = z.lazy(buildChatParams);
 export type LmChatParams = z.infer<typeof lmChatParams>;
 
 /** What the model streams back. */
-export const lmStreamPart = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: lmText }),
-  z.object({ type: z.literal('tool_call'), callId: lmName, name: lmName, input: jsonObject }),
-]);
+const buildStreamPart = once(() =>
+  z.discriminatedUnion('type', [
+    z.object({ type: z.literal('text'), text: lmText() }),
+    z.object({ type: z.literal('tool_call'), callId: lmName(), name: lmName(), input: jsonObject() }),
+  ]),
+);
+export const lmStreamPart = z.lazy(buildStreamPart);
 export type LmStreamPart = z.infer<typeof lmStreamPart>;
 
-export const lmPartsNotification = z.object({ streamId: lmName, parts: z.array(lmStreamPart).check(z.minLength(1), z.maxLength(LM_LIMITS.partsPerNotification)) });
+const buildPartsNotification = once(() =>
+  z.object({ streamId: lmName(), parts: z.array(buildStreamPart()).check(z.minLength(1), z.maxLength(LM_LIMITS.partsPerNotification)) }),
+);
+export const lmPartsNotification = z.lazy(buildPartsNotification);
 export type LmPartsNotification = z.infer<typeof lmPartsNotification>;
 
-export const lmChatResult = z.object({
-  /** How many parts the client sent for this request, over all its notifications. */
-  parts: count,
-  usage: z.object({ inputTokens: count, outputTokens: count }),
-  /** True when the counts are the client's estimate (VS Code's API reports no usage; `countTokens` estimates it). */
-  estimated: z.boolean(),
-});
+const buildChatResult = once(() =>
+  z.object({
+    /** How many parts the client sent for this request, over all its notifications. */
+    parts: count(),
+    usage: z.object({ inputTokens: count(), outputTokens: count() }),
+    /** True when the counts are the client's estimate (VS Code's API reports no usage; `countTokens` estimates it). */
+    estimated: z.boolean(),
+  }),
+);
+export const lmChatResult = z.lazy(buildChatResult);
 export type LmChatResult = z.infer<typeof lmChatResult>;
 
 /** Agent → client requests: the agent calls them, a client that set LM_CAPABILITY_KEY serves them. */
 export const accordClientRequests = {
-  [LM_METHODS.models]: { version: 1, params: z.object({}), result: lmModelsResult },
-  [LM_METHODS.chat]: { version: 1, params: lmChatParams, result: lmChatResult },
+  [LM_METHODS.models]: request(1, () => z.object({}), buildModelsResult),
+  [LM_METHODS.chat]: request(1, buildChatParams, buildChatResult),
 } as const;
 
 /** Client → agent notifications: zero or more parts of an open `_accord/lm/chat`, before its answer. */
 export const accordClientNotifications = {
-  [LM_METHODS.parts]: { version: 1, params: lmPartsNotification },
+  [LM_METHODS.parts]: notification(1, buildPartsNotification),
 } as const;
 
 /** True when the client's `initialize` capabilities say it serves `_accord/lm/*`. */

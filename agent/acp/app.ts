@@ -40,6 +40,7 @@ import { launchGrants } from './launchGrants';
 import { EarlyStarts } from './earlyStart';
 import { compactShare, positiveInt, wantsInPlace, NO_MODEL_MESSAGE, type AccordAgentOptions } from './agentOptions';
 import { forwardUpdates } from './forwardUpdates';
+import { startUpEnded } from '../cli/compileCache';
 
 export { NO_MODEL_MESSAGE, WORKSPACE_META_KEY, type AccordAgentOptions } from './agentOptions';
 export { forwardUpdates } from './forwardUpdates';
@@ -188,6 +189,8 @@ export function createAccordAgent(options: AccordAgentOptions): AgentApp {
       }
     })
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
+      // The agent's compile cache, if this start writes one, holds what starting needs and not the turn (cli/compileCache.ts).
+      startUpEnded();
       const session = sessionOrThrow(params.sessionId);
       // A prompt sent during a turn waits and runs next; a cancel meanwhile ends it unrun.
       // `waiting` (durable approvals) is Accord's extension of v1's stop reasons.

@@ -1,16 +1,25 @@
-// V8 flags the agent core sets on itself before it is compiled, to keep the
-// process's resident memory down. Set at run time because an editor starts
+// V8 flags the agent sets on itself at run time, to keep the process's
+// resident memory down. Set at run time because an editor starts
 // `node dist/agent.js` with no flags of ours (startup-only flags such as
-// --max-semi-space-size have no run-time effect). They must be set before any
-// bundle is compiled (agent/cli/main.ts core()): V8's flags are part of the
-// compile cache's key, so processes with other flags keep separate cache files
-// (v8FlagsTag). The stdio bridge never calls these: it allocates little,
-// fetches nothing, and loading node:v8 costs it ~10 ms.
+// --max-semi-space-size have no run-time effect).
+//
+// They are set once the agent core is loaded, not before: V8 keys every code
+// cache by a hash of the flags that differ from their defaults, Node's
+// embedded cache of its own built-in modules included. With either flag set,
+// each built-in loaded afterwards was compiled from source (stdin, stdout and
+// web streams: ~3.5 -> 9.5 ms), about 6 ms of CPU before an
+// `acp --no-daemon` answered initialize and half of its session/new. Our own
+// bundles' caches are named by the flags they were compiled under (v8FlagsTag)
+// and made under those same flags (withV8Flags). The stdio bridge never sets
+// them: it allocates little, fetches nothing, and loading node:v8 costs it ~10 ms.
 
 /** Flags applied in this process, in the order v8FlagsTag names them. */
 const APPLIED = Symbol.for('accord.v8Flags');
 
 type Applied = { small?: true; wasmBaseline?: true };
+
+/** Which of the agent's flags are set (a copy), e.g. when a bundle is compiled. */
+export type V8Flags = Readonly<Applied>;
 
 const applied = (): Applied => ((globalThis as Record<symbol, unknown>)[APPLIED] ??= {}) as Applied;
 
@@ -20,12 +29,13 @@ function setFlag(flag: string): void {
   setFlagsFromString(flag);
 }
 
-// Keeps V8's young generation at its initial 1 MB semi-spaces. By default it
-// grows to 16 MB semi-spaces (32 MB resident) under a turn's short-lived
-// garbage, the largest single item of the agent's resident memory (peak of a
-// streamed turn 127-141 MB without this, about 100 MB with it, load ~12; the
-// cost is more scavenges, mostly while the core loads: ~50 ms more CPU per
-// start at load ~23). The daemon uses it too: its heap holds ~25 MB however
+// Keeps V8's young generation from growing any further. By default it grows
+// to 16 MB semi-spaces (32 MB resident) under a turn's short-lived garbage,
+// the largest single item of the agent's resident memory (peak of a streamed
+// turn 127-141 MB without this, about 100 MB with it, load ~12). Set after
+// the core has loaded (above), it no longer costs the load extra scavenges,
+// but the load grows the new space once more (1 -> 4 MB; the agent's peak RSS
+// in a bench turn ~68.5 -> ~71 MB). The daemon uses it too: its heap holds ~25 MB however
 // many sessions it served, and the default young generation added ~25 MB to
 // its RSS (119-124 -> 90-99 MB over 8 bridged sessions, load ~4) while a
 // bridge's initialize costs the daemon ~0.8 ms of CPU and ~180 KB of garbage,
@@ -52,6 +62,54 @@ export function keepWasmOnBaseline(): void {
   if (process.env.ACCORD_WASM_TIER_UP === 'on') return;
   setFlag('--liftoff-only');
   applied().wasmBaseline = true;
+}
+
+/** Both flags (each unless its environment variable opts out): the agent core calls this once it is loaded. */
+export function applyAgentHeapFlags(): void {
+  keepWasmOnBaseline();
+  keepYoungGenerationSmall();
+}
+
+export function currentV8Flags(): V8Flags {
+  return { ...applied() };
+}
+
+// Back to V8's defaults (node --v8-options). --liftoff-only also turned off
+// the two flags below (V8's flag implications), and they count in the hash
+// too. Another V8 with other defaults gives a cache that is rejected and
+// rewritten at each start, never wrong code (test/unit/cli/compileCache.test.ts
+// checks that the agent's cache is accepted).
+const SEMI_SPACE_GROWTH_DEFAULT = 2;
+const WASM_DEFAULTS = ['--no-liftoff-only', '--wasm-tier-up', '--wasm-dynamic-tiering'];
+
+/**
+ * Runs `make` with V8's flags as they were in `flags`, then as they are now
+ * again: a code cache carries the hash of the flags it was made under, and is
+ * rejected unless it matches the flags of the start that reads it. Nothing in
+ * `make` (a synchronous createCachedData) depends on either flag.
+ */
+export function withV8Flags<T>(flags: V8Flags, make: () => T): T {
+  const now = currentV8Flags();
+  const toggled = setFlags(flags, now);
+  try {
+    return make();
+  } finally {
+    if (toggled) setFlags(now, flags);
+  }
+}
+
+/** Sets the flags that differ between `from` and `to` to their value in `to` (set, or V8's default); whether any did. */
+function setFlags(to: V8Flags, from: V8Flags): boolean {
+  let changed = false;
+  if (Boolean(to.small) !== Boolean(from.small)) {
+    setFlag(`--semi-space-growth-factor=${to.small ? 1 : SEMI_SPACE_GROWTH_DEFAULT}`);
+    changed = true;
+  }
+  if (Boolean(to.wasmBaseline) !== Boolean(from.wasmBaseline)) {
+    for (const flag of to.wasmBaseline ? ['--liftoff-only'] : WASM_DEFAULTS) setFlag(flag);
+    changed = true;
+  }
+  return changed;
 }
 
 /** For compile cache names: processes with other V8 flags (e.g. ACCORD_SMALL_HEAP=off) keep a cache of their own instead of rejecting each other's. */

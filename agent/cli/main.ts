@@ -2,7 +2,6 @@
 // either relays stdio to the daemon (the common case, kept light so an
 // editor's agent starts fast) or loads the agent core (dist/agent-core.js)
 // for everything that runs the agent in this process.
-import { keepWasmOnBaseline, keepYoungGenerationSmall } from './heapFlags';
 import { join } from 'node:path';
 import { runBridge, cliVersion } from './bridge';
 import { requireWithCompileCache } from './compileCache';
@@ -16,9 +15,7 @@ interface Core {
 
 /** The agent core, loaded only by commands that run the agent here (esbuild leaves this require alone). */
 function core(): Core {
-  // Before the core is compiled (its cache is keyed by V8's flags), and not in the bridge: node:v8 alone costs it ~10 ms.
-  keepWasmOnBaseline();
-  keepYoungGenerationSmall();
+  // Compiled under V8's default flags: the core sets its own (heapFlags.ts) once the built-ins it needs first are loaded.
   return requireWithCompileCache(join(__dirname, 'agent-core.js'), join(dataDirOf(process.env), 'cache')) as Core;
 }
 

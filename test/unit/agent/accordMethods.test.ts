@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { methods } from '@agentclientprotocol/sdk/unstable';
-import { accordClientNotifications, accordClientRequests, accordNotifications, accordRequests, advertisedMethods, checkResult, METHODS_META_KEY, methodVersions, PROMPT_STARTED_META, type AccordRequestMethod } from '../../../protocol/accordMethods';
+import { spawnSync } from 'node:child_process';
+import { accordClientNotifications, accordClientRequests, accordNotifications, accordRequests, advertisedMethods, checkResult, lmChatParams, lmPartsNotification, METHODS_META_KEY, methodVersions, PROMPT_STARTED_META, type AccordRequestMethod } from '../../../protocol/accordMethods';
 import { reply } from '../../fakeModelServer/index';
 import { fakeModelFor, inMemoryAgent } from './harness';
 import { failure, gitProject, isolatedAgent } from './isolationFixtures';
@@ -129,6 +130,44 @@ describe('the _accord/* methods, schema first', () => {
       await agent.close();
       remove();
     }
+  });
+
+  test('the schemas are built on first use, once: loading the module and listing the methods builds none', () => {
+    // In a child whose zod/mini counts the calls of its builders (z.object, z.string, ...); z.lazy, which builds nothing yet, is not counted.
+    const script = `const real = require('zod/mini');
+let calls = 0;
+const counted = {};
+for (const [name, value] of Object.entries(real)) counted[name] = typeof value === 'function' && name !== 'lazy' ? (...args) => (calls++, value(...args)) : value;
+require.cache[require.resolve('zod/mini')].exports = counted;
+const m = require(${JSON.stringify(join(process.cwd(), 'protocol/accordMethods.ts'))});
+const atLoad = calls;
+m.methodsCapability();
+m.methodVersions({ workspaces: false });
+const listed = calls;
+const params = m.accordRequests['_accord/changes/file'].params;
+const once = calls;
+const again = m.accordRequests['_accord/changes/file'].params === params;
+process.stdout.write(JSON.stringify({ atLoad, listed, built: once > listed, again, more: calls - once }));`;
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: process.cwd(), encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { atLoad: 0, listed: 0, built: true, again: true, more: 0 });
+  });
+
+  test('attack: schemas built on first use refuse what hostile params hold, as those built at load did', () => {
+    const file = accordRequests['_accord/changes/file'].params;
+    for (const path of ['../outside', '/etc/passwd', 'a/../../b', '']) assert.equal(file.safeParse({ sessionId: 's', path }).success, false, path);
+    assert.equal(file.safeParse({ sessionId: '', path: 'a' }).success, false, 'an empty session id');
+    assert.equal(file.safeParse({ sessionId: 's', path: 'a/b.txt' }).success, true);
+    assert.equal(accordRequests['_accord/changes/discard'].params.safeParse({ sessionId: 's', paths: ['ok', '../x'] }).success, false);
+    assert.equal(accordRequests['_accord/tool_call/cancel'].params.safeParse({ sessionId: 's', toolCallId: 'x'.repeat(257) }).success, false);
+    // A lent model's stream: the bounds hold through the lazy schema.
+    const part = { type: 'text', text: 'hi' };
+    assert.equal(lmPartsNotification.safeParse({ streamId: 's', parts: [] }).success, false, 'no parts');
+    assert.equal(lmPartsNotification.safeParse({ streamId: 's', parts: Array.from({ length: 1001 }, () => part) }).success, false, 'too many parts');
+    assert.equal(lmPartsNotification.safeParse({ streamId: 's', parts: [{ type: 'tool_result', callId: 'c', text: 'x' }] }).success, false, 'a part the model does not stream');
+    assert.equal(lmPartsNotification.safeParse({ streamId: 's', parts: [part] }).success, true);
+    assert.equal(lmChatParams.safeParse({ streamId: 's', vendor: 'v', model: 'm', messages: [], tools: [], toolMode: 'auto' }).success, false, 'no messages');
+    assert.throws(() => checkResult('_accord/changes/list', { changes: [{ path: 'a', status: 'exploded', additions: 0, deletions: 0, binary: false }] }), /not what Accord expects/);
   });
 
   test('no code in the agent or the extension names an _accord/* method the shared module does not define', () => {

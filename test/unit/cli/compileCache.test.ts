@@ -162,6 +162,87 @@ process.stdout.write(JSON.stringify(m.answer()));`;
     assert.deepEqual(files(), both);
   });
 
+  test('a bundle compiled before the agent sets its V8 flags (the core) keeps one cache, made under the flags it was compiled under, that the next start accepts', { skip: process.platform === 'win32' }, () => {
+    const path = moduleAt(join(root, 'late-flags'), CORE);
+    const cache = join(root, 'late-flags-cache');
+    const heapFlags = join(process.cwd(), 'agent/cli/heapFlags.ts');
+    // As the agent core runs: compiled under V8's defaults, the flags set later, the cache written at exit.
+    const script = `const m = require(${JSON.stringify(loader)}).requireWithCompileCache(${JSON.stringify(path)}, ${JSON.stringify(cache)});
+require(${JSON.stringify(heapFlags)}).applyAgentHeapFlags();
+process.stdout.write(JSON.stringify(m.answer()));`;
+    const run = () => {
+      const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { env: { ...process.env, ACCORD_SMALL_HEAP: '', ACCORD_WASM_TIER_UP: '' }, encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(JSON.parse(result.stdout).calls, 1);
+      // V8 says nothing about a flag it does not know (a setting back to a default that this V8 lacks).
+      assert.doesNotMatch(result.stderr, /flag/i);
+    };
+    const files = () => readdirSync(cache).sort().map((name) => `${name} ${statSync(join(cache, name)).mtimeMs}`);
+    run();
+    const written = files();
+    assert.equal(written.length, 1, written.join(', '));
+    // Named for the flags at compile time (none), not those at exit.
+    assert.doesNotMatch(written[0]!, /-(liftoff|small)/);
+    // Accepted: a start that finds its cache writes none (a rejected one is rewritten).
+    run();
+    run();
+    assert.deepEqual(files(), written);
+  });
+
+  test('a cache made under the flags set later (the way a build before this one wrote it) is rejected, replaced, and never changes what runs', { skip: process.platform === 'win32' }, () => {
+    const path = moduleAt(join(root, 'stale-flags'), CORE);
+    const cache = join(root, 'stale-flags-cache');
+    const heapFlags = join(process.cwd(), 'agent/cli/heapFlags.ts');
+    const script = (makeUnder: boolean) => `const vm = require('node:vm');
+const { readFileSync, writeFileSync, readdirSync } = require('node:fs');
+const m = require(${JSON.stringify(loader)}).requireWithCompileCache(${JSON.stringify(path)}, ${JSON.stringify(cache)});
+require(${JSON.stringify(heapFlags)}).applyAgentHeapFlags();
+${makeUnder ? `// Overwrite the cache this start will write with one made under the set flags, as a hostile or stale writer would.
+process.on('exit', () => { for (const name of readdirSync(${JSON.stringify(cache)})) writeFileSync(${JSON.stringify(cache)} + '/' + name, new vm.Script(require('node:module').wrap(readFileSync(${JSON.stringify(path)}, 'utf8')), { filename: ${JSON.stringify(path)} }).createCachedData()); });` : ''}
+process.stdout.write(JSON.stringify(m.answer()));`;
+    const run = (makeUnder: boolean) => {
+      const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script(makeUnder)], { env: { ...process.env, ACCORD_SMALL_HEAP: '', ACCORD_WASM_TIER_UP: '' }, encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(JSON.parse(result.stdout).calls, 1);
+    };
+    run(true);
+    const stale = readdirSync(cache).map((name) => statSync(join(cache, name)).mtimeMs);
+    assert.equal(stale.length, 1);
+    // The next start rejects it (other flags), runs the module all the same, and writes a cache it accepts after.
+    run(false);
+    const replaced = readdirSync(cache).map((name) => statSync(join(cache, name)).mtimeMs);
+    assert.notDeepEqual(replaced, stale);
+    run(false);
+    assert.deepEqual(readdirSync(cache).map((name) => statSync(join(cache, name)).mtimeMs), replaced);
+  });
+
+  test('start-up ending (a first prompt) writes every cache not written yet at once, once: not again at exit, and a start that found its cache writes none', () => {
+    const path = moduleAt(join(root, 'startup'), CORE);
+    const cache = join(root, 'startup-cache');
+    const script = `const { requireWithCompileCache, startUpEnded } = require(${JSON.stringify(loader)});
+const { readdirSync, statSync } = require('node:fs');
+const m = requireWithCompileCache(${JSON.stringify(path)}, ${JSON.stringify(cache)});
+const list = () => { try { return readdirSync(${JSON.stringify(cache)}).map((n) => n + ' ' + statSync(${JSON.stringify(cache)} + '/' + n).mtimeMs); } catch { return []; } };
+const before = list();
+m.answer();
+startUpEnded();
+const after = list();
+startUpEnded();
+process.stdout.write(JSON.stringify({ before, after, again: list() }));`;
+    const run = () => {
+      const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+      return JSON.parse(result.stdout) as { before: string[]; after: string[]; again: string[] };
+    };
+    const first = run();
+    assert.deepEqual(first.before, []);
+    assert.equal(first.after.length, 1, 'written when start-up ended, before exit');
+    assert.deepEqual(first.again, first.after, 'once');
+    assert.deepEqual(readdirSync(cache).map((n) => `${n} ${statSync(join(cache, n)).mtimeMs}`), first.after, 'not rewritten at exit');
+    const second = run();
+    assert.deepEqual(second.after, first.after, 'the next start found it and wrote none');
+  });
+
   test('ACCORD_COMPILE_CACHE=off loads with plain require and writes nothing', () => {
     const path = moduleAt(join(root, 'e'), CORE);
     const cache = join(root, 'e-cache');
