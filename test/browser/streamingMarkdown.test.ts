@@ -79,4 +79,45 @@ describe('streamed markdown in the panel', () => {
     assert.equal(result.paragraphs, 15_001);
     await panel.page.close();
   });
+
+  test('after a 2 MB chunk the view shows its end, and each part scrolled to is laid out and painted (content-visibility hides nothing)', TIMEOUT, async () => {
+    const panel = await pages.open('dark', { width: 480, height: 700 });
+    let prose = '';
+    for (let i = 0; prose.length < 700_000; i += 1) prose += `Paragraph ${i} with **bold**, \`code\` and a [link](https://example.com).\n\n`;
+    const code = 'let total = add(left, right); // keep < & going\n'.repeat(8_000);
+    const text = `${prose}\`\`\`ts\n${code}\`\`\`\n\n${prose}The very end.`;
+    await panel.send([start, chunk('huge', text)]);
+    await panel.page.waitForFunction(() => document.querySelector('.msg-agent')?.lastElementChild?.textContent === 'The very end.', undefined, { timeout: 240_000 });
+    await panel.settle();
+    const end = (await panel.page.evaluate(`(() => {
+      const last = document.querySelector('.msg-agent').lastElementChild.getBoundingClientRect();
+      const view = document.querySelector('.transcript').getBoundingClientRect();
+      return { inView: last.top >= view.top && last.bottom <= view.bottom + 1, height: last.height };
+    })()`)) as { inView: boolean; height: number };
+    assert.ok(end.inView && end.height > 0, `the end is in view: ${JSON.stringify(end)}`);
+    // A sample of parts and code segments, each scrolled to the top of the view: shown, and what is at its first line is its own laid-out text.
+    const seen = (await panel.page.evaluate(`(async () => {
+      const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+      const blocks = [...document.querySelectorAll('.msg-agent .md-part, .msg-agent .code-seg')];
+      const bad = [];
+      let checked = 0;
+      for (let i = 0; i < blocks.length; i += Math.max(1, Math.floor(blocks.length / 16))) {
+        const block = blocks[i];
+        block.scrollIntoView({ block: 'start' });
+        await frame();
+        await frame();
+        const line = block.firstElementChild ?? block;
+        const box = line.getBoundingClientRect();
+        // Hit testing reaches text only where it was laid out: skipped content would give the block itself.
+        const caret = document.caretRangeFromPoint(box.left + 20, box.top + Math.min(8, box.height / 2));
+        const hit = caret?.startContainer;
+        checked += 1;
+        if (!line.checkVisibility({ contentVisibilityAuto: true }) || box.height === 0 || hit?.nodeType !== Node.TEXT_NODE || !block.contains(hit)) bad.push({ i, className: block.className, hit: hit?.nodeName });
+      }
+      return { blocks: blocks.length, checked, bad };
+    })()`)) as { blocks: number; checked: number; bad: unknown[] };
+    assert.ok(seen.checked >= 16 && seen.blocks > 100, JSON.stringify(seen));
+    assert.deepEqual(seen.bad, []);
+    await panel.page.close();
+  });
 });

@@ -7,6 +7,12 @@ import { MarkdownStream } from '../render/markdownStream';
 
 /** Markdown work per frame, in ms, before the rest waits for the next frame (huge messages only: a streamed chunk is one short step). */
 const FRAME_BUDGET_MS = 10;
+/**
+ * HTML put in the DOM per frame, past which the rest waits for the next frame: the browser's work on it
+ * (parsing it into nodes; style and layout of what lands near the viewport, where the view follows the
+ * end) cost several times the markdown work that made it (2 MB chunk: 10 ms of markdown, 60-90 ms after).
+ */
+const HTML_PER_FRAME = 32_000;
 /** Bodies whose element is kept; older ones are rebuilt from their (kept) HTML when shown again. */
 const MAX_ELEMENTS = 300;
 /**
@@ -15,7 +21,7 @@ const MAX_ELEMENTS = 300;
  * what is on screen, not for all of it, and few parts keep the visibility checks cheap.
  */
 const BIG_CHARS = 50_000;
-const PART_HTML = 64_000;
+const PART_HTML = 16_000;
 
 interface Body {
   stream: MarkdownStream;
@@ -54,10 +60,12 @@ const bodies = new Map<string, Body>();
 const pending = new Set<Body>();
 const segmentQueues: SegmentQueue[] = [];
 let deadline = 0;
+let htmlLeft = 0;
 
 /** Call at the start of each frame: opens this frame's markdown budget. */
 export function startFrame(): void {
   deadline = performance.now() + FRAME_BUDGET_MS;
+  htmlLeft = HTML_PER_FRAME;
 }
 
 /** The element showing `text` as markdown, updated in place; the same element for the same key. */
@@ -98,7 +106,7 @@ export function continuePending(): boolean {
       pending.delete(body); // scrolled out of the window: picked up again when shown
       continue;
     }
-    if (performance.now() >= deadline) break;
+    if (performance.now() >= deadline || htmlLeft <= 0) break;
     advance(body);
   }
   return pending.size > 0 || segmentQueues.length > 0;
@@ -113,6 +121,7 @@ export function forgetMarkdownBodies(): void {
 function advance(body: Body): void {
   const { stream } = body;
   // At least one step, even past the budget: a body shown for the first time must show something.
+  let counted = stream.blocks.length;
   do {
     const started = performance.now();
     const slice = Math.min(MAX_SLICE, Math.max(2_000, Math.round(charsPerMs * SLICE_MS)));
@@ -123,7 +132,9 @@ function advance(body: Body): void {
     if (took > 1 && stream.lastParsed > 2_000 && stream.lastParsed <= 2 * slice) {
       charsPerMs = Math.max(200, 0.7 * charsPerMs + 0.3 * (stream.lastParsed / took));
     }
-  } while (!stream.done && performance.now() < deadline);
+    if (stream.blocks.length < counted) counted = 0; // started over
+    for (; counted < stream.blocks.length; counted += 1) htmlLeft -= (stream.blocks[counted] as string).length;
+  } while (!stream.done && performance.now() < deadline && htmlLeft > 0);
   patch(body);
   if (stream.done) pending.delete(body);
   else pending.add(body);
