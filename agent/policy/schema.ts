@@ -8,11 +8,32 @@ export const POLICY_FILE = '.accord/policy.json';
 
 const toolKinds = ['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other'] as const;
 
+/** The most "*" one path segment or one argument pattern may have (a `**` segment aside). */
+export const MAX_STARS_PER_SEGMENT = 3;
+
+/**
+ * Why a glob could take too long to match, or undefined. Globs become
+ * backtracking regular expressions, matched on the agent's event loop
+ * against subjects the agent chooses: an extended glob (`*(a|b)`) can take
+ * exponential time, and each "*" multiplies the cost by the subject's length.
+ */
+export function costlyGlobReason(glob: string): string | undefined {
+  if (/[?*+@!]\(/.test(glob)) return 'extended globs ("*(...)", "+(...)", "?(...)", "@(...)", "!(...)") are not supported: matching them can take exponential time';
+  const stars = Math.max(0, ...glob.split('/').map((segment) => (segment === '**' ? 0 : segment.split('*').length - 1)));
+  if (stars > MAX_STARS_PER_SEGMENT) return `at most ${MAX_STARS_PER_SEGMENT} "*" in one path segment or argument (this has ${stars}): each one multiplies the time a match can take`;
+  return undefined;
+}
+
 /**
  * The policy file's schemas, built on first use (loading a session's policy),
  * not when the agent core loads: `initialize` waits for that load.
  */
 function buildSchemas() {
+  const glob = () => z.string().min(1).superRefine((value, context) => {
+    const reason = costlyGlobReason(value);
+    if (reason) context.addIssue({ code: 'custom', message: reason });
+  });
+
   /** `example.com`, `*.example.com`, optionally `:port`. No schemes, paths or bare `*`. */
   const domainPattern = z
     .string()
@@ -24,7 +45,7 @@ function buildSchemas() {
    * further arguments". Without a trailing `"**"` the argv length must match.
    */
   const argvPattern = z
-    .array(z.string().min(1))
+    .array(glob())
     .min(1)
     .refine((p) => p.slice(0, -1).every((token) => token !== '**'), '"**" may only be the last element')
     .refine((p) => p[0] !== '**' && p[0] !== '*', 'the first element must name the program');
@@ -33,10 +54,10 @@ function buildSchemas() {
     .object({
       decision: z.enum(['allow', 'ask', 'deny']),
       /** Tool name (`read_file`, `run_command`, `mcp__<server>__<tool>`); picomatch glob, case-sensitive, checked against the known tools on load. */
-      tool: z.string().min(1).optional(),
+      tool: glob().optional(),
       kind: z.enum(toolKinds).optional(),
       /** Globs relative to the workspace root, matched against every file the call touches. */
-      paths: z.array(z.string().min(1)).min(1).optional(),
+      paths: z.array(glob()).min(1).optional(),
       /** Alternatives: the call's argv must match one of them. */
       commands: z.array(argvPattern).min(1).optional(),
       /** Network destinations of a fetch-like call. */
