@@ -3,26 +3,11 @@
 import { z } from 'zod';
 import { once } from '../core/once';
 import { passPattern } from '../sandbox/environment';
+import { costlyGlobReason } from '../workspace/globCost';
 
 export const POLICY_FILE = '.accord/policy.json';
 
 const toolKinds = ['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other'] as const;
-
-/** The most "*" one path segment or one argument pattern may have (a `**` segment aside). */
-export const MAX_STARS_PER_SEGMENT = 3;
-
-/**
- * Why a glob could take too long to match, or undefined. Globs become
- * backtracking regular expressions, matched on the agent's event loop
- * against subjects the agent chooses: an extended glob (`*(a|b)`) can take
- * exponential time, and each "*" multiplies the cost by the subject's length.
- */
-export function costlyGlobReason(glob: string): string | undefined {
-  if (/[?*+@!]\(/.test(glob)) return 'extended globs ("*(...)", "+(...)", "?(...)", "@(...)", "!(...)") are not supported: matching them can take exponential time';
-  const stars = Math.max(0, ...glob.split('/').map((segment) => (segment === '**' ? 0 : segment.split('*').length - 1)));
-  if (stars > MAX_STARS_PER_SEGMENT) return `at most ${MAX_STARS_PER_SEGMENT} "*" in one path segment or argument (this has ${stars}): each one multiplies the time a match can take`;
-  return undefined;
-}
 
 /**
  * The policy file's schemas, built on first use (loading a session's policy),
