@@ -105,10 +105,22 @@ function pathsMatch(rule: Rule, facts: Facts, every: boolean): boolean {
     const folded = facts.foldedPaths![i]!;
     // An allow needs the path as written (and its folded spelling) to match.
     if (every) return raw && (folded === p || picomatch.isMatch(folded, globs, foldedGlobOptions));
-    // A deny or ask matches any spelling a filesystem may treat as the same name, case folded included.
-    return raw || picomatch.isMatch(p, globs, foldedGlobOptions) || picomatch.isMatch(folded, globs, foldedGlobOptions);
+    // A deny or ask matches any spelling a filesystem may treat as the same name, case folded included,
+    // and covers what is inside a folder it names (`secrets`, `secrets/`: gitignore's reading).
+    return withFolders(p, folded).some(([one, oneFolded]) => picomatch.isMatch(one, globs, globOptions) || picomatch.isMatch(one, globs, foldedGlobOptions) || picomatch.isMatch(oneFolded, globs, foldedGlobOptions));
   };
   return every ? facts.paths.every(one) : facts.paths.some(one);
+}
+
+/** `relative` and each folder above it (`a/b/c`, `a/b`, `a`), with the folded spelling alongside. */
+function withFolders(relative: string, folded: string): Array<[string, string]> {
+  const parts = relative.split('/');
+  const foldedParts = folded.split('/');
+  const out: Array<[string, string]> = [];
+  for (let n = parts.length; n > 0; n--) {
+    out.push([parts.slice(0, n).join('/'), foldedParts.length === parts.length ? foldedParts.slice(0, n).join('/') : folded]);
+  }
+  return out;
 }
 
 /** A command's arguments that could name a file: one too long for a file name is text (a commit message), not a path. */

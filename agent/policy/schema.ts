@@ -19,6 +19,18 @@ function buildSchemas() {
     if (reason) context.addIssue({ code: 'custom', message: reason });
   });
 
+  /**
+   * A path glob, relative to the workspace root. One written from the root (`/secrets/**`) would
+   * match nothing, silently: refused. A trailing "/" (gitignore's "this folder") is dropped: the
+   * folder's name then matches, and a deny or ask covers what is inside (ruleMatch.ts).
+   */
+  const pathGlob = () =>
+    glob()
+      .superRefine((value, context) => {
+        if (value.startsWith('/')) context.addIssue({ code: 'custom', message: `paths are relative to the workspace root: write "${value.replace(/^\/+/, '')}", not "${value}"` });
+      })
+      .transform((value) => value.replace(/(.)\/+$/, '$1'));
+
   /** `example.com`, `*.example.com`, optionally `:port`. No schemes, paths or bare `*`. */
   const domainPattern = z
     .string()
@@ -42,7 +54,7 @@ function buildSchemas() {
       tool: glob().optional(),
       kind: z.enum(toolKinds).optional(),
       /** Globs relative to the workspace root, matched against every file the call touches. */
-      paths: z.array(glob()).min(1).optional(),
+      paths: z.array(pathGlob()).min(1).optional(),
       /** Alternatives: the call's argv must match one of them. */
       commands: z.array(argvPattern).min(1).optional(),
       /** Network destinations of a fetch-like call. */

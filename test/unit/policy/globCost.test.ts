@@ -87,3 +87,28 @@ describe('attack: policy globs whose cost explodes with the subject', () => {
     assert.equal(g.explain(edit('config/.env.local')).decision, 'deny');
   });
 });
+
+describe('attack: path rules that look broader than they match', () => {
+  const read = (p: string): PolicyRequest => ({ tool: 'read_file', kind: 'read', effect: { type: 'none' }, locations: [path.join(root, p)] });
+
+  test('a deny naming a folder (gitignore style: "secrets", "secrets/", "secrets/**/") covers everything in it', () => {
+    for (const glob of ['secrets', 'secrets/', 'secrets/**/', 'secrets//']) {
+      const g = gate(policy({ version: 1, rules: [{ decision: 'deny', paths: [glob] }] }));
+      for (const p of ['secrets', 'secrets/key.txt', 'secrets/a/b.txt']) assert.equal(g.explain(read(p)).decision, 'deny', `${glob} vs ${p}`);
+      assert.equal(g.explain(read('secretsx/key.txt')).decision, 'allow', `${glob} must not cover secretsx/`);
+      const ask = gate(policy({ version: 1, rules: [{ decision: 'ask', paths: [glob] }] }));
+      assert.equal(ask.explain(read('secrets/a/b.txt')).decision, 'ask', `ask ${glob}`);
+    }
+  });
+
+  test('a path glob written from the root ("/secrets/**") would match nothing: the file is invalid and says how to write it', () => {
+    const loaded = policy({ version: 1, rules: [{ decision: 'deny', paths: ['/secrets/**'] }] });
+    assert.equal(loaded.status, 'invalid');
+    if (loaded.status === 'invalid') assert.match(loaded.error, /relative to the workspace root/);
+  });
+
+  test('happy: an allow stays exactly as wide as written (a folder name allows the folder, not its files)', () => {
+    const g = gate(policy({ version: 1, rules: [{ decision: 'allow', kind: 'edit', paths: ['src'] }] }));
+    assert.equal(g.explain(edit('src/a.ts')).decision, 'ask');
+  });
+});
