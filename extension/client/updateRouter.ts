@@ -3,6 +3,15 @@
 // subagents) and unknown update kinds are logged and skipped, never thrown.
 // Pure: no vscode import.
 import type { SessionNotification, SessionUpdate } from '@agentclientprotocol/sdk/unstable';
+import { forLog } from '../text/agentText';
+
+/**
+ * How many distinct untracked session ids, and unknown kinds, are each logged once: an agent
+ * flooding updates must not grow the output channel by a line (of its choosing) per update.
+ */
+const MAX_LOGGED_NAMES = 100;
+/** Child sessions remembered per window; an agent announcing more adopts no new ones. */
+const MAX_CHILDREN = 10_000;
 
 export interface RoutedUpdate {
   sessionId: string;
@@ -30,6 +39,8 @@ export class UpdateRouter {
   /** Child session id → the tracked session whose subagent_update announced it (children are never prompted or loaded). */
   private readonly parents = new Map<string, string>();
   private readonly listeners = new Set<(u: RoutedUpdate) => void>();
+  private readonly loggedUntracked = new Set<string>();
+  private readonly loggedKinds = new Set<string>();
 
   constructor(private readonly log: (message: string) => void = () => {}) {}
 
@@ -72,7 +83,9 @@ export class UpdateRouter {
     const parentSessionId = this.parents.get(sessionId);
     const state = this.tracked.get(parentSessionId ?? sessionId);
     if (!state) {
-      this.log(`Ignored a session/update (${String(update.sessionUpdate)}) for session ${sessionId}, which this window does not track.`);
+      if (this.firstTime(this.loggedUntracked, sessionId)) {
+        this.log(`Ignored a session/update (${forLog(update.sessionUpdate, 60)}) for session ${forLog(sessionId, 120)}, which this window does not track (logged once per session).`);
+      }
       return 'untracked';
     }
     // The client renders the person's prompt itself; a live echo would show it twice.
@@ -81,19 +94,27 @@ export class UpdateRouter {
     if (update.sessionUpdate === 'subagent_update' && !parentSessionId) {
       const child = (update as { sessionId?: unknown }).sessionId;
       // A session cannot adopt one this window tracks itself: that would route its updates twice.
-      if (typeof child === 'string' && child !== sessionId && !this.tracked.has(child)) this.parents.set(child, sessionId);
+      if (typeof child === 'string' && child !== sessionId && !this.tracked.has(child) && this.parents.size < MAX_CHILDREN) this.parents.set(child, sessionId);
     }
-    if (!isKnownUpdateKind(update.sessionUpdate)) {
-      this.log(`Relaying an unknown session/update kind "${String(update.sessionUpdate)}"; the panel ignores what it cannot show.`);
+    if (!isKnownUpdateKind(update.sessionUpdate) && this.firstTime(this.loggedKinds, String(update.sessionUpdate))) {
+      this.log(`Relaying an unknown session/update kind "${forLog(update.sessionUpdate, 60)}"; the panel ignores what it cannot show (logged once per kind).`);
     }
     const routed: RoutedUpdate = { sessionId, update, replay: state.replaying, ...(parentSessionId ? { parentSessionId } : {}) };
     for (const listener of this.listeners) {
       try {
         listener(routed);
       } catch (error) {
-        this.log(`A session/update listener failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.log(`A session/update listener failed: ${forLog(error instanceof Error ? error.message : String(error), 500)}`);
       }
     }
     return 'delivered';
+  }
+
+  /** True the first time `name` is seen, while fewer than MAX_LOGGED_NAMES were. */
+  private firstTime(seen: Set<string>, name: string): boolean {
+    const key = name.slice(0, 200);
+    if (seen.has(key) || seen.size >= MAX_LOGGED_NAMES) return false;
+    seen.add(key);
+    return true;
   }
 }

@@ -31,6 +31,21 @@ describe('session/update routing', () => {
     assert.match(logs.join('\n'), /unknown session\/update kind "_vendor_thing"/);
   });
 
+  test('attack: a flood of updates for sessions nobody tracks, with huge ids and made-up kinds, leaves a bounded, single-line log', () => {
+    const logs: string[] = [];
+    const r = new UpdateRouter((m) => logs.push(m));
+    r.track('s');
+    const hugeId = `x\n[info] forged line ${'y'.repeat(1024 * 1024)}`;
+    for (let i = 0; i < 20_000; i++) {
+      r.route({ sessionId: i % 2 ? hugeId : `other-${i}`, update: chunk('agent_message_chunk') });
+      r.route({ sessionId: 's', update: { sessionUpdate: `_kind_${i}\u202e`, x: 1 } });
+    }
+    const total = logs.reduce((n, line) => n + line.length, 0);
+    assert.ok(logs.length <= 250, `${logs.length} log lines`);
+    assert.ok(total <= 250 * 1024, `${total} characters logged`);
+    assert.ok(logs.every((line) => !/[\n\u202e]/.test(line)), 'a log line carries a newline or a bidi override');
+  });
+
   test('a child session announced by subagent_update on a tracked session is routed with its parent; its prompt is no echo', () => {
     const r = new UpdateRouter();
     const got: RoutedUpdate[] = [];
