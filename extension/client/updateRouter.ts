@@ -22,7 +22,8 @@ export interface RoutedUpdate {
   replay: boolean;
 }
 
-export type RouteOutcome = 'delivered' | 'untracked' | 'malformed' | 'echo';
+/** `foreign`: the session is tracked for another agent (a hostile agent may know its id: it is in the session logs). */
+export type RouteOutcome = 'delivered' | 'untracked' | 'malformed' | 'echo' | 'foreign';
 
 const KNOWN_KINDS = new Set([
   'user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan',
@@ -35,7 +36,8 @@ export function isKnownUpdateKind(kind: unknown): boolean {
 }
 
 export class UpdateRouter {
-  private readonly tracked = new Map<string, { replaying: boolean }>();
+  /** sessionId → whether it replays, and the agent whose session it is (undefined: any, for tests that name none). */
+  private readonly tracked = new Map<string, { replaying: boolean; agent?: string }>();
   /** Child session id → the tracked session whose subagent_update announced it (children are never prompted or loaded). */
   private readonly parents = new Map<string, string>();
   private readonly listeners = new Set<(u: RoutedUpdate) => void>();
@@ -44,8 +46,16 @@ export class UpdateRouter {
 
   constructor(private readonly log: (message: string) => void = () => {}) {}
 
-  track(sessionId: string): void {
-    if (!this.tracked.has(sessionId)) this.tracked.set(sessionId, { replaying: false });
+  /** Delivers `sessionId`'s updates from now on, when they come from `agent`. */
+  track(sessionId: string, agent?: string): void {
+    const state = this.tracked.get(sessionId);
+    if (!state) this.tracked.set(sessionId, { replaying: false, ...(agent !== undefined ? { agent } : {}) });
+    else if (agent !== undefined) state.agent = agent;
+  }
+
+  /** The agent a tracked session belongs to. */
+  ownerOf(sessionId: string): string | undefined {
+    return this.tracked.get(sessionId)?.agent;
   }
 
   untrack(sessionId: string): void {
@@ -59,7 +69,9 @@ export class UpdateRouter {
 
   /** Marks the updates that follow, until `endReplay`, as `session/load` history. */
   beginReplay(sessionId: string): void {
-    this.tracked.set(sessionId, { replaying: true });
+    const state = this.tracked.get(sessionId);
+    if (state) state.replaying = true;
+    else this.tracked.set(sessionId, { replaying: true });
   }
 
   endReplay(sessionId: string): void {
@@ -72,7 +84,8 @@ export class UpdateRouter {
     return { dispose: () => this.listeners.delete(listener) };
   }
 
-  route(notification: SessionNotification | unknown): RouteOutcome {
+  /** `agent`: whose connection it came from; another agent's session is not its to update. */
+  route(notification: SessionNotification | unknown, agent?: string): RouteOutcome {
     const n = notification as Partial<SessionNotification> | null;
     const sessionId = n?.sessionId;
     const update = n?.update as SessionUpdate | undefined;
@@ -87,6 +100,10 @@ export class UpdateRouter {
         this.log(`Ignored a session/update (${forLog(update.sessionUpdate, 60)}) for session ${forLog(sessionId, 120)}, which this window does not track (logged once per session).`);
       }
       return 'untracked';
+    }
+    if (state.agent !== undefined && agent !== undefined && state.agent !== agent) {
+      if (this.firstTime(this.loggedUntracked, `foreign:${sessionId}`)) this.log(`Ignored session/updates from ${forLog(agent, 80)} for session ${forLog(sessionId, 120)}, which belongs to ${forLog(state.agent, 80)}.`);
+      return 'foreign';
     }
     // The client renders the person's prompt itself; a live echo would show it twice.
     // (A child's prompt comes from its parent agent, so it is no echo.)
