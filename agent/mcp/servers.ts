@@ -64,7 +64,8 @@ function distinctTools(server: string, listed: readonly { name: string }[]): { k
 }
 
 function toolFor(server: string, client: Client, listed: { name: string; description?: string; inputSchema: Record<string, unknown> }): Tool<Record<string, unknown>> {
-  const title = `${server}: ${listed.name}`;
+  // The server's own name for the tool, for people: any length, any characters; the panel gets a short one.
+  const title = `${server}: ${listed.name.length > 100 ? `${listed.name.slice(0, 100)}…` : listed.name}`;
   return {
     name: mcpToolName(server, listed.name),
     kind: 'other',

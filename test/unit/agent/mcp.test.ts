@@ -91,6 +91,11 @@ describe('MCP servers from the project policy', () => {
       assert.ok(textOf(done).length <= 300 * 1024, `${textOf(done).length} characters of the answer reached the client`);
       assert.match(textOf(done), /cut/);
       assert.ok(JSON.stringify(model.server.requests.at(-1)!.body).length < 1024 * 1024, 'the 5 MiB answer went to the model');
+      const longName = names.find((n) => n.startsWith('mcp__bad__long'))!;
+      model.server.script(reply.tool('l1', longName, {}), reply.text('Called.'));
+      assert.equal(await agent.harness.prompt(sessionId, 'call the long one'), 'end_turn');
+      const [longCall] = updatesOf(agent.harness, sessionId, 'tool_call').filter((u) => u.toolCallId === 'l1');
+      assert.ok(longCall.title.length <= 200, `a title of ${longCall.title.length} characters`);
     } finally {
       await agent.close();
       remove();
