@@ -29,7 +29,8 @@ function buildSchemas() {
       .superRefine((value, context) => {
         if (value.startsWith('/')) context.addIssue({ code: 'custom', message: `paths are relative to the workspace root: write "${value.replace(/^\/+/, '')}", not "${value}"` });
       })
-      .transform((value) => value.replace(/(.)\/+$/, '$1'));
+      // NFC as the folded spelling of a path is: a deny typed in NFD (macOS) still covers the name.
+      .transform((value) => value.normalize('NFC').replace(/(.)\/+$/, '$1'));
 
   /** `example.com`, `*.example.com`, optionally `:port`. No schemes, paths or bare `*`. */
   const domainPattern = z

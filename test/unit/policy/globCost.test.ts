@@ -101,6 +101,15 @@ describe('attack: path rules that look broader than they match', () => {
     }
   });
 
+  test('a deny written in NFD covers the NFC spelling (macOS treats both as one name), and one NTFS stream of a file is that file', () => {
+    const nfd = gate(policy({ version: 1, rules: [{ decision: 'deny', paths: ['cafe\u0301.txt'] }] }));
+    assert.equal(nfd.explain(read('caf\u00e9.txt')).decision, 'deny');
+    assert.equal(nfd.explain(read('cafe\u0301.txt')).decision, 'deny');
+    const stream = gate(policy({ version: 1, rules: [{ decision: 'deny', paths: ['secret.txt'] }] }));
+    assert.equal(stream.explain(read('secret.txt::$DATA')).decision, 'deny');
+    assert.equal(stream.explain(read('secret.txt:hidden')).decision, 'deny');
+  });
+
   test('a path glob written from the root ("/secrets/**") would match nothing: the file is invalid and says how to write it', () => {
     const loaded = policy({ version: 1, rules: [{ decision: 'deny', paths: ['/secrets/**'] }] });
     assert.equal(loaded.status, 'invalid');
