@@ -128,13 +128,15 @@ Agent options (every transport):
                        the working directory)
 
 The daemon:
-  accord daemon [--listen <address>] [--idle-exit <duration>]
+  accord daemon [--listen <address>] [--idle-exit <duration>] [--client-stall <duration>]
       Default address: a Unix socket, mode 0600, in a 0700 directory under
       $XDG_RUNTIME_DIR/accord (or <state dir>/run; ACCORD_HOME/run when
       ACCORD_HOME is set); a named pipe on Windows. Only your user can
       connect: the bridge refuses a socket or directory owned by another user,
       a symlink, or one others can reach. Exits when idle (no clients, no
       running turn) for --idle-exit (default 10m; ACCORD_DAEMON_IDLE_EXIT).
+      A client that takes none of its output for --client-stall (default
+      30s) is disconnected, so it cannot hold the other clients' turns.
   accord daemon status [--listen <address>]   live sessions, clients, turns
   accord daemon stop [--listen <address>]
 

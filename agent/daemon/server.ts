@@ -13,6 +13,7 @@ import { SANDBOX_WARM_MS, sandboxHost } from '../sandbox/sandboxHost';
 import { addressAt, checkSocketPath, defaultDaemonAddress, ensurePrivateDir, type DaemonAddress } from './address';
 import { openHandoff, type Handoff } from './handoff';
 import { parseJsonLine, readFirstLine, type DaemonStatus, type Hello, type Welcome } from './handshake';
+import { CLIENT_STALL_MS, watchForStall } from './stallWatch';
 import { agentVersion as version, SessionHost } from './host';
 import { parseDuration, takeValue, UsageError } from '../cli/options';
 
@@ -24,8 +25,10 @@ export async function runDaemon(args: string[]): Promise<number> {
   const rest = [...args];
   const listen = takeValue(rest, '--listen');
   const idleText = takeValue(rest, '--idle-exit') ?? process.env.ACCORD_DAEMON_IDLE_EXIT;
+  const stallText = takeValue(rest, '--client-stall');
   if (rest.length > 0) throw new UsageError(`unknown option ${rest.join(' ')}`);
   const idleExitMs = idleText === undefined ? DEFAULT_IDLE_EXIT_MS : parseDuration(idleText);
+  const clientStallMs = stallText === undefined ? CLIENT_STALL_MS : parseDuration(stallText);
   const address = listen ? addressAt(listen) : defaultDaemonAddress();
   ensurePrivateDir(address);
   // Sessions come and go all day: srt's proxies stay up between them (shutdown stops them).
@@ -42,7 +45,7 @@ export async function runDaemon(args: string[]): Promise<number> {
     }
     throw error;
   }
-  const daemon = new Daemon(address, idleExitMs);
+  const daemon = new Daemon(address, idleExitMs, clientStallMs);
   try {
     await daemon.listen();
   } catch (error) {
@@ -70,6 +73,7 @@ class Daemon {
   constructor(
     private readonly address: DaemonAddress,
     private readonly idleExitMs: number | null,
+    private readonly clientStallMs: number | null = CLIENT_STALL_MS,
   ) {
     this.server = createServer((socket) => void this.accept(socket));
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void this.stop(signal === 'SIGTERM' ? 143 : 130));
@@ -183,6 +187,13 @@ class Daemon {
   }
 
   private serveAcp(socket: Socket, hello: HelloLine): void {
+    const stallMs = this.clientStallMs;
+    if (stallMs !== null) {
+      watchForStall(socket, stallMs, () => {
+        console.error(`accord daemon: a client took none of its output for ${Math.round(stallMs / 1000)} s; letting it go so the other clients of its sessions go on.`);
+        socket.destroy();
+      });
+    }
     // As on stdio: an oversized line is answered with an error instead of ending the connection.
     const lines = guardLines(Readable.toWeb(socket) as ReadableStream<Uint8Array>, Writable.toWeb(socket) as WritableStream<Uint8Array>);
     const stream = acpStream(lines, MAX_LINE_BYTES + 1);

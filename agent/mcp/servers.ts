@@ -20,6 +20,10 @@ export interface McpTools {
 export type Launch = (argv: string[], envChanges: Record<string, string>) => Promise<LaunchSpec>;
 
 const START_TIMEOUT_MS = 30_000;
+/** The most of a server's answer the model and the client get (a run_command's output is 30,000 bytes). */
+export const MAX_MCP_RESULT_CHARS = 100_000;
+/** The most of a tool's description the model is offered. */
+export const MAX_MCP_DESCRIPTION_CHARS = 2_000;
 
 /** Model-facing tool names allow letters, digits, "_" and "-" only, up to 64 characters. */
 export function mcpToolName(server: string, tool: string): string {
@@ -36,17 +40,36 @@ function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
 
 function textOf(content: unknown): string {
   if (!Array.isArray(content)) return '';
-  return content
-    .map((part: { type?: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : `[${part.type ?? 'content'} not shown]`))
+  const text = content
+    .map((part: { type?: string; text?: unknown }) => (part.type === 'text' ? (typeof part.text === 'string' ? part.text : '') : `[${String(part.type ?? 'content').slice(0, 40)} not shown]`))
     .join('\n');
+  if (text.length <= MAX_MCP_RESULT_CHARS) return text;
+  return `${text.slice(0, MAX_MCP_RESULT_CHARS)}\n[${text.length - MAX_MCP_RESULT_CHARS} more characters cut: the MCP server's answer was longer than ${MAX_MCP_RESULT_CHARS}.]`;
+}
+
+function descriptionOf(server: string, listed: { name: string; description?: unknown }): string {
+  const description = typeof listed.description === 'string' ? listed.description : `The ${listed.name} tool of the ${server} MCP server.`;
+  return description.length <= MAX_MCP_DESCRIPTION_CHARS ? description : `${description.slice(0, MAX_MCP_DESCRIPTION_CHARS)} [description cut]`;
+}
+
+/**
+ * The server's tools by their model-facing names. Two tools whose names read the same once made
+ * model-safe (`a.b`, `a_b`) are both left out: a rule or a call meant for one would reach the other.
+ */
+function distinctTools(server: string, listed: readonly { name: string }[]): { kept: typeof listed; problems: string[] } {
+  const byName = new Map<string, string[]>();
+  for (const tool of listed) byName.set(mcpToolName(server, tool.name), [...(byName.get(mcpToolName(server, tool.name)) ?? []), tool.name]);
+  const problems = [...byName].filter(([, names]) => names.length > 1).map(([name, names]) => `The MCP server "${server}" has tools named alike (${names.map((n) => JSON.stringify(n.slice(0, 80))).join(', ')}: all ${name}); none of them is offered.`);
+  return { kept: listed.filter((tool) => byName.get(mcpToolName(server, tool.name))!.length === 1), problems };
 }
 
 function toolFor(server: string, client: Client, listed: { name: string; description?: string; inputSchema: Record<string, unknown> }): Tool<Record<string, unknown>> {
-  const title = `${server}: ${listed.name}`;
+  // The server's own name for the tool, for people: any length, any characters; the panel gets a short one.
+  const title = `${server}: ${listed.name.length > 100 ? `${listed.name.slice(0, 100)}…` : listed.name}`;
   return {
     name: mcpToolName(server, listed.name),
     kind: 'other',
-    description: listed.description ?? `The ${listed.name} tool of the ${server} MCP server.`,
+    description: descriptionOf(server, listed),
     input: z.record(z.string(), z.unknown()),
     inputJsonSchema: listed.inputSchema,
     // Files named in the arguments are the call's locations, so path rules (deny, ask) apply to it.
@@ -61,7 +84,7 @@ function toolFor(server: string, client: Client, listed: { name: string; descrip
   };
 }
 
-async function startOne(declaration: McpServerDeclaration, launch: Launch): Promise<{ client: Client; tools: Tool<Record<string, unknown>>[] }> {
+async function startOne(declaration: McpServerDeclaration, launch: Launch): Promise<{ client: Client; tools: Tool<Record<string, unknown>>[]; problems: string[] }> {
   const spec = await launch(declaration.command, declaration.env ?? {});
   // Loaded here, not at startup: most sessions declare no server.
   const { Client, StdioClientTransport } = await import('./sdk');
@@ -70,7 +93,8 @@ async function startOne(declaration: McpServerDeclaration, launch: Launch): Prom
   try {
     await withTimeout(client.connect(transport), `the ${declaration.name} MCP server`);
     const { tools } = await withTimeout(client.listTools(), `the ${declaration.name} MCP server's tool list`);
-    return { client, tools: tools.map((t) => toolFor(declaration.name, client, t as never)) };
+    const { kept, problems } = distinctTools(declaration.name, tools);
+    return { client, tools: kept.map((t) => toolFor(declaration.name, client, t as never)), problems };
   } catch (error) {
     await client.close().catch(() => undefined);
     throw error;
@@ -90,7 +114,7 @@ export async function startMcpServers(declarations: readonly McpServerDeclaratio
   const clients = started.flatMap((s) => (s.ok ? [s.ok.client] : []));
   return {
     tools: started.flatMap((s) => s.ok?.tools ?? []),
-    problems: started.flatMap((s) => (s.problem ? [s.problem] : [])),
+    problems: started.flatMap((s) => (s.problem ? [s.problem] : (s.ok?.problems ?? []))),
     close: async () => {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     },

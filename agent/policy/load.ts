@@ -2,7 +2,8 @@
 // a broken one is a clear error naming the field, and the agent then asks for
 // everything (never allows) until a person fixes it.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import type { z } from 'zod';
@@ -17,6 +18,40 @@ export type LoadedPolicy =
   | { status: 'invalid'; error: string; file: string; digest?: string };
 
 const digestOf = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A policy is a page of rules; anything near this is not one (and reading more could exhaust the daemon). */
+export const MAX_POLICY_BYTES = 1024 * 1024;
+
+class PolicyFileError extends Error {}
+
+/**
+ * The file's text, read no further than MAX_POLICY_BYTES. It comes with the
+ * project (a cloned repository chose it): a fifo nobody writes would hang the
+ * open, a link to /dev/zero would never end. A link to a regular file (one
+ * policy shared between checkouts) is still followed.
+ */
+async function readPolicyText(file: string): Promise<string> {
+  // O_NONBLOCK: opening a fifo returns at once instead of waiting for a writer.
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new PolicyFileError(`${file} is not a regular file`);
+    if (stats.size > MAX_POLICY_BYTES) throw new PolicyFileError(`${file} is too large (${stats.size} bytes; a policy may have ${MAX_POLICY_BYTES})`);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buffer = Buffer.alloc(Math.min(64 * 1024, MAX_POLICY_BYTES + 1 - total));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      chunks.push(buffer.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > MAX_POLICY_BYTES) throw new PolicyFileError(`${file} is too large (it grew past ${MAX_POLICY_BYTES} bytes while being read)`);
+    }
+    return Buffer.concat(chunks, total).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
 
 /** What a policy file of `{ "version": 1 }` says (gate.test.ts holds it to the schema's defaults): written out, so the schema is not built at load. */
 export const EMPTY_POLICY: Policy = { version: 1, rules: [], network: { allowedDomains: [] }, mcpServers: [], environment: { pass: [] }, runs: {} };
@@ -80,9 +115,10 @@ export async function loadPolicy(projectRoot: string): Promise<LoadedPolicy> {
   const file = path.join(projectRoot, POLICY_FILE);
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readPolicyText(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing', policy: EMPTY_POLICY, file, digest: '' };
+    if (error instanceof PolicyFileError) return { status: 'invalid', file, error: `${error.message}, so Accord will ask before every action until it is fixed.` };
     return { status: 'invalid', file, error: `${file} cannot be read (${(error as Error).message}), so Accord will ask before every action.` };
   }
   return { ...parsePolicy(text, file), digest: digestOf(text) };
@@ -95,7 +131,7 @@ export async function loadPolicy(projectRoot: string): Promise<LoadedPolicy> {
  * writing the file) to halt the turn and tell the person.
  */
 export async function policyChangedSince(loaded: LoadedPolicy): Promise<string | undefined> {
-  const now = await readFile(loaded.file, 'utf8').then(digestOf, (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? '' : 'unreadable'));
+  const now = await readPolicyText(loaded.file).then(digestOf, (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? '' : 'unreadable'));
   if (loaded.digest === undefined || now === loaded.digest) return undefined;
   return `${loaded.file} changed while the session was running. This session keeps the policy it started with; check the change yourself — the agent must never edit its own policy.`;
 }

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { once } from '../core/once';
 import { passPattern } from '../sandbox/environment';
+import { costlyGlobReason } from '../workspace/globCost';
 
 export const POLICY_FILE = '.accord/policy.json';
 
@@ -13,6 +14,24 @@ const toolKinds = ['read', 'edit', 'delete', 'move', 'search', 'execute', 'think
  * not when the agent core loads: `initialize` waits for that load.
  */
 function buildSchemas() {
+  const glob = () => z.string().min(1).superRefine((value, context) => {
+    const reason = costlyGlobReason(value);
+    if (reason) context.addIssue({ code: 'custom', message: reason });
+  });
+
+  /**
+   * A path glob, relative to the workspace root. One written from the root (`/secrets/**`) would
+   * match nothing, silently: refused. A trailing "/" (gitignore's "this folder") is dropped: the
+   * folder's name then matches, and a deny or ask covers what is inside (ruleMatch.ts).
+   */
+  const pathGlob = () =>
+    glob()
+      .superRefine((value, context) => {
+        if (value.startsWith('/')) context.addIssue({ code: 'custom', message: `paths are relative to the workspace root: write "${value.replace(/^\/+/, '')}", not "${value}"` });
+      })
+      // NFC as the folded spelling of a path is: a deny typed in NFD (macOS) still covers the name.
+      .transform((value) => value.normalize('NFC').replace(/(.)\/+$/, '$1'));
+
   /** `example.com`, `*.example.com`, optionally `:port`. No schemes, paths or bare `*`. */
   const domainPattern = z
     .string()
@@ -24,7 +43,7 @@ function buildSchemas() {
    * further arguments". Without a trailing `"**"` the argv length must match.
    */
   const argvPattern = z
-    .array(z.string().min(1))
+    .array(glob())
     .min(1)
     .refine((p) => p.slice(0, -1).every((token) => token !== '**'), '"**" may only be the last element')
     .refine((p) => p[0] !== '**' && p[0] !== '*', 'the first element must name the program');
@@ -33,10 +52,10 @@ function buildSchemas() {
     .object({
       decision: z.enum(['allow', 'ask', 'deny']),
       /** Tool name (`read_file`, `run_command`, `mcp__<server>__<tool>`); picomatch glob, case-sensitive, checked against the known tools on load. */
-      tool: z.string().min(1).optional(),
+      tool: glob().optional(),
       kind: z.enum(toolKinds).optional(),
       /** Globs relative to the workspace root, matched against every file the call touches. */
-      paths: z.array(z.string().min(1)).min(1).optional(),
+      paths: z.array(pathGlob()).min(1).optional(),
       /** Alternatives: the call's argv must match one of them. */
       commands: z.array(argvPattern).min(1).optional(),
       /** Network destinations of a fetch-like call. */

@@ -5,13 +5,22 @@
 
 const ignorable = /\p{Default_Ignorable_Code_Point}/gu;
 
-/** `relative` (posix separators) with ignorable code points removed, NFC, each component without trailing dots or spaces. */
+/**
+ * `relative` (posix separators) with ignorable code points removed, NFC, each component without
+ * an NTFS stream (`secret.txt::$DATA`, `secret.txt:x` are that file on Windows) and without
+ * trailing dots or spaces.
+ */
 export function foldedPath(relative: string): string {
   return relative
     .replace(ignorable, '')
     .normalize('NFC')
     .split('/')
-    .map((component) => (component === '.' || component === '..' ? component : component.replace(/[. ]+$/, '') || component))
+    .map((component) => {
+      if (component === '.' || component === '..') return component;
+      const stream = component.indexOf(':');
+      const file = stream > 0 ? component.slice(0, stream) : component;
+      return file.replace(/[. ]+$/, '') || file;
+    })
     .join('/');
 }
 

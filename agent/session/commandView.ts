@@ -9,10 +9,11 @@
 //   git clone:  ws/.git -> alternates <session>/git/objects -> alternates <repo>/objects
 //   shadow:     ws/.git -> alternates <session>/git/objects
 //   in place:   the project itself; <session>/snapshots.git is host-side only
-import { realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { sessionsDir } from '../log/paths';
 import { isWithin } from '../workspace/containment';
+import { defaultDaemonAddress } from '../daemon/address';
 import { privateRoot, WorkspaceError, type IsolatedWorkspace } from './isolated';
 import { readNoFollow } from './safeFs';
 
@@ -39,11 +40,25 @@ async function borrowedObjects(gitDir: string): Promise<string[]> {
 
 const real = (p: string) => realpath(p).catch(() => path.resolve(p));
 
+/**
+ * The folder of the daemon's socket when it is outside the data directory
+ * ($XDG_RUNTIME_DIR/accord, or a per-user temp folder). Seccomp keeps
+ * commands from making unix sockets, but where srt has no seccomp filter for
+ * the machine a command could connect to the daemon as the person, load its
+ * own session and answer its own approvals: the socket is not even there for it.
+ */
+async function daemonSocketDir(): Promise<string[]> {
+  const { path: socket, dir } = defaultDaemonAddress();
+  if (socket.startsWith('\\\\')) return [];
+  const exists = await lstat(dir).then((s) => s.isDirectory(), () => false);
+  return exists ? [await real(dir)] : [];
+}
+
 export async function commandReadView(workspace: IsolatedWorkspace, dataDir: string): Promise<CommandReadView> {
   const data = await real(dataDir);
   const sessions = sessionsDir(data);
   const privates = privateRoot(data);
-  const hidden = [data, sessions, privates, path.dirname(workspace.privateDir)];
+  const hidden = [data, sessions, privates, path.dirname(workspace.privateDir), ...(await daemonSocketDir())];
   const own = [workspace.workTree, workspace.tmp];
   const project = [workspace.source, workspace.applyTo];
   if (workspace.mode !== 'in-place') {

@@ -3,6 +3,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { costlyGlobReason, MAX_TOOL_GLOB_STARS } from '../workspace/globCost';
 import { z } from 'zod';
 import { once } from '../core/once';
 import { resolveInside } from '../workspace/containment';
@@ -46,6 +47,8 @@ export const listFiles: Tool<Input> = {
       if (!info) return failure(`${name} does not exist. List the parent directory to find the right path.`);
       if (!info.isDirectory()) return failure(`${name} is a file, not a directory. Use read_file to read it.`);
       const pattern = call.pattern?.trim() || '**';
+      const costly = costlyGlobReason(pattern, MAX_TOOL_GLOB_STARS);
+      if (costly) return failure(`The pattern ${JSON.stringify(pattern)} is not supported: ${costly}. Use a simpler glob, or search.`);
       const matches = picomatch(pattern, { dot: true, basename: !pattern.includes('/') });
       const base = path.relative(ctx.root, directory).split(path.sep).join('/');
       const found: string[] = [];

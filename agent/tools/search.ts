@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { once } from '../core/once';
 import { resolveInside } from '../workspace/containment';
+import { costlyGlobReason, MAX_TOOL_GLOB_STARS } from '../workspace/globCost';
 import { errorResult, failure, locate, shown, success } from './results';
 import { findRipgrep, searchWithRipgrep } from './ripgrep';
 import { searchWithJs } from './searchFallback';
@@ -67,6 +68,8 @@ export function createSearchTool(options: SearchToolOptions = {}): Tool<Input> {
     },
     async run(call, ctx) {
       try {
+        const costly = call.glob ? costlyGlobReason(call.glob, MAX_TOOL_GLOB_STARS) : undefined;
+        if (costly) return failure(`The glob ${JSON.stringify(call.glob)} is not supported: ${costly}. Use a simpler one.`);
         const target = await resolveInside(ctx.root, call.path ?? '.');
         if (!(await stat(target).catch(() => null))) return failure(`${shown(ctx.root, target)} does not exist. Use list_files to find the right path.`);
         // Files a policy rule keeps from the model stay out of the results, whichever folder was searched.

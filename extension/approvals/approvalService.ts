@@ -16,6 +16,12 @@ import { FullRequestDocuments } from './fullRequest';
 import { forLog } from '../text/agentText';
 import { durableRequestId } from './durableAnswers';
 
+/**
+ * Requests of one agent waiting for the person at once. An agent asks about one call at a time
+ * (a few with parallel tool calls); past this, a request is declined at once, never shown.
+ */
+export const MAX_PENDING_PER_AGENT = 16;
+
 export interface PendingApproval {
   requestId: string;
   sessionId: string;
@@ -80,8 +86,14 @@ export class ApprovalService implements vscode.Disposable {
     const facts = await this.factsFor(params.sessionId, toolCall);
     const unreviewable = (facts.unreviewable?.length ?? 0) > 0;
     const choices = onceChoices(params.options, unreviewable ? { allowLabel: allowAnywayLabel() } : {});
+    // The bundled agent's durable requests (its own, trusted) wait across turns and sessions: not counted.
+    const durableRequest = this.options.answerDurable && this.options.durableFrom?.(agentName) ? durableRequestId(params) : undefined;
+    if (!durableRequest && this.pendingApprovals.filter((p) => p.agentName === agentName && !p.durable).length >= MAX_PENDING_PER_AGENT) {
+      this.options.log(`approval declined unasked: ${forLog(agentName, 80)} already has ${MAX_PENDING_PER_AGENT} requests waiting`);
+      return answerDeclined(choices);
+    }
     const summary = summarizeEffect(toolCall, vscode.l10n.t('{0} wants to use a tool', agentName), facts);
-    const durable = this.options.answerDurable && this.options.durableFrom?.(agentName) ? durableRequestId(params) : undefined;
+    const durable = durableRequest;
     const approval: PendingApproval = { requestId: randomUUID(), sessionId: params.sessionId, agentName, params: { ...params, toolCall }, choices, summary, ...(durable ? { durable } : {}) };
     return new Promise((resolve) => {
       const timeoutMs = this.timeoutOverrideMs ?? Math.max(1, this.options.timeoutMinutes()) * 60_000;

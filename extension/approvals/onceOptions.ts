@@ -38,6 +38,9 @@ export function endsTurn(option: Pick<PermissionOption, 'optionId' | 'name'>): b
   return /\b(abort|aborts|stop|stops|cancel|cancels|terminate|halt|quit|end (the )?turn)\b/i.test(`${option.optionId} ${option.name}`.replace(/[_-]/g, ' '));
 }
 
+/** A dialog (and the panel) shows at most this many allow buttons, and as many reject buttons: the agent's first. */
+export const MAX_BUTTONS_PER_KIND = 3;
+
 export interface OnceChoiceOptions {
   /** The allow button's label (default "Allow once"). */
   allowLabel?: string;
@@ -51,10 +54,14 @@ export interface OnceChoiceOptions {
  */
 export function onceChoices(options: readonly PermissionOption[], choiceOptions: OnceChoiceOptions = {}): OnceChoices {
   const allowLabel = choiceOptions.allowLabel ?? allowOnceLabel();
-  const allows = options.filter((o) => o.kind === 'allow_once');
-  const rejects = options.filter((o) => o.kind === 'reject_once');
-  const mild = rejects.filter((o) => !endsTurn(o));
-  const drastic = rejects.filter((o) => endsTurn(o));
+  // An id offered twice is ambiguous: a "Reject" button could send what the agent also calls allow.
+  const seen = new Map<string, number>();
+  for (const o of options) seen.set(o.optionId, (seen.get(o.optionId) ?? 0) + 1);
+  const usable = options.filter((o) => seen.get(o.optionId) === 1);
+  const allows = usable.filter((o) => o.kind === 'allow_once').slice(0, MAX_BUTTONS_PER_KIND);
+  const rejects = usable.filter((o) => o.kind === 'reject_once');
+  const mild = rejects.filter((o) => !endsTurn(o)).slice(0, MAX_BUTTONS_PER_KIND);
+  const drastic = rejects.filter((o) => endsTurn(o)).slice(0, Math.max(0, MAX_BUTTONS_PER_KIND - mild.length));
   // The option's name is the agent's: quoted, one line, short (it becomes a button label).
   const label = (base: string, o: PermissionOption, many: boolean) => (many ? l10n.t('{0}: {1}', base, quotedForNotification(o.name, 40)) : base);
   // A drastic reject the agent offers alone is still just "Reject" (it is the only way to say no); next to a plain one it says what it does.
@@ -66,7 +73,7 @@ export function onceChoices(options: readonly PermissionOption[], choiceOptions:
   ];
   const fallbackReject = buttons.find((b) => b.kind === 'reject_once');
   if (allows.length > 0) return { buttons, fallbackReject };
-  const standing = options.some((o) => o.kind === 'allow_always');
+  const standing = usable.some((o) => o.kind === 'allow_always');
   const explanation = standing
     ? l10n.t('The agent offered only a standing permission ("always allow"). Accord answers each request once, so this one can only be declined.')
     : l10n.t('The agent offered no way to allow this request once, so it can only be declined.');

@@ -1,7 +1,7 @@
 // The ACP client side: what Accord answers when an agent calls it. Each
 // capability advertised in CLIENT_CAPABILITIES has its handler here, and
 // nothing else is advertised.
-import { methods, type ClientApp, type ClientCapabilities } from '@agentclientprotocol/sdk/unstable';
+import { methods, RequestError, type ClientApp, type ClientCapabilities } from '@agentclientprotocol/sdk/unstable';
 import { accordNotifications, type AccordNotificationParams } from '../../protocol/accordMethods';
 import type { ApprovalService } from '../approvals/approvalService';
 import type { TerminalService } from '../terminal/terminalService';
@@ -38,15 +38,37 @@ function accordNotification<M extends keyof typeof accordNotifications>(method: 
   return parsed.success ? (parsed.data as AccordNotificationParams<M>) : undefined;
 }
 
+/**
+ * Refuses a request naming a session this window holds for another agent: session ids are in
+ * the session logs any agent process can read, and an approval, a staged write or a terminal
+ * would otherwise be shown as that session's.
+ */
+function ownSession(s: ClientServices, agentName: string, sessionId: string): void {
+  const owner = s.router.ownerOf(sessionId);
+  if (owner !== undefined && owner !== agentName) throw RequestError.invalidParams({ sessionId }, `Session ${sessionId.slice(0, 100)} is not one of this agent's sessions.`);
+}
+
 export function registerClientHandlers(app: ClientApp, agentName: string, s: ClientServices): ClientApp {
   return app
     .onNotification(methods.client.session.update, ({ params }) => {
-      s.router.route(params);
+      s.router.route(params, agentName);
     })
-    .onRequest(methods.client.session.requestPermission, ({ params, signal }) => s.approvals.request(params, agentName, signal))
-    .onRequest(methods.client.fs.readTextFile, ({ params }) => s.fs.read(params))
-    .onRequest(methods.client.fs.writeTextFile, ({ params }) => s.fs.write(params))
-    .onRequest(methods.client.terminal.create, ({ params }) => s.terminals.create(params, agentName))
+    .onRequest(methods.client.session.requestPermission, ({ params, signal }) => {
+      ownSession(s, agentName, params.sessionId);
+      return s.approvals.request(params, agentName, signal);
+    })
+    .onRequest(methods.client.fs.readTextFile, ({ params }) => {
+      ownSession(s, agentName, params.sessionId);
+      return s.fs.read(params);
+    })
+    .onRequest(methods.client.fs.writeTextFile, ({ params }) => {
+      ownSession(s, agentName, params.sessionId);
+      return s.fs.write(params);
+    })
+    .onRequest(methods.client.terminal.create, ({ params }) => {
+      ownSession(s, agentName, params.sessionId);
+      return s.terminals.create(params, agentName);
+    })
     .onRequest(methods.client.terminal.output, ({ params }) => s.terminals.output(params.terminalId))
     .onRequest(methods.client.terminal.waitForExit, ({ params, signal }) => s.terminals.waitForExit(params.terminalId, signal))
     .onRequest(methods.client.terminal.kill, ({ params }) => s.terminals.kill(params.terminalId))

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { RequestError, type ReadTextFileRequest, type WriteTextFileRequest } from '@agentclientprotocol/sdk/unstable';
 import { checkAnswerFits, readTextFileBounded, UnreadableFileError } from './boundedFile';
 import { sliceLines } from './textSlice';
+import { agentPath, AgentPathError } from './agentPaths';
 
 /** Where agent writes go instead of the disk (the review's staged source). */
 export interface WriteStaging {
@@ -44,11 +45,14 @@ export class FsService {
   }
 }
 
+/** The agent's path made canonical first: Uri.file keeps "..", which getWorkspaceFolder would take for inside the workspace. */
 function fileUri(path: string): vscode.Uri {
-  if (!path.startsWith('/') && !/^[a-zA-Z]:[\\/]/.test(path)) {
-    throw RequestError.invalidParams({ path }, `ACP paths must be absolute; got "${path}".`);
+  try {
+    return vscode.Uri.file(agentPath(path));
+  } catch (error) {
+    if (error instanceof AgentPathError) throw RequestError.invalidParams({ path }, error.message);
+    throw error;
   }
-  return vscode.Uri.file(path);
 }
 
 /** The editor's text for `path` (an open, possibly unsaved, document wins), or undefined if it does not exist. */

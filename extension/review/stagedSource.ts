@@ -17,6 +17,8 @@ import { sameContent } from './contentMerge';
 import type { RealTree } from './landing';
 import { mapFor } from './innerMap';
 import { linkOnTheWay } from './treeSnapshot';
+import * as nodePath from 'node:path';
+import { protectedPart } from '../../agent/workspace/containment';
 
 /** The direct-to-disk review's snapshots, which a staged write of the same file shares. */
 export interface EarlierSnapshots {
@@ -43,6 +45,11 @@ export class StagedWriteSource implements ChangeSource {
 
   /** Stages one `fs/write_text_file`. Resolves once the proposal is under review. */
   async stage(sessionId: string, turnId: string, path: string, content: string): Promise<void> {
+    // Git's folder, the editor's settings and tasks, Accord's policy and shell startup files run or
+    // trust what is in them: never held for review ("Accept all" would land them), as for Accord's own agent.
+    const folder = this.snapshots.projectFolder?.(path);
+    const guarded = protectedPart(folder ? nodePath.relative(folder, path) : path);
+    if (guarded) throw new Error(protectedWhy(path, guarded));
     // Accepting would write through it, wherever it points: refused before anything is held.
     const link = await linkOnTheWay(path, this.snapshots.projectFolder?.(path));
     if (link) throw new Error(link);
@@ -81,4 +88,9 @@ export class StagedWriteSource implements ChangeSource {
     this.staged.clear();
     this.baselines.clear();
   }
+}
+
+function protectedWhy(path: string, part: NonNullable<ReturnType<typeof protectedPart>>): string {
+  const what = part.kind === 'dir' ? `${part.name} (${part.holds})` : `${part.name}, a file a shell or git runs or trusts`;
+  return `Accord does not let agents write ${path}: it is in a protected place, ${what}. Change it yourself if you want to.`;
 }

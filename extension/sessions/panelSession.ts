@@ -95,7 +95,7 @@ export class PanelSession implements vscode.Disposable {
     this.lastFailure = undefined; // the panel clears its notice on sessionStarted
     if (previous?.sessionId !== sessionId) this.turns.sessionChanged();
     this.deps.rememberOpenSession?.({ agent: host.name, sessionId });
-    this.deps.router.track(sessionId);
+    this.deps.router.track(sessionId, host.name);
     this.post({ type: 'sessionStarted', epoch: session.epoch, sessionId, origin });
     this.post({ type: 'configOptions', epoch: session.epoch, configOptions });
     const caps = host.info?.agentCapabilities?.promptCapabilities ?? {};

@@ -30,6 +30,11 @@ export interface TerminalSnapshot {
   exit?: { exitCode: number | null; signal: string | null };
 }
 
+/** Commands one agent may have running at once: an agent opening terminal after terminal must not fill the machine. */
+export const MAX_RUNNING_TERMINALS = 32;
+/** Terminals one agent may hold unreleased; past it the oldest finished ones are let go (their VS Code terminals stay). */
+export const MAX_KEPT_TERMINALS = 64;
+
 /** The most output one snapshot carries (the panel keeps the same tail). */
 export const SNAPSHOT_CHARS = 200_000;
 
@@ -49,6 +54,7 @@ export class TerminalService implements vscode.Disposable {
   ) {}
 
   create(params: CreateTerminalRequest, agentName: string): { terminalId: string } {
+    this.makeRoom(agentName);
     const terminalId = randomUUID();
     const cwd = params.cwd ?? this.defaultCwd();
     const env = { ...this.environmentFor(agentName), ...Object.fromEntries((params.env ?? []).map((e) => [e.name, e.value])) };
@@ -147,6 +153,21 @@ export class TerminalService implements vscode.Disposable {
   dispose(): void {
     for (const id of [...this.terminals.keys()]) this.release(id);
     this.changeEmitter.dispose();
+  }
+
+  /** Refuses a command past MAX_RUNNING_TERMINALS running; lets the oldest finished terminals go past MAX_KEPT_TERMINALS. */
+  private makeRoom(agentName: string): void {
+    const own = [...this.terminals].filter(([, t]) => t.agentName === agentName);
+    if (own.filter(([, t]) => t.exitStatus === undefined).length >= MAX_RUNNING_TERMINALS) {
+      throw RequestError.invalidParams({}, `Accord runs at most ${MAX_RUNNING_TERMINALS} terminals at once for one agent; kill or release one first.`);
+    }
+    let kept = own.length;
+    for (const [id, t] of own) {
+      if (kept < MAX_KEPT_TERMINALS) break;
+      if (t.exitStatus === undefined) continue;
+      this.release(id);
+      kept--;
+    }
   }
 
   private get(terminalId: string): RunningTerminal {

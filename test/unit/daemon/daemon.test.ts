@@ -131,7 +131,7 @@ describe('accord daemon lifecycle', () => {
       '--durable-requests',
       '--model <id>',
       '--project <dir>',
-      'accord daemon [--listen <address>] [--idle-exit <duration>]',
+      'accord daemon [--listen <address>] [--idle-exit <duration>] [--client-stall <duration>]',
       'accord daemon status',
       'accord daemon stop',
       'accord agent [agent options] serve --bind 127.0.0.1:2419 [--secret <token>]',

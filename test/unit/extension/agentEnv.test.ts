@@ -1,7 +1,8 @@
 // Which of the extension host's variables reach an agent process.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentEnvironment } from '../../../extension/agents/agentEnv';
@@ -86,6 +87,20 @@ describe("the bundled agent gets what the project's policy passes to commands", 
       writeFileSync(join(root, '.accord', 'policy.json'), JSON.stringify({ environment: { pass: ['JAVA_HOME'] }, pad: 'x'.repeat(300 * 1024) }));
       assert.deepEqual(await policyPassList(root), []);
       assert.deepEqual(await policyPassList(undefined), []);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test("attack: a cloned project's policy.json that is a fifo nobody writes passes nothing at once, never holds the agent's start", { timeout: 20_000 }, async () => {
+    const root = mkdtempSync(join(tmpdir(), 'accord-policy-pass-'));
+    try {
+      mkdirSync(join(root, '.accord'));
+      execFileSync('mkfifo', [join(root, '.accord', 'policy.json')]);
+      assert.deepEqual(await policyPassList(root), []);
+      rmSync(join(root, '.accord', 'policy.json'));
+      symlinkSync('/dev/zero', join(root, '.accord', 'policy.json'));
+      assert.deepEqual(await policyPassList(root), []);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -83,4 +83,26 @@ describe('once-only permission options', () => {
     const c = onceChoices([opt('a', 'allow_once'), opt('r', 'reject_once')], { allowLabel: 'Allow anyway' });
     assert.deepEqual(c.buttons.map((b) => b.label), ['Allow anyway', 'Reject']);
   });
+
+  test('attack: 10,000 options become a handful of buttons, the mildest reject still first among rejects and the fallback', () => {
+    const many = [
+      ...Array.from({ length: 5_000 }, (_, i) => opt(`a${i}`, 'allow_once', `allow ${i}`)),
+      ...Array.from({ length: 4_999 }, (_, i) => opt(`abort${i}`, 'reject_once', `abort ${i}`)),
+      opt('r', 'reject_once', 'no'),
+    ];
+    const c = onceChoices(many);
+    assert.ok(c.buttons.length <= 6, `${c.buttons.length} buttons`);
+    assert.deepEqual(c.buttons.filter((b) => b.kind === 'allow_once').map((b) => b.optionId), ['a0', 'a1', 'a2']);
+    assert.equal(c.fallbackReject?.optionId, 'r');
+    assert.ok(c.buttons.some((b) => b.optionId === 'r'));
+  });
+
+  test('attack: an optionId offered as both an allow and a reject is neither (a "Reject" button must never send an id the agent also calls allow)', () => {
+    const c = onceChoices([opt('x', 'allow_once', 'Allow'), opt('x', 'reject_once', 'Reject'), opt('r', 'reject_once')]);
+    assert.deepEqual(c.buttons.map((b) => b.optionId), ['r']);
+    assert.equal(isOnceOption(c, 'x'), undefined);
+    assert.match(c.explanation ?? '', /no way to allow/);
+    const same = onceChoices([opt('x', 'allow_once'), opt('x', 'allow_always'), opt('r', 'reject_once')]);
+    assert.deepEqual(same.buttons.map((b) => b.optionId), ['r'], 'an id also offered as a standing permission is ambiguous too');
+  });
 });

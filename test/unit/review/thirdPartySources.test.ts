@@ -157,6 +157,18 @@ describe('fs/write_text_file through a planted link (attack)', () => {
       await rm(outside, { recursive: true, force: true });
     }
   });
+
+  test("attack: a write into git's folder, the editor's settings, Accord's policy or a shell startup file is refused, in any spelling, and nothing is held", async () => {
+    // "Accept all" would otherwise land a git hook, a folder-open task or a widened policy.
+    const dir = await scratch();
+    const { store, staged } = sources();
+    for (const target of ['.git/hooks/pre-commit', '.GIT/config', '.vscode/tasks.json', '.VSCode/settings.json', '.accord/policy.json', '.Accord./policy.json', 'sub/.git/hooks/post-checkout', '.envrc', 'x/.bashrc']) {
+      await assert.rejects(staged.stage('s', '1', join(dir, target), 'evil\n'), /protected|never lands|not let/i, target);
+    }
+    assert.equal(store.all().length, 0);
+    await staged.stage('s', '1', join(dir, 'src', '.github', 'workflow.yml'), 'fine\n'); // a name merely like them is fine
+    assert.equal(store.all().length, 1);
+  });
 });
 
 describe('a folder as a location', () => {

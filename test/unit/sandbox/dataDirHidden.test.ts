@@ -11,6 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import { sandboxHost } from '../../../agent/sandbox/sandboxHost';
 import type { CommandOutcome } from '../../../agent/tools/tool';
 import { setUpIsolatedSession, type IsolatedSession } from '../../../agent/session/isolatedSession';
+import { defaultDaemonAddress } from '../../../agent/daemon/address';
+import net from 'node:net';
 
 const gitEnv = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
 
@@ -176,5 +178,36 @@ describe('sandboxed commands cannot read Accord\'s data directory beyond their s
     await accordState(dataDir, ['other']);
     await assert.rejects(setUpIsolatedSession({ sessionId: 'S', projectRoot: dataDir, dataDir, alwaysApprove: false }), /is Accord's data directory/);
     assert.equal(await readFile(path.join(dataDir, 'sessions', 'other.jsonl'), 'utf8'), '{"secret":"transcript of other"}\n');
+  });
+
+  test("attack: the daemon's socket under $XDG_RUNTIME_DIR is not even there for a command, seccomp or not (it could answer its own session's approvals)", async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    const project = path.join(dir, 'p-socket');
+    await gitProject(project, { 'a.txt': 'a\n' });
+    const dataDir = path.join(dir, 'data-socket');
+    const runtime = path.join(dir, 'runtime');
+    await mkdir(runtime, { mode: 0o700 });
+    const saved = { XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR, ACCORD_HOME: process.env.ACCORD_HOME };
+    process.env.XDG_RUNTIME_DIR = runtime;
+    delete process.env.ACCORD_HOME;
+    const address = defaultDaemonAddress();
+    assert.ok(address.path.startsWith(runtime), address.path);
+    await mkdir(address.dir, { recursive: true, mode: 0o700 });
+    const server = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(address.path, resolve));
+    const session = await setUpIsolatedSession({ sessionId: 'S', projectRoot: project, dataDir, alwaysApprove: false });
+    try {
+      assert.equal(session.sandbox.state, 'sandboxed');
+      const seen = await run(session, `ls -a ${address.dir}; test -S ${address.path} && echo SOCKET-VISIBLE; true`);
+      assert.doesNotMatch(seen.output, /SOCKET-VISIBLE|daemon-/, seen.output);
+      assert.equal((await run(session, 'cat a.txt')).output, 'a\n', 'the session itself still works');
+    } finally {
+      await session.dispose(true);
+      server.close();
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
   });
 });

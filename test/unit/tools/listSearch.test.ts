@@ -1,6 +1,6 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { listFiles, MAX_LISTED_FILES } from '../../../agent/tools/listFiles';
 import { findRipgrep } from '../../../agent/tools/ripgrep';
@@ -54,6 +54,28 @@ describe('list_files', () => {
     assert.deepEqual((await call(listFiles, { pattern: 'src/*.ts' }, ctx)).forModel.split('\n'), ['src/.hidden.ts', 'src/main.ts', 'src/util.ts']);
     assert.deepEqual((await call(listFiles, { path: 'src/nested' }, ctx)).forModel.split('\n'), ['src/nested/.gitignore', 'src/nested/deep.ts', 'src/nested/keep.log']);
     assert.match((await call(listFiles, { pattern: '*.py' }, ctx)).forModel, /No files match/);
+  });
+
+  test("attack: a glob that backtracks without bound (the model's, or one a prompt injection dictates) is refused, not run over the project's names", { timeout: 60_000 }, async () => {
+    // '**/*(*a)*b' against this 30-letter name took 24 s of the daemon's event loop; '*-*-*-*' against 255 dashes 2.6 s each.
+    await writeFile(path.join(box.root, 'a'.repeat(30)), 'TODO\n');
+    await writeFile(path.join(box.root, '-'.repeat(250)), 'TODO\n');
+    try {
+      const { ctx } = context(box.root);
+      for (const pattern of ['**/*(*a)*b', '+(a|aa)', '*-*-*-*']) {
+        const result = await call(listFiles, { pattern }, ctx);
+        assert.equal(result.isError, true, pattern);
+        assert.match(result.forModel, /not supported/, pattern);
+      }
+      const search = await call(createSearchTool(), { pattern: 'TODO', glob: '**/*(*a)*b' }, ctx);
+      assert.equal(search.isError, true);
+      assert.match(search.forModel, /not supported/);
+      // Two "*" in a segment are still fine (their cost is the name's length squared).
+      assert.deepEqual((await call(listFiles, { pattern: '*-*' }, ctx)).forModel.split('\n'), ['-'.repeat(250)]);
+    } finally {
+      await rm(path.join(box.root, 'a'.repeat(30)));
+      await rm(path.join(box.root, '-'.repeat(250)));
+    }
   });
 
   test('refuses paths outside, missing directories and files', async () => {
