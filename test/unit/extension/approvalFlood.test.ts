@@ -1,36 +1,20 @@
 // session/request_permission floods from a hostile agent, through the real
 // ApprovalService with a stand-in for the `vscode` module: every request used
 // to open its own dialog or notification and wait there, however many came.
-import Module from 'node:module';
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { installVscodeStub, StubEventEmitter } from '../../support/vscodeStub';
 
-class EventEmitter<T> {
-  private readonly listeners: Array<(e: T) => void> = [];
-  event = (listener: (e: T) => void) => {
-    this.listeners.push(listener);
-    return { dispose: () => undefined };
-  };
-  fire(e: T): void {
-    for (const l of this.listeners) l(e);
-  }
-  dispose(): void {}
-}
 let dialogs = 0;
 const format = (message: string, ...args: unknown[]) => message.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
 const vscodeStub = {
-  EventEmitter,
+  EventEmitter: StubEventEmitter,
   l10n: { t: format },
   // Nobody answers: each dialog stays open, as with a person away from the screen.
   window: { state: { focused: false }, showWarningMessage: () => (dialogs++, new Promise(() => undefined)), showInformationMessage: async () => undefined },
   workspace: { registerTextDocumentContentProvider: () => ({ dispose: () => undefined }) },
 };
-const loader = Module as unknown as { _resolveFilename: (...args: unknown[]) => string; _cache: Record<string, unknown> };
-const resolve = loader._resolveFilename;
-loader._resolveFilename = function (request: unknown, ...rest: unknown[]) {
-  return request === 'vscode' ? 'vscode' : resolve.call(this, request, ...rest);
-};
-loader._cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: vscodeStub };
+installVscodeStub(vscodeStub);
 
 type Approvals = typeof import('../../../extension/approvals/approvalService');
 

@@ -2,29 +2,13 @@
 // (real child processes) with a stand-in for the `vscode` module: an agent
 // that opens terminal after terminal must not fill the machine with processes
 // and the editor with terminals.
-import Module from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { installVscodeStub, StubEventEmitter } from '../../support/vscodeStub';
 
-// The `vscode` module the service imports: an event emitter and a terminal factory are all it needs.
-class EventEmitter<T> {
-  private readonly listeners: Array<(e: T) => void> = [];
-  event = (listener: (e: T) => void) => {
-    this.listeners.push(listener);
-    return { dispose: () => undefined };
-  };
-  fire(e: T): void {
-    for (const l of this.listeners) l(e);
-  }
-  dispose(): void {}
-}
 let terminalsShown = 0;
-const loader = Module as unknown as { _resolveFilename: (...args: unknown[]) => string; _cache: Record<string, unknown> };
-const resolve = loader._resolveFilename;
-loader._resolveFilename = function (request: unknown, ...rest: unknown[]) {
-  return request === 'vscode' ? 'vscode' : resolve.call(this, request, ...rest);
-};
-loader._cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: { EventEmitter, window: { createTerminal: () => (terminalsShown++, { dispose: () => undefined }) } } };
+// The `vscode` module the service imports: an event emitter and a terminal factory are all it needs.
+installVscodeStub({ EventEmitter: StubEventEmitter, window: { createTerminal: () => (terminalsShown++, { dispose: () => undefined }) } });
 
 type Terminals = typeof import('../../../extension/terminal/terminalService');
 
