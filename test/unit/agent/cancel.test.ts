@@ -8,15 +8,7 @@ import { methods } from '@agentclientprotocol/sdk';
 import { reply } from '../../fakeModelServer/index';
 import { inMemoryAgent, neverAnswer, updatesOf, fakeModelFor } from './harness';
 import { waitFor } from '../../support/waitFor';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { pidAlive as alive } from '../../support/pidAlive';
 
 describe('cancel', () => {
   const model = fakeModelFor('accord-cancel-');

@@ -56,21 +56,9 @@ export interface DaemonWorld {
   cleanup(): Promise<void>;
 }
 
-/** Alive and not a zombie (a killed daemon whose parent is gone may stay unreaped in a container). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return process.platform === 'linux' ? false : true;
-  }
-}
+import { pidAlive } from '../../support/pidAlive';
 
+export { pidAlive };
 export { waitFor };
 
 export function daemonWorld(prefix: string, baseEnv: () => Record<string, string | undefined> = () => ({})): DaemonWorld {

@@ -3,6 +3,7 @@
 // (codex-acp's npm bin runs the native binary with spawnSync; that binary ignores
 // the end of its stdin too). Real processes; gone-ness is polled, never timed.
 import { describe, test } from 'node:test';
+import { pidAlive } from '../../support/pidAlive';
 import assert from 'node:assert/strict';
 import { spawnInGroup } from '../../../extension/agents/agentGroup';
 
@@ -18,17 +19,8 @@ function launcher(grandchild: string, launcherExitsAtOnce = false): string {
   `;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 async function gone(pid: number): Promise<void> {
-  while (alive(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (pidAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 function start(code: string) {
@@ -48,7 +40,7 @@ describe('an agent stopped as a process group', { skip }, () => {
   test("stop ends the agent and the process it launched (codex-acp's wrapper and binary)", async () => {
     const { child, exited, grandchild } = start(launcher('setInterval(() => {}, 1000)'));
     const pid = await grandchild;
-    assert.ok(alive(pid));
+    assert.ok(pidAlive(pid));
     assert.equal(child.kill(), true);
     await exited;
     await gone(pid);
@@ -66,7 +58,7 @@ describe('an agent stopped as a process group', { skip }, () => {
     const { child, exited, grandchild } = start(launcher("process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)", true));
     const pid = await grandchild;
     await exited; // the leader is gone; its group is not
-    assert.ok(alive(pid));
+    assert.ok(pidAlive(pid));
     child.kill();
     await gone(pid);
   });

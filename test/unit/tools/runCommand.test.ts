@@ -1,7 +1,6 @@
 import { describe, test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +10,7 @@ import { commandEnv } from '../../../agent/exec/commandEnv';
 import { ProcessRunner } from '../../../agent/exec/processRunner';
 import { MAX_OUTPUT_BYTES, runCommand } from '../../../agent/tools/runCommand';
 import { call, context, makeSandbox, type Sandbox } from './fixtures';
+import { pidAlive } from '../../support/pidAlive';
 import { waitFor } from '../../support/waitFor';
 
 const node = process.execPath;
@@ -21,22 +21,8 @@ beforeEach(async () => {
 });
 afterEach(() => box.cleanup());
 
-/** Alive and not a zombie waiting to be reaped. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-  } catch {
-    return true;
-  }
-}
-
 async function untilGone(pid: number): Promise<void> {
-  await waitFor(`process ${pid} to be gone`, () => !isAlive(pid));
+  await waitFor(`process ${pid} to be gone`, () => !pidAlive(pid));
 }
 
 describe('run_command', () => {

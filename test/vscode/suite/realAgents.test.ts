@@ -18,6 +18,7 @@ import type { PendingApproval } from '../../../extension/approvals/approvalServi
 import type { HostMessage } from '../../../webview/protocol';
 import { startFakeModelServer, type FakeModelServer, type Reply } from '../../fakeModelServer/index';
 import { eventually } from '../ui';
+import { pidAlive } from '../../support/pidAlive';
 
 const dir = process.env.ACCORD_INTEROP_DIR;
 const only = (process.env.ACCORD_INTEROP_AGENTS ?? '').split(',').filter(Boolean);
@@ -367,14 +368,6 @@ describe('real third-party agents through the extension (ACCORD_INTEROP_DIR)', f
         // The panel's agent outlives its entry until the panel moves on; this is what happens then (and when the window closes).
         api.client.registry.forgetAllBut(undefined);
         // By pid: a child the agent left behind is re-parented away from the extension host but still alive.
-        const alive = (pid: number) => {
-          try {
-            process.kill(pid, 0);
-            return true;
-          } catch {
-            return false;
-          }
-        };
         const cmdline = (pid: number) => {
           try {
             return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 200);
@@ -382,7 +375,7 @@ describe('real third-party agents through the extension (ACCORD_INTEROP_DIR)', f
             return '(gone)';
           }
         };
-        const left = () => before.filter(alive).map((pid) => `${pid} ${cmdline(pid)}`);
+        const left = () => before.filter(pidAlive).map((pid) => `${pid} ${cmdline(pid)}`);
         await eventually(`no process left`, () => left().length === 0, 20_000).catch((error: Error) => {
           throw new Error(`${error.message}: ${left().join(' | ')}`);
         });
