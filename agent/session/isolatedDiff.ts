@@ -21,20 +21,18 @@ export interface ChangedFile {
   binary: boolean;
 }
 
-/** git on the session's own git dir and work tree, never on anything found inside the copy. */
-function gitOptions(workspace: IsolatedWorkspace, indexFile?: string): GitOptions {
-  return { cwd: workspace.gitDir, gitDir: workspace.gitDir, workTree: workspace.workTree, ...(indexFile ? { indexFile } : {}) };
-}
-
 /**
- * For a plumbing command that writes the index: git looks at the work tree's
- * files relative to its working directory when it writes one. Anywhere else,
- * it cannot mark the entries that are still racily clean (same second as the
- * index), the rewritten index is newer than them, and a same-size edit made
- * in that second is then taken as unchanged (git compares whole seconds).
+ * git on the session's own git dir and work tree, never on anything found
+ * inside the copy. With the private index, git runs at the work tree: a
+ * command that rewrites the index (update-index, and write-tree when it
+ * updates the cache tree) looks at the files relative to its working
+ * directory to mark entries that are still racily clean (same second as the
+ * index). Anywhere else it cannot, the rewritten index is newer than them, and
+ * a same-size edit made in that second is then taken as unchanged (git
+ * compares whole seconds).
  */
-function atWorkTree(workspace: IsolatedWorkspace, options: GitOptions): GitOptions {
-  return { ...options, cwd: workspace.workTree };
+function gitOptions(workspace: IsolatedWorkspace, indexFile?: string): GitOptions {
+  return { cwd: indexFile ? workspace.workTree : workspace.gitDir, gitDir: workspace.gitDir, workTree: workspace.workTree, ...(indexFile ? { indexFile } : {}) };
 }
 
 /** One index operation per workspace at a time: the private index is shared by list, patch and discard. */
@@ -112,7 +110,7 @@ async function recordOversized(workspace: IsolatedWorkspace, options: GitOptions
   if (oversized.length === 0) return { candidates: candidates.length, oversized };
   const placeholder = await git(['hash-object', '-w', '--stdin'], { ...options, input: OVERSIZED_PLACEHOLDER });
   const entries = oversized.map((file) => `100644 ${placeholder}\t${file}\0`).join('');
-  await gitRaw(['update-index', '-z', '--add', '--replace', '--index-info'], { ...atWorkTree(workspace, options), input: entries });
+  await gitRaw(['update-index', '-z', '--add', '--replace', '--index-info'], { ...options, input: entries });
   return { candidates: candidates.length, oversized };
 }
 
@@ -136,7 +134,7 @@ async function dropUnaddable(workspace: IsolatedWorkspace, options: GitOptions):
   for (const entry of entries) {
     if ((await kindAt(workspace.workTree, entry).catch(() => 'missing')) === 'special') gone.push(entry);
   }
-  if (gone.length > 0) await gitRaw(['update-index', '-z', '--force-remove', '--stdin'], { ...atWorkTree(workspace, options), input: gone.join('\0') + '\0' });
+  if (gone.length > 0) await gitRaw(['update-index', '-z', '--force-remove', '--stdin'], { ...options, input: gone.join('\0') + '\0' });
 }
 
 const statusByLetter: Record<string, ChangeStatus> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted', R: 'renamed' };
